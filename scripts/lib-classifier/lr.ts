@@ -1,0 +1,117 @@
+// Binary logistic regression over hashed features, Adagrad + L2, pure TS.
+// Features come from src/classifier/features.ts so training and run time agree.
+import { featurize, MAX_FEATURES, sigmoid } from '../../src/classifier/features.js';
+
+export interface TrainItem {
+  /** lower-cased text span(s) fed to featurize */
+  text: string;
+  label: number;
+  weight?: number;
+}
+
+export interface TrainOptions {
+  bits: number;
+  epochs: number;
+  lr: number;
+  l2: number;
+  seed: number;
+  /** reweight so both classes carry equal total weight */
+  balance: boolean;
+}
+
+export interface FloatModel {
+  bits: number;
+  w: Float32Array;
+  bias: number;
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+const buf = new Uint32Array(MAX_FEATURES);
+
+export function featuresOf(text: string): { feats: Uint32Array; n: number } {
+  const n = featurize(text, 0, text.length, buf, 0);
+  return { feats: buf, n };
+}
+
+export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
+  const size = 1 << opt.bits;
+  const mask = size - 1;
+  const w = new Float32Array(size);
+  const g2 = new Float32Array(size).fill(1e-6);
+  let bias = 0;
+  let bg2 = 1e-6;
+  const pos = items.filter((x) => x.label === 1).length;
+  const neg = items.length - pos;
+  const wp = opt.balance && pos > 0 ? items.length / (2 * pos) : 1;
+  const wn = opt.balance && neg > 0 ? items.length / (2 * neg) : 1;
+  const order = items.map((_, i) => i);
+  const r = rng(opt.seed);
+  // cache features: texts are bounded by callers, so this stays modest
+  const cache: Uint32Array[] = items.map((it) => {
+    const { feats, n } = featuresOf(it.text);
+    const a = new Uint32Array(n);
+    for (let i = 0; i < n; i++) a[i] = feats[i] & mask;
+    return a;
+  });
+  for (let ep = 0; ep < opt.epochs; ep++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      const t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    for (const idx of order) {
+      const it = items[idx];
+      const f = cache[idx];
+      const n = f.length;
+      const v = n > 0 ? 1 / Math.sqrt(n) : 0;
+      let z = bias;
+      for (let i = 0; i < n; i++) z += w[f[i]] * v;
+      const p = sigmoid(z);
+      const sw = (it.weight ?? 1) * (it.label === 1 ? wp : wn);
+      const g = (p - it.label) * sw;
+      for (let i = 0; i < n; i++) {
+        const k = f[i];
+        const gk = g * v + opt.l2 * w[k];
+        g2[k] += gk * gk;
+        w[k] -= (opt.lr * gk) / Math.sqrt(g2[k]);
+      }
+      bg2 += g * g;
+      bias -= (opt.lr * g) / Math.sqrt(bg2);
+    }
+  }
+  return { bits: opt.bits, w, bias };
+}
+
+export function scoreFloat(m: FloatModel, text: string): number {
+  const { feats, n } = featuresOf(text);
+  if (n === 0) return sigmoid(m.bias);
+  const mask = (1 << m.bits) - 1;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += m.w[feats[i] & mask];
+  return sigmoid(m.bias + s / Math.sqrt(n));
+}
+
+/** int8 quantisation with one scale per model; returns base64 and scale. */
+export function quantize(m: FloatModel): { data: string; scale: number; bias: number; bits: number; nonzero: number } {
+  let max = 0;
+  for (let i = 0; i < m.w.length; i++) max = Math.max(max, Math.abs(m.w[i]));
+  const scale = max > 0 ? max / 127 : 1;
+  const q = new Int8Array(m.w.length);
+  let nonzero = 0;
+  for (let i = 0; i < m.w.length; i++) {
+    const v = Math.max(-127, Math.min(127, Math.round(m.w[i] / scale)));
+    q[i] = v;
+    if (v !== 0) nonzero++;
+  }
+  return { data: Buffer.from(q.buffer).toString('base64'), scale: Number(scale.toPrecision(9)), bias: Number(m.bias.toPrecision(9)), bits: m.bits, nonzero };
+}

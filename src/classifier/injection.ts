@@ -1,0 +1,250 @@
+// Prompt-injection scan: rules per category + the learned `injection` model
+// scored over ~1,000-character windows (max), with hidden text (HTML hidden by
+// style, comments, zero-width / bidi / tag characters) counted as evidence.
+import { featurize, MAX_FEATURES, predict } from './features.js';
+import { getModel } from './model.js';
+import { decodeBase64 } from './model.js';
+
+export const INJECTION_CATEGORIES = [
+  'instruction_override',
+  'role_hijack',
+  'data_exfiltration',
+  'tool_invocation',
+  'boundary_manipulation',
+  'encoding_tricks',
+  'hidden_content',
+] as const;
+export type InjectionCategory = (typeof INJECTION_CATEGORIES)[number];
+
+/** Window size for the learned model (training uses the same windows). */
+export const WINDOW_CHARS = 1000;
+/** Most visible text the learned model reads. */
+export const MODEL_SCAN_CHARS = 24 * 1024;
+
+type Rule = readonly [InjectionCategory, number, RegExp];
+
+// Patterns run on lower-cased text with invisible characters removed.
+const RULES: readonly Rule[] = [
+  // instruction_override
+  ['instruction_override', 0.9, /\b(ignore|disregard|forget|skip|override|bypass|neglect|overlook)\b[^.\n]{0,40}\b(previous|prior|above|earlier|preceding|initial|original|system|all|any|your)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|directions|guidelines|directives?|commands?|tasks?|constraints|programming|polic(y|ies)|orders)\b/],
+  ['instruction_override', 0.7, /\b(ignore|disregard|forget)\b[^.\n]{0,12}\b(everything|all of (that|the above)|what (i|you) (said|were told)|the above)\b/],
+  ['instruction_override', 0.6, /\bnew (instructions?|tasks?|rules|directives?|orders)\b\s*(:|follow|are|below)/],
+  ['instruction_override', 0.5, /\b(from now on|henceforth|starting now|for the rest of this conversation),? (you|your|act|respond|reply|only|always|never)\b/],
+  ['instruction_override', 0.85, /\b(do not|don't|stop) follow(ing)? (your|the|any) (original|previous|prior|system|old) (instructions|rules|prompt)/],
+  ['instruction_override', 0.85, /\b(end|out of date|outdated|old) instructions?\b[^.\n]{0,20}%%%|%%%[^%\n]{0,40}instructions/],
+  ['instruction_override', 0.8, /\b(the )?(above|previous|prior) (instructions|prompt|rules) (is|are|were|was) (fake|wrong|outdated|void|cancelled|a test|no longer valid)/],
+  ['instruction_override', 0.85, /\b(vergiss|vergessen sie|ignoriere|ignorieren sie)\b[^.\n]{0,40}\b(anweisungen|vorherigen?|alles|bisherigen)\b/],
+  ['instruction_override', 0.85, /\b(ignore[zr]?|oublie[zr]?)\b[^.\n]{0,30}\b(instructions|consignes|précédentes)\b/],
+  ['instruction_override', 0.85, /\b(ignora|olvida|ignore)\b[^.\n]{0,30}\b(instrucciones|indicaciones|anteriores)\b/],
+  ['instruction_override', 0.45, /\b(important|urgent|attention)\s*(!|:)?\s*(new )?(instructions?|message) (for|to) (the )?(ai|assistant|model|agent|llm|bot)\b/],
+  ['instruction_override', 0.55, /\b(dear|hey|hi|attention|note to( the)?)\s+(ai|assistant|chatbot|llm|language model|ai agent|email agent|gpt|claude|copilot)\b/],
+  ['instruction_override', 0.5, /\b(if you are|if you're|as) an? (ai|llm|language model|assistant|ai agent)\b[^.\n]{0,40}\b(you must|you should|please|ignore|do not)\b/],
+  // role_hijack
+  ['role_hijack', 0.6, /\byou are (now|no longer|hereby)\b/],
+  ['role_hijack', 0.85, /\b(act|behave|respond|roleplay|role-play|pretend)\b[^.\n]{0,20}\b(unrestricted|unfiltered|jailbroken|uncensored|without (any )?(restrictions|filters|limits|rules))/],
+  ['role_hijack', 0.85, /\b(do anything now|developer mode|dev mode|god mode|jailbr(eak|oken)|dan mode|anti-?gpt|evil (ai|bot|confidant))\b/],
+  ['role_hijack', 0.45, /\bpretend (to be|you are|that you)\b/],
+  ['role_hijack', 0.6, /\byour (new )?(role|persona|identity|name) is (now )?\b/],
+  ['role_hijack', 0.7, /\bi am (your|the) (developer|creator|administrator|admin|owner|operator|system administrator)\b/],
+  ['role_hijack', 0.75, /\b(no|without|free (of|from)) (any )?(ethical|moral|content) (guidelines|restrictions|constraints|filters|policies|limits)\b/],
+  ['role_hijack', 0.55, /\b(stay in character|you must always answer|never refuse|you cannot refuse|you can do anything)\b/],
+  // data_exfiltration
+  ['data_exfiltration', 0.8, /\b(reveal|show|print|output|repeat|display|leak|tell me|give me|disclose|share|send|list|dump|write (out|down))\b[^.\n]{0,40}\b(your|the)\s+(system prompt|system message|instructions|initial prompt|hidden prompt|pre-?prompt|secret|api[ _-]?keys?|access code|passwords?|credentials|configuration|training data)\b/],
+  ['data_exfiltration', 0.9, /\b(forward|send|email|mail|upload|post|exfiltrate|transmit|copy|bcc)\b[^.\n]{0,50}\b(all|every|each|the (last|latest|previous|recent)|entire|these|the user'?s?|my|their|his|her)\b[^.\n]{0,30}\b(emails?|messages?|inbox|conversations?|contacts?|files?|documents?|attachments?|history|passwords?|credentials?|api keys?|tokens?)\b[^\n]{0,80}\b(to|at)\b\s*[\w.+-]+@[\w-]+\.[\w.]+/],
+  ['data_exfiltration', 0.65, /\bwithout (telling|notifying|informing|alerting|asking) (the user|them|anyone|your (user|owner|principal)|him|her)\b/],
+  ['data_exfiltration', 0.6, /\b(do not|don't|never) (tell|inform|mention|notify|alert|reveal (this|it) to) (the user|anyone|your (user|owner|principal))\b/],
+  ['data_exfiltration', 0.7, /!\[[^\]\n]{0,60}\]\(https?:\/\/[^)\s]{0,200}[?&][a-z_]{1,20}=/],
+  ['data_exfiltration', 0.55, /\bwhat (is|was) (the|your) (password|access code|secret( key)?|system prompt|api key)\b/],
+  ['data_exfiltration', 0.6, /\b(summari[sz]e|collect|gather|extract)\b[^.\n]{0,40}\b(inbox|all (emails|messages)|conversation history|contacts)\b[^.\n]{0,40}\b(send|forward|email|post)\b/],
+  // tool_invocation
+  ['tool_invocation', 0.5, /\b(call|invoke|execute|run|use|trigger|activate)\s+(the\s+)?[`'"]?[a-z_]{3,30}[`'"]?\s+(function|tool|command|api|plugin|action)\b/],
+  ['tool_invocation', 0.45, /\b(call|invoke|execute|trigger)\s+(the\s+)?(function|tool|plugin|action)s?\b/],
+  ['tool_invocation', 0.85, /\b(send_?e?mail|forward_?e?mail|delete_?e?mails?|execute_?command|run_?shell|http_?request|transfer_?funds)\s*\(/],
+  ['tool_invocation', 0.85, /<\s*\/?\s*(tool_call|function_call|tool_use|invoke|function_calls)\b/],
+  ['tool_invocation', 0.75, /"(tool|function|name|action)"\s*:\s*"(send|exec|run|delete|forward|transfer|http|shell|email)[a-z_]*"/],
+  ['tool_invocation', 0.45, /\b(rm -rf|curl\s+-[a-z]|wget\s+https?:|powershell\s+-|bash\s+-c|os\.system\(|subprocess\.|eval\()/],
+  ['tool_invocation', 0.55, /\b(delete|remove|erase|wipe)\s+(all|every|each of the)\s+(emails?|messages?|files?|contacts?|records?)\b/],
+  ['tool_invocation', 0.6, /\b(reply|respond) to (this|the) (email|message) with (the|your) (password|code|contents|system prompt|instructions)/],
+  // boundary_manipulation
+  ['boundary_manipulation', 0.9, /<\|\s*(im_start|im_end|endoftext|system|assistant|user|eot_id|start_header_id)\s*\|>/],
+  ['boundary_manipulation', 0.85, /\[\/?(system|inst|sys)\]|<<\/?sys>>/],
+  ['boundary_manipulation', 0.75, /<\/?\s*(system|instructions?|admin|system_prompt|user_input|assistant)\s*>/],
+  ['boundary_manipulation', 0.7, /#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/],
+  ['boundary_manipulation', 0.55, /\b(end of (email|message|document|context|user input|conversation|prompt)|begin (system|admin|new) (prompt|instructions?|message))\b/],
+  ['boundary_manipulation', 0.45, /(^|\n)\s*(system|assistant|human|ai|admin)\s*:\s*\S/],
+  ['boundary_manipulation', 0.45, /(={5,}|-{5,}|\*{5,})\s*(end|begin|start|new|system|trusted)\b/],
+  ['boundary_manipulation', 0.35, /%%%/],
+  // encoding_tricks
+  ['encoding_tricks', 0.65, /\b(decode|decrypt|deobfuscate|translate|reverse)\b[^.\n]{0,30}\b(base64|rot-?13|hex|binary|morse|caesar|leetspeak|the following (string|code|text))\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|do|run|obey|perform)\b/],
+  ['encoding_tricks', 0.7, /\b(1gn0r3|ign0re|1gnore|ignor3|d1sregard|disreg4rd|pr0mpt|instruct10ns|1nstructions|syst3m|p4ssw0rd)\b/],
+];
+
+const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
+const B64_BLOB = /[a-z0-9+/]{40,}={0,2}/gi;
+const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward|disregard|assistant|execute|reveal)\b/;
+
+export interface InjectionResult {
+  score: number;
+  categories: InjectionCategory[];
+  model: number;
+  hiddenChars: number;
+}
+
+export interface InjectionInput {
+  subject: string;
+  /** visible text (plain part or HTML rendering), invisible characters removed */
+  visible: string;
+  /** text hidden from a reader (hidden HTML, comments, tag-character payload) */
+  hidden: string;
+  hiddenTechniques: string[];
+  zeroWidth: number;
+  bidi: number;
+  tagChars: number;
+}
+
+const featBuf = new Uint32Array(MAX_FEATURES);
+
+/** Windows of at most WINDOW_CHARS, cut at whitespace. Shared with training. */
+export function windows(text: string, maxChars = MODEL_SCAN_CHARS): Array<[number, number]> {
+  const end = Math.min(text.length, maxChars);
+  const out: Array<[number, number]> = [];
+  let start = 0;
+  while (start < end) {
+    let stop = Math.min(end, start + WINDOW_CHARS);
+    if (stop < end) {
+      const ws = text.lastIndexOf(' ', stop);
+      const nl = text.lastIndexOf('\n', stop);
+      const cut = Math.max(ws, nl);
+      if (cut > start + WINDOW_CHARS / 2) stop = cut;
+    }
+    out.push([start, stop]);
+    start = stop;
+  }
+  return out;
+}
+
+/** Max window probability of the learned injection model over `lower`. */
+export function modelScore(lower: string, maxChars = MODEL_SCAN_CHARS): number {
+  const m = getModel('injection');
+  if (!m || lower.length === 0) return 0;
+  let best = 0;
+  for (const [a, b] of windows(lower, maxChars)) {
+    const n = featurize(lower, a, b, featBuf, 0);
+    if (n < 3) continue;
+    const p = predict(m, featBuf, n);
+    if (p > best) best = p;
+  }
+  return best;
+}
+
+function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, factor = 1): number {
+  let best = 0;
+  for (const [cat, w, re] of RULES) {
+    if (re.test(lower)) {
+      const s = w * factor;
+      if ((strengths.get(cat) ?? 0) < s) strengths.set(cat, s);
+      if (s > best) best = s;
+    }
+  }
+  return best;
+}
+
+function maxRepeatRun(lower: string): number {
+  // token flooding ("ö ö ö ö …", ") ] } ) ] }"): longest run of one short token
+  let best = 0;
+  let run = 0;
+  let prev = '';
+  const toks = lower.slice(0, 8192).split(/\s+/);
+  for (const t of toks) {
+    if (t.length > 0 && t.length <= 4 && t === prev) run++;
+    else run = 1;
+    prev = t;
+    if (run > best) best = run;
+  }
+  return best;
+}
+
+function decodedBlobs(text: string): string {
+  let out = '';
+  B64_BLOB.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  let count = 0;
+  while ((m = B64_BLOB.exec(text)) !== null && count++ < 8) {
+    const bytes = decodeBase64(m[0]);
+    let s = '';
+    let printable = 0;
+    for (let i = 0; i < bytes.length && i < 2048; i++) {
+      const b = bytes[i];
+      if ((b >= 32 && b < 127) || b === 10) printable++;
+      s += String.fromCharCode(b);
+    }
+    if (bytes.length > 0 && printable / Math.min(bytes.length, 2048) > 0.95) out += ' ' + s.toLowerCase();
+  }
+  return out;
+}
+
+const HOMOGLYPH = /[a-z][\u0400-\u04ff\u0370-\u03ff]|[\u0400-\u04ff\u0370-\u03ff][a-z]/g;
+
+export function scanInjection(inp: InjectionInput): InjectionResult {
+  const strengths = new Map<InjectionCategory, number>();
+  const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
+  const hidLower = inp.hidden.toLowerCase();
+
+  ruleHits(visLower, strengths);
+  // Hidden text that gives instructions is worse than the same text in view.
+  const hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1) : 0;
+
+  // encoding tricks
+  const spaced = visLower.match(SPACED);
+  if (spaced) {
+    const collapsed = spaced.map((s) => s.replace(/[ ._-]/g, '')).join(' ');
+    if (INSTRUCTION_WORDS.test(collapsed) || ruleHits(collapsed, new Map()) > 0) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.8));
+  }
+  if (B64_BLOB.test(visLower) || B64_BLOB.test(hidLower)) {
+    B64_BLOB.lastIndex = 0;
+    const decoded = decodedBlobs(inp.visible + ' ' + inp.hidden);
+    if (decoded && (INSTRUCTION_WORDS.test(decoded) || ruleHits(decoded, new Map()) > 0)) {
+      strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.85));
+      ruleHits(decoded, strengths, 0.9);
+    }
+  }
+  B64_BLOB.lastIndex = 0;
+  const homo = visLower.length < 200000 ? (visLower.match(HOMOGLYPH)?.length ?? 0) : 0;
+  if (homo >= 3) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, homo >= 8 ? 0.6 : 0.35));
+  const rep = maxRepeatRun(visLower);
+  if (rep >= 25) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.55));
+  if (inp.bidi >= 2) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, Math.min(0.6, 0.2 + inp.bidi * 0.05)));
+
+  // learned model: visible windows, and hidden text on its own
+  const pVis = modelScore(visLower);
+  const pHid = hidLower ? modelScore(hidLower, 8192) : 0;
+
+  // hidden content evidence
+  const hiddenChars = inp.hidden.length + inp.zeroWidth + inp.tagChars;
+  let hiddenStrength = 0;
+  if (inp.tagChars > 0) hiddenStrength = Math.max(hiddenStrength, 0.6);
+  if (inp.zeroWidth >= 3) hiddenStrength = Math.max(hiddenStrength, Math.min(0.45, 0.15 + inp.zeroWidth * 0.01));
+  if (inp.hidden.length >= 20) {
+    // marketing pre-headers are hidden too: on their own they are weak evidence
+    hiddenStrength = Math.max(hiddenStrength, Math.min(0.4, 0.15 + inp.hidden.length / 4000));
+    if (hiddenRule > 0 || pHid > 0.5) hiddenStrength = Math.max(hiddenStrength, 0.9);
+  }
+  if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
+
+  // combine: noisy-OR of rule categories and the model
+  let keep = 1;
+  for (const s of strengths.values()) keep *= 1 - Math.min(0.99, s);
+  const pModel = Math.max(pVis, pHid * 0.95);
+  // the model alone is calibrated on windows; shrink it slightly so that a
+  // model-only hit needs very high confidence to reach quarantine
+  keep *= 1 - 0.985 * pModel;
+  let score = 1 - keep;
+  if (!Number.isFinite(score)) score = 0;
+
+  const categories: InjectionCategory[] = [];
+  // Hidden text is reported whenever there is a meaningful amount of it (an
+  // agent may want to know), even when it only nudges the score.
+  for (const c of INJECTION_CATEGORIES) if ((strengths.get(c) ?? 0) >= (c === 'hidden_content' ? 0.15 : 0.3)) categories.push(c);
+  if (score >= 0.5 && categories.length === 0) categories.push('instruction_override');
+  return { score, categories, model: pModel, hiddenChars };
+}

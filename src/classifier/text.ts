@@ -1,0 +1,306 @@
+// Text preparation: bounded prefixes, HTML → visible text plus the text a human
+// reader never sees (hidden by style, in comments), and invisible Unicode
+// (zero-width, bidi controls, tag characters). Hidden text is evidence for the
+// injection scan (see README "Hidden content").
+
+/** Longest prefix of any input field that is looked at. */
+export const MAX_INPUT_CHARS = 64 * 1024;
+/** Longest HTML prefix that is parsed. */
+export const MAX_HTML_CHARS = 128 * 1024;
+/** Longest hidden-text buffer kept. */
+export const MAX_HIDDEN_CHARS = 8 * 1024;
+
+export function bounded(s: unknown, max = MAX_INPUT_CHARS): string {
+  if (typeof s !== 'string') return s == null ? '' : safeString(s);
+  return s.length > max ? s.slice(0, max) : s;
+}
+
+function safeString(v: unknown): string {
+  try {
+    return String(v).slice(0, MAX_INPUT_CHARS);
+  } catch {
+    return '';
+  }
+}
+
+export interface InvisibleScan {
+  /** Text with zero-width, bidi and tag characters removed; tag characters decoded into `tagText`. */
+  clean: string;
+  zeroWidth: number;
+  bidi: number;
+  /** ASCII smuggled in Unicode tag characters (U+E0020–U+E007E). */
+  tagText: string;
+}
+
+// U+200B..U+200D, U+2060..U+2064, U+FEFF (not at position 0), U+180E, U+00AD soft hyphen
+function isZeroWidth(c: number): boolean {
+  return (c >= 0x200b && c <= 0x200d) || (c >= 0x2060 && c <= 0x2064) || c === 0xfeff || c === 0x180e || c === 0x00ad;
+}
+// U+200E/U+200F marks, U+202A..U+202E embeddings/overrides, U+2066..U+2069 isolates, U+061C
+function isBidi(c: number): boolean {
+  return c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x061c;
+}
+
+export function scanInvisible(s: string): InvisibleScan {
+  let zeroWidth = 0;
+  let bidi = 0;
+  let tagText = '';
+  // Fast path: nothing above U+00AC that matters.
+  let needs = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x00ad || (c >= 0x180e && (c === 0x180e || (c >= 0x200b && c <= 0x206f) || c === 0xfeff || c === 0x061c || c === 0xdb40))) {
+      needs = true;
+      break;
+    }
+  }
+  if (!needs) return { clean: s, zeroWidth: 0, bidi: 0, tagText: '' };
+  const out: string[] = [];
+  let runStart = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0xdb40 && i + 1 < s.length) {
+      const lo = s.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo <= 0xdc7f) {
+        if (i > runStart) out.push(s.slice(runStart, i));
+        const ascii = lo - 0xdc00;
+        if (ascii >= 0x20 && ascii <= 0x7e && tagText.length < MAX_HIDDEN_CHARS) tagText += String.fromCharCode(ascii);
+        i++;
+        runStart = i + 1;
+        continue;
+      }
+    }
+    const zw = isZeroWidth(c);
+    const bd = !zw && isBidi(c);
+    if (zw || bd) {
+      if (zw) zeroWidth++;
+      else bidi++;
+      if (i > runStart) out.push(s.slice(runStart, i));
+      runStart = i + 1;
+    }
+  }
+  if (runStart < s.length) out.push(s.slice(runStart));
+  return { clean: out.join(''), zeroWidth, bidi, tagText };
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™',
+  hellip: '…', mdash: '—', ndash: '–', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', euro: '€',
+  pound: '£', yen: '¥', zwnj: '\u200c', zwj: '\u200d', shy: '\u00ad', bull: '•', middot: '·', laquo: '«', raquo: '»',
+};
+
+export function decodeEntities(s: string): string {
+  if (s.indexOf('&') < 0) return s;
+  return s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (m, body: string) => {
+    if (body[0] === '#') {
+      const cp = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      if (!Number.isFinite(cp) || cp <= 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return ' ';
+      return String.fromCodePoint(cp);
+    }
+    const v = NAMED_ENTITIES[body.toLowerCase()];
+    return v === undefined ? m : v;
+  });
+}
+
+export interface HtmlText {
+  visible: string;
+  /** Text a reader would not see: hidden by style/attribute, plus comment text. */
+  hidden: string;
+  /** Which hiding techniques carried text (e.g. "display:none", "comment"). */
+  techniques: string[];
+  hiddenChars: number;
+  links: number;
+}
+
+const SKIP_CONTENT = new Set(['script', 'style', 'head', 'title', 'template', 'noscript', 'svg', 'xml']);
+const VOID = new Set(['br', 'img', 'hr', 'meta', 'link', 'input', 'area', 'base', 'col', 'embed', 'param', 'source', 'track', 'wbr']);
+const BLOCK = new Set(['p', 'div', 'br', 'tr', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'ul', 'ol', 'blockquote', 'section', 'article', 'header', 'footer', 'td', 'hr', 'pre']);
+
+interface Frame {
+  tag: string;
+  hidden: string | null; // technique that hides this subtree, or null
+  bg: string; // effective background colour
+  skip: boolean;
+}
+
+const WHITE = new Set(['#fff', '#ffffff', 'white', 'rgb(255,255,255)', '#fefefe', '#fffffe', 'rgba(255,255,255,1)']);
+
+function normColor(c: string): string {
+  const v = c.replace(/\s+/g, '').replace(/!important$/, '').toLowerCase();
+  if (WHITE.has(v)) return '#ffffff';
+  if (v === 'black' || v === '#000' || v === '#000000' || v === 'rgb(0,0,0)') return '#000000';
+  if (/^#[0-9a-f]{3}$/.test(v)) return '#' + v[1] + v[1] + v[2] + v[2] + v[3] + v[3];
+  return v;
+}
+
+function styleProp(style: string, prop: string): string | null {
+  // last declaration wins, like CSS
+  const re = new RegExp('(?:^|;|\\s)' + prop + '\\s*:\\s*([^;]+)', 'g');
+  let m: RegExpExecArray | null;
+  let v: string | null = null;
+  while ((m = re.exec(style)) !== null) v = m[1].trim();
+  return v;
+}
+
+function hidingTechnique(attrs: string, parentBg: string): { hidden: string | null; bg: string } {
+  let bg = parentBg;
+  const a = attrs.toLowerCase();
+  if (/(?:^|\s)hidden(?:\s|=|$)/.test(a) && !/type\s*=\s*["']?hidden/.test(a)) return { hidden: 'hidden-attribute', bg };
+  const sm = /style\s*=\s*("([^"]*)"|'([^']*)')/.exec(a);
+  const bgAttr = /bgcolor\s*=\s*["']?([#a-z0-9]+)/.exec(a);
+  if (bgAttr) bg = normColor(bgAttr[1]);
+  if (!sm) {
+    const fontColor = /(?:^|\s)color\s*=\s*["']?([#a-z0-9]+)/.exec(a);
+    if (fontColor && normColor(fontColor[1]) === bg) return { hidden: 'same-colour', bg };
+    return { hidden: null, bg };
+  }
+  const st = sm[2] ?? sm[3] ?? '';
+  const bgv = styleProp(st, 'background-color') ?? styleProp(st, 'background');
+  if (bgv) {
+    const first = bgv.split(/\s+(?![^(]*\))/)[0];
+    if (first && (first[0] === '#' || /^[a-z]+$/.test(first) || first.startsWith('rgb'))) bg = normColor(first);
+  }
+  const display = styleProp(st, 'display');
+  if (display && /^none\b/.test(display)) return { hidden: 'display:none', bg };
+  const vis = styleProp(st, 'visibility');
+  if (vis && /^(hidden|collapse)\b/.test(vis)) return { hidden: 'visibility:hidden', bg };
+  const fs = styleProp(st, 'font-size');
+  if (fs) {
+    const v = parseFloat(fs);
+    if (v === 0 || (v < 2 && /px|pt/.test(fs))) return { hidden: 'font-size:0', bg };
+  }
+  const op = styleProp(st, 'opacity');
+  if (op && parseFloat(op) <= 0.05) return { hidden: 'opacity:0', bg };
+  const w = styleProp(st, 'width');
+  const h = styleProp(st, 'height');
+  const mh = styleProp(st, 'max-height');
+  const mw = styleProp(st, 'max-width');
+  const overflow = styleProp(st, 'overflow');
+  const zero = (v: string | null) => v !== null && /^0(px|pt|em|%)?\b/.test(v);
+  if ((zero(w) || zero(h) || zero(mh) || zero(mw)) && (overflow === null || /hidden/.test(overflow) || zero(mh) || zero(mw)))
+    return { hidden: 'zero-size', bg };
+  const pos = styleProp(st, 'left') ?? styleProp(st, 'text-indent') ?? styleProp(st, 'top');
+  if (pos && /^-\d{4,}/.test(pos)) return { hidden: 'off-screen', bg };
+  const clip = styleProp(st, 'clip-path') ?? styleProp(st, 'clip');
+  if (clip && /(inset\(50%|rect\(0(px)?,?\s*0(px)?,?\s*0(px)?,?\s*0(px)?\))/.test(clip)) return { hidden: 'clip', bg };
+  const color = styleProp(st, 'color');
+  if (color && normColor(color) === bg) return { hidden: 'same-colour', bg };
+  return { hidden: null, bg };
+}
+
+/**
+ * One pass over the HTML: visible text, hidden text (by style, attribute, or
+ * comment) and which techniques carried it. Tolerates any garbage.
+ */
+export function htmlToText(htmlIn: string): HtmlText {
+  const html = htmlIn.length > MAX_HTML_CHARS ? htmlIn.slice(0, MAX_HTML_CHARS) : htmlIn;
+  const vis: string[] = [];
+  const hid: string[] = [];
+  let hiddenChars = 0;
+  let links = 0;
+  const techniques = new Set<string>();
+  const stack: Frame[] = [{ tag: '#root', hidden: null, bg: '#ffffff', skip: false }];
+  let top = stack[0];
+  let i = 0;
+  const n = html.length;
+  const emitText = (raw: string) => {
+    if (top.skip || raw.length === 0) return;
+    const t = decodeEntities(raw);
+    if (top.hidden) {
+      if (/\S/.test(t) && hiddenChars < MAX_HIDDEN_CHARS) {
+        hid.push(t);
+        hiddenChars += t.length;
+        techniques.add(top.hidden);
+      }
+    } else vis.push(t);
+  };
+  while (i < n) {
+    const lt = html.indexOf('<', i);
+    if (lt < 0) {
+      emitText(html.slice(i));
+      break;
+    }
+    if (lt > i) emitText(html.slice(i, lt));
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      const body = html.slice(lt + 4, end < 0 ? n : end);
+      // Conditional comments carry Outlook markup, not prose.
+      if (!/^\s*\[(if|endif)/i.test(body)) {
+        const txt = decodeEntities(body.replace(/<[^>]*>/g, ' ')).trim();
+        if (/[a-z]{3,}.*\s.*[a-z]{3,}/i.test(txt) && hiddenChars < MAX_HIDDEN_CHARS) {
+          hid.push(txt);
+          hiddenChars += txt.length;
+          techniques.add('comment');
+        }
+      }
+      i = end < 0 ? n : end + 3;
+      continue;
+    }
+    const gt = html.indexOf('>', lt + 1);
+    if (gt < 0) {
+      emitText(html.slice(lt));
+      break;
+    }
+    const inner = html.slice(lt + 1, gt);
+    i = gt + 1;
+    if (inner.length === 0) continue;
+    const c0 = inner.charCodeAt(0);
+    if (c0 === 33 /* ! */ || c0 === 63 /* ? */) continue; // doctype, CDATA, PI
+    const closing = c0 === 47; /* / */
+    const m = /^\/?\s*([a-zA-Z][a-zA-Z0-9:-]*)/.exec(inner);
+    if (!m) {
+      emitText('<' + inner + '>');
+      continue;
+    }
+    const tag = m[1].toLowerCase();
+    if (BLOCK.has(tag) && !top.hidden && !top.skip) vis.push('\n');
+    else if (tag === 'td' || tag === 'th') vis.push(' ');
+    if (closing) {
+      for (let k = stack.length - 1; k > 0; k--) {
+        if (stack[k].tag === tag) {
+          stack.length = k;
+          top = stack[k - 1];
+          break;
+        }
+      }
+      continue;
+    }
+    if (tag === 'a' && /href\s*=/i.test(inner)) links++;
+    const selfClosing = inner.charCodeAt(inner.length - 1) === 47;
+    if (VOID.has(tag) || selfClosing) {
+      if (tag === 'img') {
+        const alt = /alt\s*=\s*("([^"]*)"|'([^']*)')/i.exec(inner);
+        if (alt) emitText(' ' + (alt[2] ?? alt[3] ?? '') + ' ');
+      }
+      continue;
+    }
+    const attrs = inner.slice(m[0].length);
+    const h = attrs.length > 3 ? hidingTechnique(attrs, top.bg) : { hidden: null, bg: top.bg };
+    const frame: Frame = {
+      tag,
+      hidden: top.hidden ?? h.hidden,
+      bg: h.bg,
+      skip: top.skip || SKIP_CONTENT.has(tag),
+    };
+    if (stack.length < 256) {
+      stack.push(frame);
+      top = frame;
+    }
+  }
+  const visible = vis.join('').replace(/[ \t\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+  const hidden = hid.join(' ').replace(/\s+/g, ' ').trim();
+  return { visible, hidden, techniques: [...techniques], hiddenChars: hidden.length, links };
+}
+
+/** Strip quoted history ("On … wrote:", "> " lines, forwarded headers) to get the fresh text. */
+export function freshText(text: string): string {
+  const lines = text.split('\n', 400);
+  const out: string[] = [];
+  for (const line of lines) {
+    const t = line.trim();
+    if (t.startsWith('>')) continue;
+    if (/^(on .{4,120} wrote:|-{2,}\s*original message\s*-{2,}|-{5,} forwarded message|from: .+@.+|le .{4,80} a écrit ?:|am .{4,80} schrieb .{1,80}:|el .{4,80} escribió:)$/i.test(t)) break;
+    out.push(line);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,38 @@
+import { Type, type TSchema, type Static } from 'typebox';
+
+export const SCOPES = ['send', 'read', 'manage', 'draft'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const MODES = ['live', 'test'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+export const StringMap = Type.Record(Type.String(), Type.String());
+
+/** Shared list conventions: limit 1..100 (default 25), opaque cursor. */
+export const ListQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+};
+export const ListQuerySchema = Type.Object(ListQuery, { additionalProperties: false });
+export type ListQuery = Static<typeof ListQuerySchema>;
+
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    has_more: Type.Boolean(),
+    next_cursor: Type.Optional(Type.String()),
+  });
+export interface PageOf<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor?: string;
+}
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export type IdParams = Static<typeof IdParams>;
+
+/** Empty object body (clients send `{}` or nothing with Content-Type: application/json). */
+export const EmptyBody = Type.Object({}, { additionalProperties: true });
+
+export const Deleted = Type.Object({ id: Type.String(), deleted_at: Timestamp });

@@ -1,0 +1,3 @@
+import type { RouteDef } from './route.js';
+
+export const domainRoutes = {} satisfies Record<string, RouteDef>;

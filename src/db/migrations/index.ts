@@ -1,0 +1,15 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_outbound.js';
+import * as m0003 from './0003_inbound.js';
+import * as m0004 from './0004_webhooks.js';
+import * as m0005 from './0005_resources.js';
+
+/** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+  '0002_outbound': m0002,
+  '0003_inbound': m0003,
+  '0004_webhooks': m0004,
+  '0005_resources': m0005,
+};

@@ -1,0 +1,54 @@
+import type { Db, ApiKeysTable } from '../schema.js';
+import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import type { Scope, Mode } from '../../contract/common.js';
+
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  mode: Mode;
+  scopes: Scope[];
+  agent_id: string | null;
+  created_by_key_id: string | null;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+function decode(r: ApiKeysTable): ApiKeyRow {
+  return { ...r, mode: r.mode as Mode, scopes: json<Scope[]>(r.scopes, []) };
+}
+
+export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values({ ...row, scopes: JSON.stringify(row.scopes) }).execute();
+}
+
+export async function apiKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  const r = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+  return r && decode(r);
+}
+
+export async function getApiKey(db: Db, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
+  const r = await db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r && decode(r);
+}
+
+export async function listApiKeys(db: Db, workspaceId: string, agentId: string | null, page: PageRequest): Promise<PageResult<ApiKeyRow>> {
+  let q = db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId);
+  if (agentId) q = q.where('agent_id', '=', agentId);
+  const res = await paginate<ApiKeysTable>(q, 'id', page);
+  return { ...res, rows: res.rows.map(decode) };
+}
+
+export async function setApiKeyFields(db: Db, id: string, patch: Partial<Pick<ApiKeyRow, 'last_used_at' | 'revoked_at'>>): Promise<void> {
+  await db.updateTable('api_keys').set(patch).where('id', '=', id).execute();
+}
+
+export async function agentHasLiveKey(db: Db, agentId: string): Promise<boolean> {
+  const r = await db.selectFrom('api_keys').select('id').where('agent_id', '=', agentId).where('mode', '=', 'live')
+    .where('revoked_at', 'is', null).limit(1).executeTakeFirst();
+  return r !== undefined;
+}

@@ -1,0 +1,165 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ServiceConfig } from '../services/context.js';
+
+export interface Config extends ServiceConfig {
+  host: string;
+  port: number;
+  smtpHost: string;
+  smtpPort: number;
+  dbFile: string;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  /** Largest message accepted over SMTP, bytes (advertised as SIZE and enforced). */
+  smtpMaxMessageBytes: number;
+  /** Where the config file was read from, if any. */
+  configFile: string | null;
+}
+
+/** Flags and MAILAGENT_* variables share these names (flag --smtp-port ↔ MAILAGENT_SMTP_PORT ↔ file "smtpPort"). */
+export interface ConfigInput {
+  dataDir?: string;
+  host?: string;
+  port?: string | number;
+  smtpHost?: string;
+  smtpPort?: string | number;
+  domain?: string;
+  publicUrl?: string;
+  relay?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  logLevel?: string;
+  allowPrivateWebhooks?: string | boolean;
+  pricePerMessage?: string | number;
+  smtpMaxMessageBytes?: string | number;
+  config?: string;
+}
+
+export const CONFIG_KEYS: (keyof ConfigInput)[] = [
+  'dataDir', 'host', 'port', 'smtpHost', 'smtpPort', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey',
+  'logLevel', 'allowPrivateWebhooks', 'pricePerMessage', 'smtpMaxMessageBytes', 'config',
+];
+
+export class ConfigError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(`config: ${field}: ${message}`);
+  }
+}
+
+const envName = (k: string) => 'MAILAGENT_' + k.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.trim() ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'mailagent');
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): ConfigInput {
+  const out: Record<string, string> = {};
+  for (const k of CONFIG_KEYS) {
+    const v = env[envName(k)];
+    if (v !== undefined && v !== '') out[k] = v;
+  }
+  return out as ConfigInput;
+}
+
+function int(field: string, v: string | number | undefined, def: number, min: number, max: number): number {
+  if (v === undefined) return def;
+  const n = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(field, `"${v}" is not a whole number from ${min} to ${max}.`);
+  return n;
+}
+
+function bool(field: string, v: string | boolean | undefined): boolean | undefined {
+  if (v === undefined || typeof v === 'boolean') return v;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(field, `"${v}" is not true or false.`);
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/**
+ * Resolve the configuration once at boot: flags > MAILAGENT_* environment > config file
+ * (<data dir>/config.json or --config) > defaults. A bad value fails here, naming the field.
+ */
+export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): Readonly<Config> {
+  const envIn = fromEnv(env);
+  const early = { ...envIn, ...stripUndefined(flags) };
+  const dataDir = resolve(early.dataDir ?? defaultDataDir(env));
+  const configFile = early.config ? resolve(early.config) : join(dataDir, 'config.json');
+  let fileIn: ConfigInput = {};
+  if (existsSync(configFile)) {
+    try {
+      fileIn = JSON.parse(readFileSync(configFile, 'utf8')) as ConfigInput;
+    } catch (err) {
+      throw new ConfigError('config', `${configFile} is not valid JSON (${(err as Error).message}).`);
+    }
+  } else if (early.config) {
+    throw new ConfigError('config', `${configFile} does not exist.`);
+  }
+  const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
+
+  const host = c.host ?? '127.0.0.1';
+  const port = int('port', c.port, 7420, 0, 65535);
+  const smtpPort = int('smtpPort', c.smtpPort, 2525, 0, 65535);
+  const domain = (c.domain ?? 'mailagent.localhost').trim().toLowerCase();
+  if (!/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/.test(domain)) throw new ConfigError('domain', `"${c.domain}" is not a domain name.`);
+  const logLevel = (c.logLevel ?? 'warn') as Config['logLevel'];
+  if (!['silent', 'error', 'warn', 'info', 'debug'].includes(logLevel)) {
+    throw new ConfigError('logLevel', `"${c.logLevel}" is not one of silent, error, warn, info, debug.`);
+  }
+  let relayUrl: string | null = null;
+  if (c.relay) {
+    let u: URL;
+    try {
+      u = new URL(c.relay);
+    } catch {
+      throw new ConfigError('relay', `"${redact(c.relay)}" is not a URL; use smtp://user:pass@host:port or smtps://...`);
+    }
+    if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError('relay', 'the relay URL must start with smtp:// or smtps://.');
+    relayUrl = c.relay;
+  }
+  if ((c.tlsCert && !c.tlsKey) || (!c.tlsCert && c.tlsKey)) {
+    throw new ConfigError(c.tlsCert ? 'tlsKey' : 'tlsCert', 'STARTTLS needs both --tls-cert and --tls-key.');
+  }
+  const price = c.pricePerMessage === undefined ? 0 : Number(c.pricePerMessage);
+  if (!Number.isFinite(price) || price < 0) throw new ConfigError('pricePerMessage', `"${c.pricePerMessage}" is not a non-negative number.`);
+  const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const config: Config = {
+    host,
+    port,
+    smtpHost: c.smtpHost ?? host,
+    smtpPort,
+    dataDir,
+    dbFile: join(dataDir, 'mailagent.db'),
+    agentDomain: domain,
+    publicUrl: (c.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, ''),
+    priceUsdPerMessage: price,
+    relayUrl,
+    allowPrivateWebhooks: bool('allowPrivateWebhooks', c.allowPrivateWebhooks) ?? isLoopbackHost(host),
+    tlsCert: c.tlsCert ?? null,
+    tlsKey: c.tlsKey ?? null,
+    logLevel,
+    smtpMaxMessageBytes: int('smtpMaxMessageBytes', c.smtpMaxMessageBytes, 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    configFile: existsSync(configFile) ? configFile : null,
+    version,
+  };
+  return Object.freeze(config);
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:****@');
+}
+
+/** The resolved config with secrets redacted (serve --print-config). */
+export function printableConfig(c: Config): Record<string, unknown> {
+  return { ...c, relayUrl: c.relayUrl ? redact(c.relayUrl) : null };
+}

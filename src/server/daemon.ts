@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { openDatabase, migrate, isInitialised, type OpenedDb } from '../db/open.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import type { AppContext } from '../services/context.js';
+import { bootstrapWorkspace, type BootstrapResult } from '../services/bootstrap.js';
+import type { Config } from './config.js';
+import { createContext } from './context.js';
+import { buildApp } from './http/app.js';
+import { createWorkers, type Worker } from './workers/index.js';
+
+export interface DaemonOptions {
+  clock?: Clock;
+  /** Silence fastify's logger (tests). */
+  quiet?: boolean;
+}
+
+/** A listener started with the daemon (the SMTP server); stop() closes it and drains sessions. */
+export interface Listener {
+  name: string;
+  address(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root. create(): open the database → migrate → bootstrap an empty data dir →
+ * context → HTTP app. start(): workers → SMTP → HTTP. stop(): the reverse, draining in-flight work.
+ */
+export class Daemon {
+  private workers: Worker[] = [];
+  private listeners: Listener[] = [];
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly config: Config,
+    readonly ctx: AppContext,
+    readonly app: FastifyInstance,
+    private readonly opened: OpenedDb,
+    /** Set when this start initialised an empty data dir: the keys, shown once. */
+    readonly bootstrapped: BootstrapResult | null,
+  ) {}
+
+  static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
+    const opened = openDatabase(config.dbFile);
+    try {
+      await migrate(opened.db);
+      const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
+      const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
+      const app = await buildApp(ctx, {
+        logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
+      });
+      if (!opts.quiet) ctx.log = app.log;
+      return new Daemon(config, ctx, app, opened, bootstrapped);
+    } catch (err) {
+      await opened.close();
+      throw err;
+    }
+  }
+
+  /** Start everything; resolves with the bound addresses once the daemon can serve. */
+  async start(): Promise<{ http: string; smtp: string | null }> {
+    this.workers = createWorkers(this.ctx);
+    for (const w of this.workers) w.start();
+    this.listeners = await startListeners(this.ctx, this.config);
+    await this.app.listen({ host: this.config.host, port: this.config.port });
+    return { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
+  }
+
+  httpUrl(): string {
+    const a = this.app.server.address() as AddressInfo;
+    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return `http://${host}:${a.port}`;
+  }
+
+  /** Stop accepting, drain in-flight requests and sessions (bounded), close the database. Idempotent. */
+  stop(timeoutMs = 10_000): Promise<void> {
+    this.stopping ??= (async () => {
+      const drain = (async () => {
+        await this.app.close();
+        await Promise.allSettled(this.listeners.map((l) => l.stop()));
+        await Promise.allSettled(this.workers.map((w) => w.stop()));
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drain, new Promise((r) => { timer = setTimeout(r, timeoutMs); timer.unref(); })]);
+      clearTimeout(timer);
+      await this.opened.close();
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * Listeners beside HTTP. The inbound-mail issue adds the SMTP listener here
+ * (server/smtp), started on config.smtpHost:config.smtpPort.
+ */
+async function startListeners(_ctx: AppContext, _config: Config): Promise<Listener[]> {
+  return [];
+}

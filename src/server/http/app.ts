@@ -1,0 +1,148 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
+import { ApiError } from '../../contract/errors.js';
+import { routes, API_PREFIXES, type RouteId } from '../../contract/routes.js';
+import type { RouteDef } from '../../contract/route.js';
+import { Errors } from '../../shared/errors.js';
+import { monotonicPart } from '../../shared/ids.js';
+import type { AppContext } from '../../services/context.js';
+import { authenticate, authorize, requireUnbound } from '../../services/auth.js';
+import { compileValidator, validationToApiError } from './validation.js';
+import { allHandlers } from './routes/index.js';
+import type { Handler } from './handler.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface BuildAppOptions {
+  /** pino options, or false for silence (tests). */
+  logger?: boolean | Record<string, unknown>;
+  /** Trust X-Forwarded-For (behind a reverse proxy). */
+  trustProxy?: boolean;
+}
+
+/** fastify path (`/agents/:id`) → a matcher, for telling 405 from 404. */
+function pathMatcher(path: string): RegExp {
+  return new RegExp('^' + path.replace(/:[^/]+/g, '[^/]+') + '/?$');
+}
+
+/** Build the HTTP app on a context; no listen (the daemon and the tests decide that). */
+export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    trustProxy: opts.trustProxy ?? false,
+    genReqId: () => `req_${monotonicPart(Date.now())}`,
+    requestIdHeader: false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart));
+
+  // Every response carries the request id (spec: X-Request-Id equals error.request_id).
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  // Real clients send Content-Type: application/json with an empty body on GET/DELETE and on
+  // body-less POSTs (compat.md): empty means {}. Malformed JSON is a 400 with the envelope.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (!text.trim()) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(Errors.invalidJson((err as Error).message), undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error, req, ctx);
+    for (const [k, v] of Object.entries(apiError.extra.headers ?? {})) reply.header(k, v);
+    reply.code(apiError.status).type('application/json').send(apiError.toEnvelope(String(req.id)));
+  });
+
+  const matchers: { re: RegExp; method: string }[] = [];
+  for (const [id, def] of Object.entries(routes) as [RouteId, RouteDef][]) {
+    const handler = (allHandlers as Record<string, Handler<RouteDef> | undefined>)[id];
+    if (!handler) throw new Error(`route ${id} has no handler`);
+    for (const prefix of API_PREFIXES) {
+      matchers.push({ re: pathMatcher(prefix + def.path), method: def.method });
+      registerRoute(app, ctx, id, def, prefix, handler);
+    }
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allowed = [...new Set(matchers.filter((m) => m.re.test(path)).map((m) => m.method))];
+    const err = allowed.length && !allowed.includes(req.method)
+      ? Errors.methodNotAllowed(req.method, path, allowed)
+      : Errors.routeNotFound(req.method, path);
+    if (allowed.length) reply.header('allow', allowed.join(', '));
+    reply.code(err.status).send(err.toEnvelope(String(req.id)));
+  });
+
+  return app;
+}
+
+function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: RouteDef, prefix: string, handler: Handler<RouteDef>) {
+  const schema: Record<string, unknown> = {};
+  if (def.params) schema.params = def.params;
+  if (def.query) schema.querystring = def.query;
+  if (def.body) schema.body = def.body;
+  if (def.response) schema.response = { [def.status]: def.response };
+  const action = def.summary.charAt(0).toLowerCase() + def.summary.slice(1);
+  app.route({
+    method: def.method,
+    url: prefix + def.path,
+    schema,
+    bodyLimit: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    config: { routeId: id },
+    // An absent body on a route with a body schema is treated as {} so `required` names the field.
+    preValidation: async (req) => {
+      if (def.body && (req.body === undefined || req.body === null)) req.body = {};
+    },
+    preHandler: async (req) => {
+      if (def.scope === 'public') return;
+      const auth = await authenticate(ctx, req.headers.authorization);
+      authorize(auth, def.scope, action);
+      if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
+      (req as FastifyRequest & { auth?: unknown }).auth = auth;
+    },
+    handler: async (req, reply) => {
+      const result = await handler({
+        ctx,
+        auth: ((req as FastifyRequest & { auth?: unknown }).auth ?? null) as never,
+        params: req.params as never,
+        query: req.query as never,
+        body: req.body as never,
+        req,
+        reply,
+      });
+      if (reply.sent) return reply;
+      if (reply.statusCode === 200 && def.status !== 200) reply.code(def.status);
+      return result;
+    },
+  });
+}
+
+function toApiError(error: FastifyError | ApiError, req: FastifyRequest, ctx: AppContext): ApiError {
+  if (error instanceof ApiError) return error;
+  const fe = error as FastifyError & { validation?: unknown; validationContext?: string };
+  if (fe.validation) return validationToApiError(fe.validation as never, fe.validationContext ?? 'body');
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return Errors.bodyTooLarge(Number(req.routeOptions?.bodyLimit ?? DEFAULT_BODY_LIMIT));
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return Errors.invalidField('Content-Type', `Content-Type ${req.headers['content-type'] ?? '(none)'} is not supported; send application/json.`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return Errors.invalidJson(fe.message);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return Errors.invalidField('Content-Length', 'The Content-Length header does not match the body.');
+  }
+  if (fe.statusCode === 400) return Errors.invalidField('body', fe.message);
+  // Anything else is ours: log the cause, never echo it.
+  (req.log ?? ctx.log).error({ err: error, request_id: req.id }, 'unhandled error');
+  return Errors.internal();
+}

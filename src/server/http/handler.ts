@@ -1,0 +1,25 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDef, ParamsOf, QueryOf, BodyOf } from '../../contract/route.js';
+import type { RouteId, Routes } from '../../contract/routes.js';
+import type { AppContext, AuthContext } from '../../services/context.js';
+
+export interface HandlerInput<R extends RouteDef> {
+  ctx: AppContext;
+  /** The calling key; null only on public routes. */
+  auth: R['scope'] extends 'public' ? null : AuthContext;
+  params: ParamsOf<R>;
+  query: QueryOf<R>;
+  body: BodyOf<R>;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A handler returns the response body; the status comes from the route table unless it sets one. */
+export type Handler<R extends RouteDef> = (input: HandlerInput<R>) => Promise<unknown>;
+
+export type HandlerMap<K extends RouteId> = { [P in K]: Handler<Routes[P]> };
+
+/** Type a routes file's handlers against the route table. */
+export function defineHandlers<K extends RouteId>(map: HandlerMap<K>): HandlerMap<K> {
+  return map;
+}

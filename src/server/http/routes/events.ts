@@ -1,0 +1,3 @@
+import { defineHandlers } from '../handler.js';
+
+export const eventHandlers = defineHandlers({});

@@ -1,0 +1,66 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import { ApiError } from '../../contract/errors.js';
+import { Errors } from '../../shared/errors.js';
+
+// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Bodies are validated strictly; query strings and path params are strings, so those coerce. */
+const bodyAjv = makeAjv(false);
+const urlAjv = makeAjv(true);
+
+export function compileValidator(schema: object, httpPart: string | undefined) {
+  return (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema);
+}
+
+/** `/to/3/address` → `to[3].address`: the field as the client wrote it. */
+export function pointerToParam(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (/^\d+$/.test(seg)) out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+
+/**
+ * Ajv errors → the spec's validation codes: a missing required field → missing_field; an
+ * unknown field or a body of the wrong shape → invalid_field; anything else (type, length,
+ * range, pattern, enum, format) → invalid_param_value. `param` names the field.
+ */
+export function validationToApiError(errors: ErrorObject[], context: string): ApiError {
+  const err = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0];
+  const base = pointerToParam(err.instancePath);
+  const join = (child: string) => (base ? `${base}.${child}` : child);
+  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'field';
+  switch (err.keyword) {
+    case 'required': {
+      const field = join(String((err.params as { missingProperty: string }).missingProperty));
+      return context === 'querystring' ? Errors.missingParam(field) : Errors.missingField(field);
+    }
+    case 'additionalProperties': {
+      const field = join(String((err.params as { additionalProperty: string }).additionalProperty));
+      return Errors.invalidField(field, `Unknown ${where} \`${field}\`.`);
+    }
+    default: {
+      if (!base && context === 'body') return Errors.invalidField('body', 'The request body must be a JSON object.');
+      const allowed = (err.params as { allowedValues?: unknown[] }).allowedValues;
+      const detail = allowed ? `must be one of: ${allowed.join(', ')}` : err.message ?? 'is not valid';
+      return Errors.invalidParam(base || context, `The ${where} \`${base || context}\` ${detail}.`);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import type { Agent, AgentCreate, AgentUpdate, AgentListQuery } from '../contract/agents.js';
+import { AGENT_NAME_PATTERN } from '../contract/agents.js';
+import type { PageOf } from '../contract/common.js';
+import {
+  agentByEmail, agentsByName, getAgent, insertAgent, listAgents, updateAgent, countLiveAgents, type AgentRow,
+} from '../db/repos/agents.js';
+import { agentHasLiveKey } from '../db/repos/api-keys.js';
+import { agentHasLiveThreads } from '../db/repos/threads.js';
+import { getWorkspace, type WorkspaceRow } from '../db/repos/workspaces.js';
+import { Errors } from '../shared/errors.js';
+import { newId, hasPrefix } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import { capsFor } from '../shared/tiers.js';
+import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { requireUnbound } from './auth.js';
+import { emitEvent } from './events.js';
+
+const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
+const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
+
+export function toAgent(r: AgentRow): Agent {
+  return {
+    id: r.id, object: 'agent', name: r.name, display_name: r.display_name, email: r.email, domain: r.domain,
+    workspace_id: r.workspace_id, status: r.status, daily_send_limit: r.daily_send_limit,
+    hourly_send_limit: r.hourly_send_limit, classify_inbound: r.classify_inbound,
+    allowlist_domains: r.allowlist_domains, blocklist_domains: r.blocklist_domains,
+    created_at: r.created_at, updated_at: r.updated_at, archived_at: r.archived_at,
+  };
+}
+
+/** README "Agent names": lower-case letters, digits, `.`, `_`, `-`; 1–64 chars; no leading, trailing or double dot; no `+`. */
+export function normalizeAgentName(raw: string, param = 'name'): string {
+  const name = raw.trim().toLowerCase();
+  if (!NAME_RE.test(name)) {
+    throw Errors.invalidParam(param, `"${raw}" is not a valid agent name: use 1–64 lower-case letters, digits, ".", "_" or "-", starting and ending with a letter or digit ("+" is reserved for plus addresses).`);
+  }
+  return name;
+}
+
+export function workspaceDomain(ctx: AppContext, ws: WorkspaceRow): string {
+  return `${ws.slug}.${ctx.config.agentDomain}`;
+}
+
+function normalizeDomains(list: string[] | undefined, param: string): string[] | undefined {
+  if (list === undefined) return undefined;
+  return [...new Set(list.map((d, i) => {
+    const v = d.trim().toLowerCase().replace(/^@/, '');
+    if (!DOMAIN_RE.test(v)) throw Errors.invalidParam(`${param}[${i}]`, `"${d}" is not a domain name (for example example.com).`);
+    return v;
+  }))];
+}
+
+function checkLimitsAgainstPlan(tier: string, body: { daily_send_limit?: number | null; hourly_send_limit?: number | null }): void {
+  const caps = capsFor(tier);
+  if (body.daily_send_limit != null && body.daily_send_limit > caps.daily) {
+    throw Errors.planLimitExceeded(`daily_send_limit ${body.daily_send_limit} is above the ${tier} plan's daily cap of ${caps.daily}; upgrade the plan or choose a lower limit.`);
+  }
+  if (body.hourly_send_limit != null && body.hourly_send_limit > caps.hourly) {
+    throw Errors.planLimitExceeded(`hourly_send_limit ${body.hourly_send_limit} is above the ${tier} plan's hourly cap of ${caps.hourly}; upgrade the plan or choose a lower limit.`);
+  }
+}
+
+export async function requireWorkspace(ctx: AppContext, id: string): Promise<WorkspaceRow> {
+  const ws = await getWorkspace(ctx.db, id);
+  if (!ws) throw Errors.notFound('workspace', id);
+  return ws;
+}
+
+/** Create an agent row (used by the API and by bootstrap); the caller owns the transaction. */
+export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, body: AgentCreate, testMode: boolean): Promise<AgentRow> {
+  const name = normalizeAgentName(body.name);
+  const domain = workspaceDomain(ctx, ws);
+  const email = `${name}@${domain}`;
+  if (await agentByEmail(tx.db, email)) {
+    throw Errors.agentAddressTaken(email);
+  }
+  const at = isoAt(ctx.clock.now());
+  const row: AgentRow = {
+    id: newId('agt', ctx.clock), workspace_id: ws.id, name, display_name: body.display_name ?? null, email, domain,
+    status: 'active', daily_send_limit: body.daily_send_limit ?? null, hourly_send_limit: body.hourly_send_limit ?? null,
+    classify_inbound: body.classify_inbound ?? true,
+    allowlist_domains: normalizeDomains(body.allowlist_domains, 'allowlist_domains') ?? [],
+    blocklist_domains: normalizeDomains(body.blocklist_domains, 'blocklist_domains') ?? [],
+    created_at: at, updated_at: at, archived_at: null,
+  };
+  await insertAgent(tx.db, row);
+  await emitEvent(ctx, tx, { type: 'agent.created', workspaceId: ws.id, agentId: row.id, testMode, data: { agent: toAgent(row) } });
+  return row;
+}
+
+export async function createAgent(ctx: AppContext, auth: AuthContext, body: AgentCreate): Promise<Agent> {
+  requireUnbound(auth, 'create an agent');
+  if (body.domain !== undefined) {
+    throw Errors.featureDisabled('Agents on custom domains need a verified sending domain; see POST /v1/domains.');
+  }
+  const ws = await requireWorkspace(ctx, auth.workspaceId);
+  checkLimitsAgainstPlan(ws.tier, body);
+  return inTransaction(ctx, async (tx) => {
+    const caps = capsFor(ws.tier);
+    if ((await countLiveAgents(tx.db, ws.id)) >= caps.agents) {
+      throw Errors.planLimitExceeded(`The ${ws.tier} plan allows ${caps.agents} live agents; archive one or upgrade the plan.`);
+    }
+    return toAgent(await insertNewAgent(ctx, tx, ws, body, auth.mode === 'test'));
+  });
+}
+
+export type AgentRefPurpose = 'route' | 'filter' | 'send';
+
+/**
+ * Resolve an agent named by id, name or address (spec: Errors → agent_name_conflict).
+ * Order: the calling key's own agent, then a live agent over an archived one. Two live agents
+ * with the name: a send picks the oldest; routes and filters answer 409. A bound key asking
+ * for another agent: routes 404, filters (and reputation, the simulator) 403.
+ */
+export async function resolveAgent(
+  ctx: AppContext, auth: AuthContext, ref: string, purpose: AgentRefPurpose, param: string | null = 'agent',
+): Promise<AgentRow> {
+  const raw = ref.trim();
+  let candidates: AgentRow[];
+  if (hasPrefix(raw, 'agt')) {
+    const a = await getAgent(ctx.db, auth.workspaceId, raw);
+    candidates = a ? [a] : [];
+  } else if (raw.includes('@')) {
+    const a = await agentByEmail(ctx.db, raw);
+    candidates = a && a.workspace_id === auth.workspaceId ? [a] : [];
+  } else {
+    candidates = await agentsByName(ctx.db, auth.workspaceId, raw.toLowerCase());
+  }
+  if (auth.agentId) {
+    const own = candidates.find((a) => a.id === auth.agentId);
+    if (own) return own;
+    if (candidates.length && purpose === 'filter') {
+      throw Errors.insufficientScope(`This key is bound to agent ${auth.agentId} and cannot act on agent "${raw}".`);
+    }
+    throw Errors.agentNotFound(raw, param);
+  }
+  if (!candidates.length) throw Errors.agentNotFound(raw, param);
+  const live = candidates.filter((a) => a.status !== 'archived');
+  if (live.length > 1) {
+    if (purpose === 'send') return live[0];
+    throw Errors.agentNameConflict(raw, param ?? 'agent');
+  }
+  if (live.length === 1) return live[0];
+  return candidates[candidates.length - 1];
+}
+
+export async function listAgentsPage(ctx: AppContext, auth: AuthContext, q: AgentListQuery): Promise<PageOf<Agent>> {
+  const status = q.status ?? 'live';
+  const statuses = status === 'all' ? null : status === 'live' ? ['active', 'paused'] : [status];
+  const res = await listAgents(ctx.db, auth.workspaceId, { statuses, agentId: auth.agentId }, q);
+  return { data: res.rows.map(toAgent), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+}
+
+export async function getAgentByRef(ctx: AppContext, auth: AuthContext, ref: string): Promise<Agent> {
+  return toAgent(await resolveAgent(ctx, auth, ref, 'route', null));
+}
+
+/** Spec: live_mode_required — a test key changing an agent that has a live key or live mail. */
+async function assertTestKeyMayChange(ctx: AppContext, auth: AuthContext, agent: AgentRow, what: string): Promise<void> {
+  if (auth.mode !== 'test') return;
+  if ((await agentHasLiveKey(ctx.db, agent.id)) || (await agentHasLiveThreads(ctx.db, agent.id))) {
+    throw Errors.liveModeRequired(`${what} agent ${agent.name}, which has a live key or live mail`);
+  }
+}
+
+export async function updateAgentByRef(ctx: AppContext, auth: AuthContext, ref: string, body: AgentUpdate): Promise<Agent> {
+  const agent = await resolveAgent(ctx, auth, ref, 'route', null);
+  const touchesPolicy = ['daily_send_limit', 'hourly_send_limit', 'allowlist_domains', 'blocklist_domains']
+    .filter((k) => (body as Record<string, unknown>)[k] !== undefined);
+  if (auth.agentId && touchesPolicy.length) requireUnbound(auth, `change its own ${touchesPolicy.join(', ')}`);
+  if (agent.status === 'archived') throw Errors.agentArchived(agent.id);
+  await assertTestKeyMayChange(ctx, auth, agent, 'change');
+  const ws = await requireWorkspace(ctx, auth.workspaceId);
+  checkLimitsAgainstPlan(ws.tier, body);
+  const at = isoAt(ctx.clock.now());
+  const patch: Partial<AgentRow> = { updated_at: at };
+  if (body.status !== undefined) patch.status = body.status;
+  if (body.display_name !== undefined) patch.display_name = body.display_name;
+  if (body.daily_send_limit !== undefined) patch.daily_send_limit = body.daily_send_limit;
+  if (body.hourly_send_limit !== undefined) patch.hourly_send_limit = body.hourly_send_limit;
+  if (body.classify_inbound !== undefined) patch.classify_inbound = body.classify_inbound;
+  if (body.allowlist_domains !== undefined) patch.allowlist_domains = normalizeDomains(body.allowlist_domains, 'allowlist_domains');
+  if (body.blocklist_domains !== undefined) patch.blocklist_domains = normalizeDomains(body.blocklist_domains, 'blocklist_domains');
+  return inTransaction(ctx, async (tx) => {
+    await updateAgent(tx.db, agent.id, patch);
+    const updated = { ...agent, ...patch } as AgentRow;
+    if (body.status && body.status !== agent.status) {
+      await emitEvent(ctx, tx, {
+        type: body.status === 'paused' ? 'agent.paused' : 'agent.resumed', workspaceId: agent.workspace_id,
+        agentId: agent.id, testMode: auth.mode === 'test', data: { agent: toAgent(updated) },
+      });
+    }
+    return toAgent(updated);
+  });
+}
+
+export async function archiveAgentByRef(ctx: AppContext, auth: AuthContext, ref: string): Promise<{ id: string; status: 'archived'; archived_at: string }> {
+  const agent = await resolveAgent(ctx, auth, ref, 'route', null);
+  if (agent.status === 'archived') throw Errors.agentArchived(agent.id);
+  await assertTestKeyMayChange(ctx, auth, agent, 'archive');
+  const at = isoAt(ctx.clock.now());
+  return inTransaction(ctx, async (tx) => {
+    await updateAgent(tx.db, agent.id, { status: 'archived', archived_at: at, updated_at: at });
+    await emitEvent(ctx, tx, {
+      type: 'agent.archived', workspaceId: agent.workspace_id, agentId: agent.id, testMode: auth.mode === 'test',
+      data: { agent: toAgent({ ...agent, status: 'archived', archived_at: at, updated_at: at }) },
+    });
+    return { id: agent.id, status: 'archived' as const, archived_at: at };
+  });
+}

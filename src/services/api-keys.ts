@@ -1,0 +1,94 @@
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../contract/api-keys.js';
+import type { ListQuery, PageOf, Scope } from '../contract/common.js';
+import { getApiKey, insertApiKey, listApiKeys, setApiKeyFields, type ApiKeyRow } from '../db/repos/api-keys.js';
+import { Errors } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import type { AppContext, AuthContext } from './context.js';
+import { generateKey } from './auth.js';
+import { resolveAgent } from './agents.js';
+
+export function toApiKey(r: ApiKeyRow): ApiKey {
+  return {
+    id: r.id, object: 'api_key', prefix: r.prefix, name: r.name, mode: r.mode, scopes: r.scopes, agent_id: r.agent_id,
+    last_used_at: r.last_used_at, expires_at: r.expires_at, revoked_at: r.revoked_at, created_at: r.created_at,
+  };
+}
+
+export interface NewKeySpec {
+  workspaceId: string;
+  name: string;
+  mode: 'live' | 'test';
+  scopes: Scope[];
+  agentId: string | null;
+  expiresAt: string | null;
+  createdByKeyId: string | null;
+}
+
+/** Insert a key and return it with its plaintext, which is never stored (only its SHA-256). */
+export async function insertNewKey(ctx: AppContext, db: AppContext['db'], spec: NewKeySpec): Promise<ApiKeyCreated> {
+  const { key, prefix, hash } = generateKey(spec.mode);
+  const row: ApiKeyRow = {
+    id: newId('key', ctx.clock), workspace_id: spec.workspaceId, name: spec.name, prefix, key_hash: hash, mode: spec.mode,
+    scopes: spec.scopes, agent_id: spec.agentId, created_by_key_id: spec.createdByKeyId, last_used_at: null,
+    expires_at: spec.expiresAt, revoked_at: null, created_at: isoAt(ctx.clock.now()),
+  };
+  await insertApiKey(db, row);
+  return { ...toApiKey(row), key };
+}
+
+/** Spec: Authentication rule 5 — a key made by another key cannot exceed its maker. */
+export async function createApiKey(ctx: AppContext, auth: AuthContext, body: ApiKeyCreate): Promise<ApiKeyCreated> {
+  const lacking = body.scopes.filter((s) => !auth.scopes.includes(s));
+  if (lacking.length) {
+    throw Errors.insufficientScope(`A key cannot grant scopes it does not hold; this key lacks ${lacking.join(', ')}.`);
+  }
+  if (auth.mode === 'test' && body.mode === 'live') {
+    throw Errors.insufficientScope('A test key can only create test keys.');
+  }
+  let agentId: string | null = null;
+  if (body.agent_id) {
+    const agent = await resolveAgent(ctx, auth, body.agent_id, 'route', 'agent_id');
+    if (agent.status === 'archived') throw Errors.agentArchived(agent.id);
+    agentId = agent.id;
+  }
+  if (auth.agentId) {
+    if (agentId && agentId !== auth.agentId) {
+      throw Errors.insufficientScope(`This key is bound to agent ${auth.agentId}; it can only create keys bound to the same agent.`);
+    }
+    agentId = auth.agentId;
+  }
+  const now = ctx.clock.now();
+  let expiresAt: string | null = null;
+  if (body.expires_at) {
+    const t = Date.parse(body.expires_at);
+    if (!Number.isFinite(t)) throw Errors.invalidParam('expires_at', '`expires_at` must be an ISO 8601 timestamp.');
+    if (t <= now) throw Errors.invalidParam('expires_at', '`expires_at` must be in the future.');
+    expiresAt = isoAt(t);
+  }
+  if (auth.expiresAt) {
+    if (expiresAt && Date.parse(expiresAt) > Date.parse(auth.expiresAt)) {
+      throw Errors.insufficientScope(`A key cannot outlive its maker; this key expires at ${auth.expiresAt}.`);
+    }
+    expiresAt ??= auth.expiresAt;
+  }
+  return insertNewKey(ctx, ctx.db, {
+    workspaceId: auth.workspaceId, name: body.name, mode: body.mode, scopes: body.scopes, agentId, expiresAt,
+    createdByKeyId: auth.keyId,
+  });
+}
+
+export async function listApiKeysPage(ctx: AppContext, auth: AuthContext, q: ListQuery): Promise<PageOf<ApiKey>> {
+  const res = await listApiKeys(ctx.db, auth.workspaceId, auth.agentId, q);
+  return { data: res.rows.map(toApiKey), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+}
+
+export async function revokeApiKey(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; revoked_at: string }> {
+  const row = await getApiKey(ctx.db, auth.workspaceId, id);
+  if (!row) throw Errors.notFound('API key', id);
+  if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
+  if (auth.mode === 'test' && row.mode === 'live') throw Errors.liveModeRequired('revoke a live key');
+  const at = isoAt(ctx.clock.now());
+  await setApiKeyFields(ctx.db, row.id, { revoked_at: at });
+  return { id: row.id, revoked_at: at };
+}

@@ -1,0 +1,69 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { apiKeyByHash, setApiKeyFields } from '../db/repos/api-keys.js';
+import { Errors } from '../shared/errors.js';
+import { isoAt, MINUTE } from '../shared/clock.js';
+import type { ScopeRule } from '../contract/route.js';
+import type { Mode, Scope } from '../contract/common.js';
+import type { AppContext, AuthContext } from './context.js';
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateKey(mode: Mode): { key: string; prefix: string; hash: string } {
+  const key = `mk_${mode}_${randomBytes(16).toString('hex')}`;
+  return { key, prefix: key.slice(0, 12), hash: hashKey(key) };
+}
+
+/** last_used_at is written at most once a minute per key, so reads do not each cost a write. */
+const LAST_USED_GRANULARITY = MINUTE;
+
+/** Spec: Authentication. Bearer only; no query-string key, no other header. */
+export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthContext> {
+  if (!authorization || !authorization.trim()) throw Errors.missingAuthorization();
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
+  if (!m) throw Errors.invalidApiKey('The Authorization header must be `Bearer <API_KEY>`; no other scheme is accepted.');
+  const token = m[1];
+  if (token.startsWith('moa_')) throw Errors.invalidAccessToken();
+  const row = await apiKeyByHash(ctx.db, hashKey(token));
+  if (!row) throw Errors.invalidApiKey();
+  const now = ctx.clock.now();
+  if (row.revoked_at) throw Errors.revokedApiKey(row.revoked_at);
+  if (row.expires_at && Date.parse(row.expires_at) <= now) throw Errors.expiredApiKey(row.expires_at);
+  if (!row.last_used_at || now - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY) {
+    await setApiKeyFields(ctx.db, row.id, { last_used_at: isoAt(now) });
+  }
+  return {
+    keyId: row.id,
+    workspaceId: row.workspace_id,
+    mode: row.mode,
+    scopes: row.scopes,
+    agentId: row.agent_id,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function hasScope(auth: AuthContext, scope: Scope): boolean {
+  return auth.scopes.includes(scope);
+}
+
+/** Spec: Scopes. A key with no scopes authenticates and is authorised for nothing. */
+export function authorize(auth: AuthContext, rule: ScopeRule, action: string): void {
+  if (rule === null || rule === 'public') return;
+  const missing = (need: Scope[]) => need.filter((s) => !auth.scopes.includes(s));
+  if (typeof rule === 'string') {
+    if (!auth.scopes.includes(rule)) throw Errors.insufficientScope(`This key lacks the \`${rule}\` scope needed to ${action}.`);
+  } else if ('anyOf' in rule) {
+    if (!rule.anyOf.some((s) => auth.scopes.includes(s))) {
+      throw Errors.insufficientScope(`To ${action} this key needs one of the scopes: ${rule.anyOf.join(', ')}.`);
+    }
+  } else {
+    const lack = missing(rule.allOf);
+    if (lack.length) throw Errors.insufficientScope(`To ${action} this key needs the scopes ${rule.allOf.join(' and ')}; it lacks ${lack.join(', ')}.`);
+  }
+}
+
+/** Spec: Agent-bound keys → 403 insufficient_scope for the listed actions. */
+export function requireUnbound(auth: AuthContext, action: string): void {
+  if (auth.agentId) throw Errors.insufficientScope(`An agent-bound key cannot ${action}; use a key that is not bound to an agent.`);
+}

@@ -1,0 +1,73 @@
+import { EventEmitter } from 'node:events';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Event } from '../contract/events.js';
+import type { Mode, Scope } from '../contract/common.js';
+
+/** What services need of the configuration (the daemon's Config carries more). */
+export interface ServiceConfig {
+  /** Agent addresses are <name>@<workspace_slug>.<agentDomain>; the test domain is test.<agentDomain>. */
+  agentDomain: string;
+  /** Public base URL of this daemon (raw_url, unsubscribe links). */
+  publicUrl: string;
+  /** Price charged per live message, USD (cost_usd). */
+  priceUsdPerMessage: number;
+  /** SMTP relay URL for mail to outside addresses, or null (live external sends answer 503). */
+  relayUrl: string | null;
+  /** Allow webhook URLs on private / loopback addresses. */
+  allowPrivateWebhooks: boolean;
+  dataDir: string;
+  version: string;
+}
+
+/** In-process notification of committed events (the live stream and the delivery worker listen). */
+export class EventBus extends EventEmitter {
+  publish(event: Event): void {
+    this.emit('event', event);
+  }
+}
+
+export interface AppContext {
+  config: ServiceConfig;
+  db: Kysely<Database>;
+  clock: Clock;
+  log: Logger;
+  bus: EventBus;
+}
+
+/** The authenticated caller (an API key), as every service sees it. */
+export interface AuthContext {
+  keyId: string;
+  workspaceId: string;
+  mode: Mode;
+  scopes: Scope[];
+  agentId: string | null;
+  expiresAt: string | null;
+}
+
+/** A unit of work: the transaction plus callbacks to run once it has committed. */
+export interface Tx {
+  db: Kysely<Database>;
+  afterCommit(fn: () => void): void;
+}
+
+/**
+ * Run fn in one short transaction. An event row, its webhook delivery rows and the change
+ * that caused them commit together; bus notifications run only after the commit.
+ */
+export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const after: (() => void)[] = [];
+  const result = await ctx.db.transaction().execute(async (trx: Transaction<Database>) =>
+    fn({ db: trx, afterCommit: (f) => after.push(f) }),
+  );
+  for (const f of after) {
+    try {
+      f();
+    } catch (err) {
+      ctx.log.error({ err }, 'after-commit callback failed');
+    }
+  }
+  return result;
+}

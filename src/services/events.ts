@@ -1,0 +1,82 @@
+import type { Event, EventType } from '../contract/events.js';
+import { WILDCARD_EXCLUDED } from '../contract/events.js';
+import { insertEvent } from '../db/repos/events.js';
+import { newId } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import type { AppContext, Tx } from './context.js';
+
+export interface ClassificationFields {
+  intent: string;
+  urgency: number;
+  injection_score: number;
+  injection_categories: string[];
+  sender_reputation: number;
+  entities: Record<string, unknown>;
+  classifier_model: string;
+}
+
+export interface EmitInput {
+  type: EventType;
+  workspaceId: string;
+  agentId?: string | null;
+  threadId?: string | null;
+  sourceMessageId?: string | null;
+  testMode: boolean;
+  classification?: ClassificationFields;
+  quarantined?: boolean;
+  data: Record<string, unknown>;
+}
+
+/** Does an endpoint subscribed to `subscribed` receive `type`? (spec: Webhook endpoint → event_types). */
+export function endpointWants(subscribed: string[], type: string): boolean {
+  if (subscribed.includes(type)) return true;
+  return subscribed.includes('*') && !(WILDCARD_EXCLUDED as readonly string[]).includes(type);
+}
+
+/**
+ * Write one event in the caller's transaction, with a pending delivery row for every webhook
+ * endpoint of the workspace that wants it (paused endpoints too: they are delivered once the
+ * endpoint is active again). Subscribers of the bus hear of it only after the commit.
+ */
+export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Promise<Event> {
+  const now = ctx.clock.now();
+  const event: Event = {
+    id: newId('evt', ctx.clock),
+    object: 'event',
+    type: input.type,
+    workspace_id: input.workspaceId,
+    agent_id: input.agentId ?? null,
+    thread_id: input.threadId ?? null,
+    source_message_id: input.sourceMessageId ?? null,
+    ...(input.classification ?? {}),
+    ...(input.quarantined !== undefined ? { quarantined: input.quarantined } : {}),
+    test_mode: input.testMode,
+    data: input.data,
+    created_at: isoAt(now),
+  };
+  await insertEvent(tx.db, event);
+
+  const endpoints = await tx.db.selectFrom('webhook_endpoints').select(['id', 'event_types'])
+    .where('workspace_id', '=', input.workspaceId).where('deleted_at', 'is', null).execute();
+  const wanted = endpoints.filter((e) => endpointWants(JSON.parse(e.event_types) as string[], event.type));
+  if (wanted.length) {
+    const at = isoAt(now);
+    await tx.db.insertInto('webhook_deliveries').values(wanted.map((e) => ({
+      id: newId('whd', ctx.clock),
+      workspace_id: input.workspaceId,
+      webhook_endpoint_id: e.id,
+      event_id: event.id,
+      attempt_number: 0,
+      status: 'pending',
+      http_status: null,
+      response_body_excerpt: null,
+      last_error: null,
+      next_retry_at: at,
+      delivered_at: null,
+      created_at: at,
+      updated_at: at,
+    }))).execute();
+  }
+  tx.afterCommit(() => ctx.bus.publish(event));
+  return event;
+}

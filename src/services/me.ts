@@ -1,0 +1,26 @@
+import type { Me, Workspace } from '../contract/me.js';
+import { getApiKey } from '../db/repos/api-keys.js';
+import { getAgent } from '../db/repos/agents.js';
+import type { WorkspaceRow } from '../db/repos/workspaces.js';
+import { Errors } from '../shared/errors.js';
+import type { AppContext, AuthContext } from './context.js';
+import { toAgent, requireWorkspace } from './agents.js';
+
+export function toWorkspace(w: WorkspaceRow): Workspace {
+  return { id: w.id, slug: w.slug, display_name: w.display_name, tier: w.tier as Workspace['tier'], tier_status: w.tier_status };
+}
+
+export async function getMe(ctx: AppContext, auth: AuthContext): Promise<Me> {
+  const key = await getApiKey(ctx.db, auth.workspaceId, auth.keyId);
+  if (!key) throw Errors.invalidApiKey();
+  const ws = await requireWorkspace(ctx, auth.workspaceId);
+  const agent = auth.agentId ? await getAgent(ctx.db, auth.workspaceId, auth.agentId) : undefined;
+  return {
+    api_key: {
+      id: key.id, prefix: key.prefix, name: key.name, mode: key.mode, scopes: key.scopes, agent_id: key.agent_id,
+      last_used_at: key.last_used_at, created_at: key.created_at,
+    },
+    workspace: toWorkspace(ws),
+    agent: agent ? toAgent(agent) : null,
+  };
+}

@@ -1,0 +1,108 @@
+import { findRefThread, getThread, insertRef, insertThread, updateThread, type ThreadRow } from '../db/repos/threads.js';
+import { newId } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import type { AppContext, Tx } from './context.js';
+import { emitEvent } from './events.js';
+
+/** `Re: Re: Fwd: Hello` → `hello`, for grouping and for never writing `Re: Re:`. */
+export function normalizeSubject(subject: string): string {
+  return subject.replace(/^(\s*(re|fwd?|aw|wg|sv|vs|antw|tr|rv)(\[\d+\])?\s*:\s*)+/i, '').trim().toLowerCase();
+}
+
+/** `<abc@x>` → `abc@x` (Message-IDs are compared without angle brackets). */
+export function bareMessageId(id: string): string {
+  return id.trim().replace(/^<|>$/g, '').trim();
+}
+
+export interface ThreadAssignment {
+  workspaceId: string;
+  agentId: string;
+  subject: string;
+  direction: 'outbound' | 'inbound';
+  messageId: string;
+  /** This message's own RFC Message-ID (with or without brackets). */
+  rfcMessageId: string | null;
+  inReplyTo?: string | null;
+  references?: string[];
+  /** A thread the caller already knows (replies and forwards by API id). */
+  threadId?: string | null;
+  participants: string[];
+  testMode: boolean;
+  at: number;
+}
+
+export interface ThreadResult {
+  threadId: string;
+  created: boolean;
+  /** The message this one answers, when found by In-Reply-To/References. */
+  answers: { message_id: string; direction: string } | null;
+}
+
+/**
+ * Start or continue a thread (compat.md: Thread) and record the message's Message-ID so later
+ * mail can thread on it. Emits thread.created / thread.updated in the caller's transaction.
+ */
+export async function assignThread(ctx: AppContext, tx: Tx, a: ThreadAssignment): Promise<ThreadResult> {
+  const candidates = [a.inReplyTo ?? '', ...[...(a.references ?? [])].reverse()].map(bareMessageId).filter(Boolean);
+  const hit = await findRefThread(tx.db, a.agentId, candidates);
+  let thread: ThreadRow | undefined;
+  const knownId = a.threadId ?? hit?.thread_id;
+  if (knownId) {
+    thread = await getThread(tx.db, a.workspaceId, knownId);
+    if (thread && (thread.deleted_at || thread.agent_id !== a.agentId)) thread = undefined;
+  }
+  const at = isoAt(a.at);
+  const participants = [...new Set(a.participants.map((p) => p.toLowerCase()))];
+  let created = false;
+  if (!thread) {
+    created = true;
+    thread = {
+      id: newId('thrd', ctx.clock),
+      workspace_id: a.workspaceId,
+      agent_id: a.agentId,
+      subject: a.subject,
+      normalized_subject: normalizeSubject(a.subject),
+      status: 'open',
+      labels: [],
+      participants,
+      message_count: 1,
+      last_message_at: at,
+      has_live: !a.testMode,
+      trashed_at: null,
+      deleted_at: null,
+      created_at: at,
+      updated_at: at,
+    };
+    await insertThread(tx.db, thread);
+  } else {
+    const merged = [...new Set([...thread.participants, ...participants])];
+    thread = {
+      ...thread,
+      participants: merged,
+      message_count: thread.message_count + 1,
+      last_message_at: at > thread.last_message_at ? at : thread.last_message_at,
+      has_live: thread.has_live || !a.testMode,
+      // New mail brings a closed or trashed conversation back.
+      status: thread.status === 'archived' || thread.status === 'closed' ? 'open' : thread.status,
+      trashed_at: null,
+      updated_at: at,
+    };
+    await updateThread(tx.db, thread.id, {
+      participants: thread.participants, message_count: thread.message_count, last_message_at: thread.last_message_at,
+      has_live: thread.has_live, status: thread.status, trashed_at: null, updated_at: at,
+    });
+  }
+  if (a.rfcMessageId) {
+    await insertRef(tx.db, {
+      agent_id: a.agentId, rfc_message_id: bareMessageId(a.rfcMessageId), workspace_id: a.workspaceId,
+      message_id: a.messageId, thread_id: thread.id, direction: a.direction, created_at: at,
+    });
+  }
+  await emitEvent(ctx, tx, {
+    type: created ? 'thread.created' : 'thread.updated',
+    workspaceId: a.workspaceId, agentId: a.agentId, threadId: thread.id, sourceMessageId: a.messageId,
+    testMode: a.testMode,
+    data: { thread_id: thread.id, subject: thread.subject, message_count: thread.message_count, last_message_at: thread.last_message_at, status: thread.status },
+  });
+  return { threadId: thread.id, created, answers: hit ? { message_id: hit.message_id, direction: hit.direction } : null };
+}
