@@ -1,4 +1,8 @@
 import type { Kysely } from 'kysely';
+import type { OutboundTables } from './tables/outbound.js';
+import type { InboundTables } from './tables/inbound.js';
+import type { WebhookTables } from './tables/webhooks.js';
+import type { ResourceTables } from './tables/resources.js';
 
 /**
  * Table types. Portable on purpose (SQLite today, PostgreSQL later): timestamps are ISO 8601
@@ -125,10 +129,10 @@ export interface WebhookDeliveriesTable {
 }
 
 /**
- * Feature issues add their tables here (each in its own interface block) and in their own
- * migration file listed in migrations/index.ts.
+ * Feature areas add their tables in db/tables/<area>.ts and their own migration file
+ * (listed in migrations/index.ts).
  */
-export interface Database {
+export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables {
   workspaces: WorkspacesTable;
   agents: AgentsTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,223 @@
+// Outbound cold-email screen and appeal review (spec: Messages → appeal,
+// compat.md: classifier_warning). Score 0 = clearly transactional, 1 =
+// clearly cold. Learned `cold` + `spam` models, plus named rule signals that
+// both move the score and explain the decision.
+import { htmlToText, scanInvisible, bounded } from './text.js';
+import { modelProb } from './intent.js';
+
+export type ColdReason = 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear';
+export interface OutboundInput {
+  subject: string;
+  text?: string | null;
+  html?: string | null;
+  to: string[];
+  /** reply or forward of an existing conversation */
+  isReply: boolean;
+}
+export interface ScreenResult {
+  score: number;
+  reason: ColdReason;
+  blocked: boolean;
+  appealable: boolean;
+  signals: string[];
+  message: string;
+}
+export type AppealOutcome = 'overturned' | 'upheld' | 'not_appealable' | 'not_blocked';
+export interface AppealResult {
+  outcome: AppealOutcome;
+  review_score?: number;
+  reason?: string;
+  message: string;
+}
+
+/** Content scoring at or above this is refused. */
+export const BLOCK_THRESHOLD = 0.8;
+/** An appeal is overturned when the second look scores below this. */
+export const REVIEW_THRESHOLD = 0.8;
+/** Recipients at or above this count are bulk. */
+export const BULK_RECIPIENTS = 25;
+
+interface Signal {
+  id: string;
+  w: number; // logit contribution
+  kind: 'cold' | 'bulk' | 'spam' | 'prohibited' | 'tx';
+  re?: RegExp;
+  hint: string;
+}
+
+const SIGNALS: Signal[] = [
+  { id: 'cold_opener', kind: 'cold', w: 0.9, re: /\b(i came across (your|you)|i hope (this|my) (e-?mail|message|note) finds you|i noticed (that )?(you|your)|i('ve| have) been following (your|you)|my name is \w+ (and|from)|i('m| am) reaching out (because|to)|i wanted to (reach out|introduce)|apologies for the cold (e-?mail|outreach)|we have(n't| not) met|hope your (week|day) is)\b/, hint: 'an introduction to someone who never wrote to you' },
+  { id: 'value_pitch', kind: 'cold', w: 0.8, re: /\b(we help (companies|teams|businesses|brands|startups|founders|agencies|b2b)|our (clients|customers) (typically |usually )?(see|save|get|achieve)|(increase|boost|double|triple|grow) your (revenue|sales|pipeline|traffic|conversions?|leads)|at a fraction of the cost|(qualified|sales) (meetings|appointments|leads)|we (are|'re) an? (agency|studio|firm|consultancy))\b/, hint: 'a sales pitch (what you offer, results promised)' },
+  { id: 'meeting_ask', kind: 'cold', w: 0.7, re: /\b(\d{1,2}|fifteen|ten|twenty)[- ]?min(ute)?s?\b[^.\n]{0,30}\b(call|chat|meeting|demo)|hop on a (quick )?call|open to a (quick |short )?(call|chat|conversation)|worth a (quick )?(chat|call|conversation)|(book|schedule|grab) (a )?(time|demo|call)|free (demo|audit|consultation|trial)|calendly\.com|are you the right person|who (would be|is) the right person/, hint: 'a request for a call or demo' },
+  { id: 'followup_bump', kind: 'cold', w: 0.8, re: /\b(bumping this|bump(ing)? (this )?to the top|following up on my (last|previous|earlier) (e-?mail|note|message)|circling back|haven'?t heard back|last (try|attempt)|close your file)\b/, hint: 'a chase-up of an unanswered pitch' },
+  { id: 'social_proof', kind: 'cold', w: 0.4, re: /\b(companies like|trusted by|rated [\d.]+ (on|out)|we('ve| have) (already )?helped \d+|\d+\+? (companies|startups|clients|brands) (use|trust)|(clients|customers) (like|such as))\b/, hint: 'social proof aimed at a stranger' },
+  { id: 'cold_intl', kind: 'cold', w: 0.9, re: /(hätten sie [^.?\n]{0,30}zeit|kurzes? (gespräch|telefonat)|ich bin auf ihr profil|seriez-vous disponible pour un|je me permets de vous contacter|un (court|bref) (appel|échange)|¿tendrías \d+ minutos|una llamada rápida|agendar una breve reunión|podemos marcar uma conversa|kort gesprek|breve chiamata)/, hint: 'an introduction or call request (non-English)' },
+  { id: 'bulk_footer', kind: 'bulk', w: 1.2, re: /\b(unsubscribe|you are receiving this (e-?mail|message) because|to stop receiving|opt[- ]out|manage (your )?(e-?mail )?preferences|update your (e-?mail )?preferences|no longer wish to receive)\b/, hint: 'mailing-list wording (unsubscribe, preferences)' },
+  { id: 'merge_tags', kind: 'bulk', w: 2.0, re: /\{\{\s*\w+\s*\}\}|\{\s*(first_?name|firstname|name|company|company_name)\s*\}|\[(first ?name|name|company)\]|\*\|[A-Z_]+\|\*|%(first_?name|firstname)%/i, hint: 'unfilled mail-merge fields' },
+  { id: 'promo', kind: 'bulk', w: 0.8, re: /\b(\d{1,2}% off|shop now|limited time (offer|only)|sale ends|use code [A-Z0-9]{3,}|buy now|order now|free shipping on|exclusive offer|act now|don'?t miss out|while supplies last)\b/i, hint: 'promotional offer wording' },
+  { id: 'tracking_params', kind: 'bulk', w: 0.4, re: /[?&]utm_(source|medium|campaign)=/, hint: 'campaign tracking links' },
+  { id: 'spam_phrases', kind: 'spam', w: 1.5, re: /\b(100% (free|guaranteed)|risk[- ]free|no credit check|earn \$?\d[\d,]* (per|a) (day|week)|work from home and earn|make money fast|you have been selected|congratulations,? you (won|have won)|claim your (prize|reward)|double your (money|bitcoin|crypto)|miracle|lose \d+ (lbs|pounds|kg))\b/, hint: 'spam wording' },
+  { id: 'prohibited_list', kind: 'prohibited', w: 3.0, re: /\b(purchased|bought|scraped|rented) (your )?(e-?mail )?(list|address|contact)|(e-?mail|contact|leads?) lists? (for sale|to buy)|verified (b2b )?(e-?mail )?leads? (list|database)|(\d+ ?(million|k|000)) (verified )?(e-?mail )?(contacts|addresses|leads)\b/, hint: 'purchased or scraped contact lists' },
+  { id: 'prohibited_content', kind: 'prohibited', w: 3.0, re: /\b(viagra|cialis|casino bonus|online casino|payday loans?|guaranteed (returns|profit|income)|investment opportunity with guaranteed|(double|triple) your (bitcoin|crypto|investment)|adult (content|dating)|escort service|replica (watches|handbags)|verify your (account|password) (now|immediately|within \d+ hours) (or|to avoid)|your account will be (suspended|closed|deleted) (unless|if you do not))\b/, hint: 'prohibited content (pharma, gambling, get-rich, phishing)' },
+  // transactional evidence
+  { id: 'order_reference', kind: 'tx', w: -1.6, re: /\b(order|invoice|receipt|booking|reservation|confirmation|ticket|case|account|contract|policy|bestell|commande|pedido|fatura|factura|rechnung)\s*(number|no\.?|nr\.?|#|n[°º]|id|:)\s*[:#]?\s*[A-Z0-9-]*\d[A-Z0-9-]*/i, hint: 'an order, invoice, booking or ticket reference' },
+  { id: 'account_action', kind: 'tx', w: -1.8, re: /\b(reset (your )?password|password reset|verification code|your (login|sign-?in|security) code|confirm your (e-?mail|account|address)|your (order|subscription|account|plan|booking|reservation|payment|invoice|refund|package|shipment|receipt|trial) (has|is|was|will|renew)|has (been )?shipped|tracking number|amount (due|paid)|payment (received|failed|confirmation)|you requested|you (signed|have signed) up|thanks for (signing up|your (order|purchase|payment|reply|message|email|patience))|as (we )?discussed|per our (call|conversation|meeting)|great (speaking|talking|chatting) with you|following up on (our|the) (call|meeting|conversation)|passwort zurücksetzen|ihre bestellung|votre commande|tu pedido|código de verificación|sua fatura)\b/, hint: 'an account, order or follow-up of an existing conversation' },
+  { id: 'attachment_ref', kind: 'tx', w: -0.6, re: /\b(attached (is|are|please find)|please find attached|i('ve| have) attached|see attached)\b/, hint: 'a document the recipient expects' },
+];
+
+const PITCH_WORDS = /\b(we help|our (platform|solution|agency|service)|book a demo|free (audit|trial|demo)|increase your|save \d+%)\b/;
+
+function outboundText(input: OutboundInput): { text: string; hidden: string } {
+  const subject = bounded(input?.subject ?? '', 2000);
+  let text = bounded(input?.text ?? '');
+  let hidden = '';
+  const html = bounded(input?.html ?? '', 128 * 1024);
+  if (html) {
+    const h = htmlToText(html);
+    if (!text.trim()) text = h.visible;
+    hidden = h.hidden;
+  }
+  const inv = scanInvisible(subject + '\n' + text);
+  return { text: inv.clean.slice(0, 16 * 1024), hidden: (hidden + ' ' + inv.tagText).trim() };
+}
+
+interface Analysis {
+  score: number;
+  z: number;
+  fired: Signal[];
+  pCold: number;
+  pSpam: number;
+  recipients: number;
+  isReply: boolean;
+}
+
+function logit(p: number): number {
+  const q = Math.min(0.999, Math.max(0.001, p));
+  return Math.log(q / (1 - q));
+}
+
+function sigmoid(z: number): number {
+  return 1 / (1 + Math.exp(-z));
+}
+
+function analyse(input: OutboundInput): Analysis {
+  const { text, hidden } = outboundText(input);
+  const lower = text.toLowerCase();
+  const all = hidden ? lower + '\n' + hidden.toLowerCase() : lower;
+  const pCold = modelProb('cold', lower, 6000);
+  const pSpam = modelProb('spam', lower, 4000);
+  const to = Array.isArray(input?.to) ? input.to : [];
+  const recipients = to.length;
+  const isReply = input?.isReply === true;
+  const fired: Signal[] = [];
+  for (const s of SIGNALS) if (s.re && s.re.test(s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all)) fired.push(s);
+  if (recipients >= BULK_RECIPIENTS) fired.push({ id: 'many_recipients', kind: 'bulk', w: recipients >= 100 ? 2.5 : 1.2, hint: `${recipients} recipients on one message` });
+  if (isReply) fired.push({ id: 'existing_conversation', kind: 'tx', w: -2.5, hint: 'a reply in an existing conversation' });
+
+  // The learned model carries most of the weight; rules add and explain.
+  let z = 1.1 * logit(pCold) - 0.4;
+  if (pSpam > 0.9) z += 0.8 * (logit(pSpam) - logit(0.9));
+  for (const s of fired) z += s.w;
+  // Transactional evidence outweighs a stray "call" or "demo" mention.
+  const tx = fired.filter((s) => s.kind === 'tx').length;
+  if (tx >= 2) z -= 0.8;
+  const score = sigmoid(z);
+  return { score, z, fired, pCold, pSpam, recipients, isReply };
+}
+
+function round3(x: number): number {
+  return Math.round((Number.isFinite(x) ? x : 0) * 1000) / 1000;
+}
+
+function decide(a: Analysis): ScreenResult {
+  const cold = a.fired.filter((s) => s.kind === 'cold');
+  const bulk = a.fired.filter((s) => s.kind === 'bulk');
+  const prohibited = a.fired.filter((s) => s.kind === 'prohibited');
+  const tx = a.fired.filter((s) => s.kind === 'tx');
+  const signals = a.fired.filter((s) => s.kind !== 'tx').map((s) => s.id);
+  if (a.pCold >= 0.5) signals.push('model_cold');
+  if (a.pSpam >= 0.9) signals.push('model_spam');
+
+  let reason: ColdReason;
+  if (prohibited.length || (a.pSpam >= 0.97 && a.fired.some((s) => s.kind === 'spam'))) reason = 'spam';
+  else if (bulk.length && (bulk.reduce((t, s) => t + s.w, 0) >= cold.reduce((t, s) => t + s.w, 0) || a.recipients >= BULK_RECIPIENTS)) reason = 'bulk_marketing';
+  else if (cold.length || a.pCold >= 0.5) reason = 'cold_outreach';
+  else if (a.pSpam >= 0.9) reason = 'spam';
+  else reason = 'unclear';
+
+  const bulkFixed = bulk.some((s) => s.id === 'merge_tags' || (s.id === 'many_recipients' && a.recipients >= 100)) || (bulk.length >= 2 && tx.length === 0);
+  const multiSignalCold = cold.length >= 3 && a.pCold >= 0.8 && !a.isReply && tx.length === 0;
+  let blocked = a.score >= BLOCK_THRESHOLD;
+  let fixed = false;
+  if (prohibited.length) {
+    blocked = true;
+    fixed = true;
+  } else if (blocked && (bulkFixed || multiSignalCold)) fixed = true;
+
+  const score = round3(prohibited.length ? Math.max(a.score, 0.99) : a.score);
+  const firedText = a.fired.filter((s) => s.kind !== 'tx').map((s) => s.hint);
+  if (a.pCold >= 0.5) firedText.push('the learned model reads it as a cold pitch');
+  let message: string;
+  if (!blocked) {
+    message = `Allowed (score ${score}${tx.length ? `; transactional evidence: ${tx.map((s) => s.hint).join('; ')}` : ''}).`;
+  } else {
+    const what = reason === 'bulk_marketing' ? 'bulk marketing' : reason === 'spam' ? 'spam or prohibited content' : reason === 'cold_outreach' ? 'cold outreach' : 'unsolicited mail';
+    const fix =
+      reason === 'spam'
+        ? 'This content cannot be sent from an agent address.'
+        : reason === 'bulk_marketing'
+          ? 'Would pass: one message to one recipient who asked for it (an order, account or support message), without mailing-list footers, merge fields or promotional offers.'
+          : 'Would pass: a reply in an existing conversation, or mail the recipient asked for (an order, account, booking or support message, or a follow-up to a conversation you already had) without a sales pitch or meeting request to a stranger.';
+    message = `Refused as ${what} (score ${score}). Fired: ${firedText.join('; ') || 'the overall wording'}. ${fix}${fixed ? ' This is a fixed-policy block and cannot be appealed.' : ' You can appeal if this is mail the recipient expects.'}`;
+  }
+  return { score, reason, blocked, appealable: blocked && !fixed, signals, message };
+}
+
+export function screenOutbound(input: OutboundInput): ScreenResult {
+  try {
+    return decide(analyse(input));
+  } catch {
+    return { score: 0.5, reason: 'unclear', blocked: false, appealable: false, signals: ['screen_error'], message: 'Allowed: the screen could not read this content.' };
+  }
+}
+
+/**
+ * Appeal review: a second, more careful look at refused content.
+ * Deterministic: the same content always gets the same outcome.
+ */
+export function reviewAppeal(input: OutboundInput): AppealResult {
+  try {
+    const a = analyse(input);
+    const r = decide(a);
+    if (!r.blocked) return { outcome: 'not_blocked', message: 'This content is not refused by the screen; no appeal is needed.' };
+    if (!r.appealable) return { outcome: 'not_appealable', message: `No review exists for this refusal: it is a fixed-policy block (${r.reason}). ${r.message}` };
+    // Second look: weigh transactional evidence more, discount a lone rule.
+    const { text } = outboundText(input);
+    const lower = text.toLowerCase();
+    const tx = a.fired.filter((s) => s.kind === 'tx');
+    const cold = a.fired.filter((s) => s.kind === 'cold');
+    let z = a.z;
+    z -= tx.reduce((t, s) => t + Math.abs(s.w), 0) * 0.75;
+    if (cold.length <= 1) z -= 0.6;
+    if (a.score < 0.88) z -= 0.5; // near the line
+    if (!PITCH_WORDS.test(lower) && cold.length === 0) z -= 0.8;
+    if (/\b(you (asked|requested|wanted)|as requested|your (question|request|enquiry|inquiry))\b/.test(lower)) z -= 1.2;
+    const review = round3(sigmoid(z));
+    if (review < REVIEW_THRESHOLD) {
+      return {
+        outcome: 'overturned',
+        review_score: review,
+        reason: r.reason,
+        message: `Overturned (review score ${review}): ${tx.length ? 'the content carries transactional evidence (' + tx.map((s) => s.hint).join('; ') + ')' : 'the refusal was close to the line and few cold signals fired'}. The identical content is cleared for 24 hours.`,
+      };
+    }
+    return {
+      outcome: 'upheld',
+      review_score: review,
+      reason: r.reason,
+      message: `Upheld (review score ${review}). ${r.message}`,
+    };
+  } catch {
+    return { outcome: 'not_blocked', message: 'This content is not refused by the screen; no appeal is needed.' };
+  }
+}
