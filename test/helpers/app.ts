@@ -83,7 +83,7 @@ export async function call(app: FastifyInstance, method: string, url: string, op
   }
   let full = url;
   if (opts.query) {
-    const qs = new URLSearchParams(Object.entries(opts.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    const qs = new URLSearchParams(Object.entries(opts.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)] as [string, string]));
     if ([...qs].length) full += (url.includes('?') ? '&' : '?') + qs.toString();
   }
   const r = await app.inject({ method: method as never, url: full, headers, payload });
