@@ -55,13 +55,23 @@ export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
   const wn = opt.balance && neg > 0 ? items.length / (2 * neg) : 1;
   const order = items.map((_, i) => i);
   const r = rng(opt.seed);
-  // cache features: texts are bounded by callers, so this stays modest
-  const cache: Uint32Array[] = items.map((it) => {
-    const { feats, n } = featuresOf(it.text);
-    const a = new Uint32Array(n);
-    for (let i = 0; i < n; i++) a[i] = feats[i] & mask;
-    return a;
-  });
+  // cache masked features when the set is small; recompute per epoch otherwise
+  const useCache = items.length <= 20000;
+  const cache: Uint32Array[] = useCache
+    ? items.map((it) => {
+        const { feats, n } = featuresOf(it.text);
+        const a = new Uint32Array(n);
+        for (let i = 0; i < n; i++) a[i] = feats[i] & mask;
+        return a;
+      })
+    : [];
+  const tmp = new Uint32Array(MAX_FEATURES);
+  const get = (idx: number): Uint32Array => {
+    if (useCache) return cache[idx];
+    const { feats, n } = featuresOf(items[idx].text);
+    for (let i = 0; i < n; i++) tmp[i] = feats[i] & mask;
+    return tmp.subarray(0, n);
+  };
   for (let ep = 0; ep < opt.epochs; ep++) {
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(r() * (i + 1));
@@ -71,7 +81,7 @@ export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
     }
     for (const idx of order) {
       const it = items[idx];
-      const f = cache[idx];
+      const f = get(idx);
       const n = f.length;
       const v = n > 0 ? 1 / Math.sqrt(n) : 0;
       let z = bias;

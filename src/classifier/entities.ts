@@ -160,7 +160,7 @@ const DATE_PATTERNS: { re: RegExp; parse: (m: RegExpExecArray, now: Date) => [nu
   },
 ];
 
-function extractDates(text: string, now: Date, out: { text: string; value: string }[]): void {
+function extractDates(text: string, now: Date, out: { text: string; value: string; at: number }[]): void {
   const taken: Array<[number, number]> = [];
   const overlaps = (a: number, b: number) => taken.some(([x, y]) => a < y && b > x);
   for (const p of DATE_PATTERNS) {
@@ -187,7 +187,7 @@ function extractDates(text: string, now: Date, out: { text: string; value: strin
         t = parseTime(m, p.timeAt);
       }
       taken.push([start, end]);
-      out.push({ text: m[0].trim(), value: iso(ymd[0], ymd[1], ymd[2], t) });
+      out.push({ text: m[0].trim(), value: iso(ymd[0], ymd[1], ymd[2], t), at: start });
     }
   }
   // a bare time with a neighbouring date already covered is fine; a bare time
@@ -201,7 +201,7 @@ function extractDates(text: string, now: Date, out: { text: string; value: strin
     const t = parseTime(m, 1);
     if (!t) continue;
     taken.push([start, end]);
-    out.push({ text: m[0].replace(/^(at|@|by|around|from)\s+/i, '').trim(), value: `${pad(t.h)}:${pad(t.mi)}:00${t.tz}` });
+    out.push({ text: m[0].replace(/^(at|@|by|around|from)\s+/i, '').trim(), value: `${pad(t.h)}:${pad(t.mi)}:00${t.tz}`, at: start });
   }
 }
 
@@ -313,7 +313,7 @@ const NOT_NAMES = new Set(['team', 'all', 'everyone', 'sir', 'madam', 'there', '
 const NAME_WORD = String.raw`[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF'’-]{1,20}`;
 const GREETING_RE = new RegExp(String.raw`(?:^|\n)\s*(?:hi|hello|hey|dear|hallo|bonjour|hola|olá|ciao|hoi|guten tag)\s+((?:${NAME_WORD})(?:\s+${NAME_WORD})?)\s*[,!:\n]`, 'gi');
 const SIGNOFF_RE = new RegExp(String.raw`(?:^|\n)\s*(?:best|best regards|kind regards|regards|warm regards|cheers|thanks|thank you|many thanks|sincerely|yours|talk soon|see you then|viele grüße|beste grüße|mit freundlichen grüßen|cordialement|bien à vous|saludos|un saludo|abraço|cordiali saluti|groet)\s*[,!.]?\s*\n\s*(${NAME_WORD}(?:\s+${NAME_WORD}){0,2})\s*(?:\n|$)`, 'gi');
-const ORG_RE = /\b((?:[A-Z][\w&'-]*|&)(?:\s+(?:[A-Z][\w&'-]*|&|of|and|de)){0,3})\s+(Inc\.?|Incorporated|LLC|L\.L\.C\.|Ltd\.?|Limited|GmbH|AG|S\.A\.|SAS|SARL|B\.V\.|BV|N\.V\.|Corp\.?|Corporation|Co\.|PLC|plc|Pty\.? Ltd\.?|LLP|S\.r\.l\.|Srl|KG|Oy|AB|ASA)(?![\w])/g;
+const ORG_RE = /\b((?:[A-Z][\w&'-]*|&)(?:[ \t]+(?:[A-Z][\w&'-]*|&|of|de)){0,3})[ \t]+(Inc\.?|Incorporated|LLC|L\.L\.C\.|Ltd\.?|Limited|GmbH|AG|S\.A\.|SAS|SARL|B\.V\.|BV|N\.V\.|Corp\.?|Corporation|Co\.|PLC|plc|Pty\.? Ltd\.?|LLP|S\.r\.l\.|Srl|KG|Oy|AB|ASA)(?![\w])/g;
 
 function isPersonName(s: string): boolean {
   const words = s.trim().split(/\s+/);
@@ -323,9 +323,9 @@ function isPersonName(s: string): boolean {
 
 export function extractEntities(text: string, fromName: string | null | undefined, now: Date): Entities {
   const e: Entities = {};
-  const dates: { text: string; value: string }[] = [];
+  const dates: { text: string; value: string; at: number }[] = [];
   extractDates(text, now, dates);
-  if (dates.length) e.dates = dates;
+  if (dates.length) e.dates = dates.sort((a, b) => a.at - b.at).map(({ text: t, value }) => ({ text: t, value }));
 
   const money: { text: string; amount: number; currency: string }[] = [];
   extractMoney(text, money);

@@ -21,62 +21,66 @@ export const WINDOW_CHARS = 1000;
 /** Most visible text the learned model reads. */
 export const MODEL_SCAN_CHARS = 24 * 1024;
 
-type Rule = readonly [InjectionCategory, number, RegExp];
+// [category, strength, pattern, literals of which one must occur (cheap pre-check)]
+type Rule = readonly [InjectionCategory, number, RegExp, readonly string[]];
 
 // Patterns run on lower-cased text with invisible characters removed.
 const RULES: readonly Rule[] = [
   // instruction_override
-  ['instruction_override', 0.9, /\b(ignore|disregard|forget|skip|override|bypass|neglect|overlook)\b[^.\n]{0,40}\b(previous|prior|above|earlier|preceding|initial|original|system|all|any|your)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|directions|guidelines|directives?|commands?|tasks?|constraints|programming|polic(y|ies)|orders)\b/],
-  ['instruction_override', 0.7, /\b(ignore|disregard|forget)\b[^.\n]{0,12}\b(everything|all of (that|the above)|what (i|you) (said|were told)|the above)\b/],
-  ['instruction_override', 0.6, /\bnew (instructions?|tasks?|rules|directives?|orders)\b\s*(:|follow|are|below)/],
-  ['instruction_override', 0.5, /\b(from now on|henceforth|starting now|for the rest of this conversation),? (you|your|act|respond|reply|only|always|never)\b/],
-  ['instruction_override', 0.85, /\b(do not|don't|stop) follow(ing)? (your|the|any) (original|previous|prior|system|old) (instructions|rules|prompt)/],
-  ['instruction_override', 0.85, /\b(end|out of date|outdated|old) instructions?\b[^.\n]{0,20}%%%|%%%[^%\n]{0,40}instructions/],
-  ['instruction_override', 0.8, /\b(the )?(above|previous|prior) (instructions|prompt|rules) (is|are|were|was) (fake|wrong|outdated|void|cancelled|a test|no longer valid)/],
-  ['instruction_override', 0.85, /\b(vergiss|vergessen sie|ignoriere|ignorieren sie)\b[^.\n]{0,40}\b(anweisungen|vorherigen?|alles|bisherigen)\b/],
-  ['instruction_override', 0.85, /\b(ignore[zr]?|oublie[zr]?)\b[^.\n]{0,30}\b(instructions|consignes|précédentes)\b/],
-  ['instruction_override', 0.85, /\b(ignora|olvida|ignore)\b[^.\n]{0,30}\b(instrucciones|indicaciones|anteriores)\b/],
-  ['instruction_override', 0.45, /\b(important|urgent|attention)\s*(!|:)?\s*(new )?(instructions?|message) (for|to) (the )?(ai|assistant|model|agent|llm|bot)\b/],
-  ['instruction_override', 0.55, /\b(dear|hey|hi|attention|note to( the)?)\s+(ai|assistant|chatbot|llm|language model|ai agent|email agent|gpt|claude|copilot)\b/],
-  ['instruction_override', 0.5, /\b(if you are|if you're|as) an? (ai|llm|language model|assistant|ai agent)\b[^.\n]{0,40}\b(you must|you should|please|ignore|do not)\b/],
+  ['instruction_override', 0.9, /\b(ignore|disregard|forget|skip|override|bypass|neglect|overlook)\b[^.\n]{0,40}\b(previous|prior|above|earlier|preceding|initial|original|system|all|any|your)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|directions|guidelines|directives?|commands?|tasks?|constraints|programming|polic(y|ies)|orders)\b/, ['ignore', 'disregard', 'forget', 'skip', 'override', 'bypass', 'neglect', 'overlook']],
+  ['instruction_override', 0.7, /\b(ignore|disregard|forget)\b[^.\n]{0,12}\b(everything|all of (that|the above)|what (i|you) (said|were told)|the above)\b/, ['ignore', 'disregard', 'forget']],
+  ['instruction_override', 0.6, /\bnew (instructions?|tasks?|rules|directives?|orders)\b\s*(:|follow|are|below)/, ['new ']],
+  ['instruction_override', 0.5, /\b(from now on|henceforth|starting now|for the rest of this conversation),? (you|your|act|respond|reply|only|always|never)\b/, ['from now on', 'henceforth', 'starting now', 'rest of this conversation']],
+  ['instruction_override', 0.85, /\b(do not|don't|stop) follow(ing)? (your|the|any) (original|previous|prior|system|old) (instructions|rules|prompt)/, ['follow']],
+  ['instruction_override', 0.85, /\b(end|out of date|outdated|old) instructions?\b[^.\n]{0,20}%%%|%%%[^%\n]{0,40}instructions/, ['instruction']],
+  ['instruction_override', 0.8, /\b(the )?(above|previous|prior) (instructions|prompt|rules) (is|are|were|was) (fake|wrong|outdated|void|cancelled|a test|no longer valid)/, ['instructions', 'prompt', 'rules']],
+  ['instruction_override', 0.85, /\b(vergiss|vergessen sie|ignoriere|ignorieren sie)\b[^.\n]{0,40}\b(anweisungen|vorherigen?|alles|bisherigen)\b/, ['vergiss', 'ignorier']],
+  ['instruction_override', 0.85, /\b(ignore[zr]?|oublie[zr]?)\b[^.\n]{0,30}\b(instructions|consignes|précédentes)\b/, ['ignore', 'oublie']],
+  ['instruction_override', 0.85, /\b(ignora|olvida|ignore)\b[^.\n]{0,30}\b(instrucciones|indicaciones|anteriores)\b/, ['ignora', 'olvida', 'ignore']],
+  ['instruction_override', 0.45, /\b(important|urgent|attention)\s*(!|:)?\s*(new )?(instructions?|message) (for|to) (the )?(ai|assistant|model|agent|llm|bot)\b/, ['important', 'urgent', 'attention']],
+  ['instruction_override', 0.55, /\b(dear|hey|hi|attention|note to( the)?)\s+(ai|assistant|chatbot|llm|language model|ai agent|email agent|gpt|claude|copilot)\b/, ['ai', 'assistant', 'chatbot', 'llm', 'language model', 'gpt', 'claude', 'copilot']],
+  ['instruction_override', 0.5, /\b(if you are|if you're|as) an? (ai|llm|language model|assistant|ai agent)\b[^.\n]{0,40}\b(you must|you should|please|ignore|do not)\b/, ['ai', 'llm', 'language model', 'assistant']],
+  ['instruction_override', 0.75, /\b(attention|note|message|instructions?|p\.?s\.?|reminder|notice|memo)\s*(to|for)\s+(the |any |all )?(ai|llm|assistant|language model|ai agent|email agent|agent|bot|gpt|copilot|model)s?\b/, ['ai', 'llm', 'assistant', 'model', 'agent', 'bot', 'gpt', 'copilot']],
+  ['instruction_override', 0.55, /\b(ai|llm|assistants?|agents?|bots?|language models?)\s+(must|should|shall|are (required|instructed|ordered) to|need to|reading this)\b/, ['ai', 'llm', 'assistant', 'agent', 'bot', 'model']],
   // role_hijack
-  ['role_hijack', 0.6, /\byou are (now|no longer|hereby)\b/],
-  ['role_hijack', 0.85, /\b(act|behave|respond|roleplay|role-play|pretend)\b[^.\n]{0,20}\b(unrestricted|unfiltered|jailbroken|uncensored|without (any )?(restrictions|filters|limits|rules))/],
-  ['role_hijack', 0.85, /\b(do anything now|developer mode|dev mode|god mode|jailbr(eak|oken)|dan mode|anti-?gpt|evil (ai|bot|confidant))\b/],
-  ['role_hijack', 0.45, /\bpretend (to be|you are|that you)\b/],
-  ['role_hijack', 0.6, /\byour (new )?(role|persona|identity|name) is (now )?\b/],
-  ['role_hijack', 0.7, /\bi am (your|the) (developer|creator|administrator|admin|owner|operator|system administrator)\b/],
-  ['role_hijack', 0.75, /\b(no|without|free (of|from)) (any )?(ethical|moral|content) (guidelines|restrictions|constraints|filters|policies|limits)\b/],
-  ['role_hijack', 0.55, /\b(stay in character|you must always answer|never refuse|you cannot refuse|you can do anything)\b/],
+  ['role_hijack', 0.6, /\byou are (now|no longer|hereby)\b/, ['you are']],
+  ['role_hijack', 0.85, /\b(act|behave|respond|roleplay|role-play|pretend)\b[^.\n]{0,20}\b(unrestricted|unfiltered|jailbroken|uncensored|without (any )?(restrictions|filters|limits|rules))/, ['act', 'behave', 'respond', 'roleplay', 'role-play', 'pretend']],
+  ['role_hijack', 0.85, /\b(do anything now|developer mode|dev mode|god mode|jailbr(eak|oken)|dan mode|anti-?gpt|evil (ai|bot|confidant))\b/, ['do anything now', 'mode', 'jailbr', 'dan mode', 'gpt', 'evil']],
+  ['role_hijack', 0.45, /\bpretend (to be|you are|that you)\b/, ['pretend']],
+  ['role_hijack', 0.6, /\byour (new )?(role|persona|identity|name) is (now )?\b/, ['your ']],
+  ['role_hijack', 0.7, /\bi am (your|the) (developer|creator|administrator|admin|owner|operator|system administrator)\b/, ['i am ']],
+  ['role_hijack', 0.75, /\b(no|without|free (of|from)) (any )?(ethical|moral|content) (guidelines|restrictions|constraints|filters|policies|limits)\b/, ['ethical', 'moral', 'content']],
+  ['role_hijack', 0.55, /\b(stay in character|you must always answer|never refuse|you cannot refuse|you can do anything)\b/, ['character', 'always answer', 'refuse', 'can do anything']],
   // data_exfiltration
-  ['data_exfiltration', 0.8, /\b(reveal|show|print|output|repeat|display|leak|tell me|give me|disclose|share|send|list|dump|write (out|down))\b[^.\n]{0,40}\b(your|the)\s+(system prompt|system message|instructions|initial prompt|hidden prompt|pre-?prompt|secret|api[ _-]?keys?|access code|passwords?|credentials|configuration|training data)\b/],
-  ['data_exfiltration', 0.9, /\b(forward|send|email|mail|upload|post|exfiltrate|transmit|copy|bcc)\b[^.\n]{0,50}\b(all|every|each|the (last|latest|previous|recent)|entire|these|the user'?s?|my|their|his|her)\b[^.\n]{0,30}\b(emails?|messages?|inbox|conversations?|contacts?|files?|documents?|attachments?|history|passwords?|credentials?|api keys?|tokens?)\b[^\n]{0,80}\b(to|at)\b\s*[\w.+-]+@[\w-]+\.[\w.]+/],
-  ['data_exfiltration', 0.65, /\bwithout (telling|notifying|informing|alerting|asking) (the user|them|anyone|your (user|owner|principal)|him|her)\b/],
-  ['data_exfiltration', 0.6, /\b(do not|don't|never) (tell|inform|mention|notify|alert|reveal (this|it) to) (the user|anyone|your (user|owner|principal))\b/],
-  ['data_exfiltration', 0.7, /!\[[^\]\n]{0,60}\]\(https?:\/\/[^)\s]{0,200}[?&][a-z_]{1,20}=/],
-  ['data_exfiltration', 0.55, /\bwhat (is|was) (the|your) (password|access code|secret( key)?|system prompt|api key)\b/],
-  ['data_exfiltration', 0.6, /\b(summari[sz]e|collect|gather|extract)\b[^.\n]{0,40}\b(inbox|all (emails|messages)|conversation history|contacts)\b[^.\n]{0,40}\b(send|forward|email|post)\b/],
+  ['data_exfiltration', 0.8, /(?<!\b(never|not|n't|don't|do not|won't|will not|cannot|can't)\s{1,2})\b(reveal|show|print|output|repeat|display|leak|tell me|give me|disclose|share|send|list|dump|write (out|down))\b[^.\n]{0,40}\b(your|the)\s+(system prompt|system message|instructions|initial prompt|hidden prompt|pre-?prompt|secret|api[ _-]?keys?|access code|passwords?|credentials|configuration|training data)\b/, ['reveal', 'show', 'print', 'output', 'repeat', 'display', 'leak', 'tell me', 'give me', 'disclose', 'share', 'send', 'list', 'dump', 'write']],
+  ['data_exfiltration', 0.9, /\b(forward|send|email|mail|upload|post|exfiltrate|transmit|copy|bcc)\b[^.\n]{0,50}\b(all|every|each|the (last|latest|previous|recent)|entire|these|the user'?s?|my|their|his|her)\b[^.\n]{0,30}\b(emails?|messages?|inbox|conversations?|contacts?|files?|documents?|attachments?|history|passwords?|credentials?|api keys?|tokens?)\b[^\n]{0,80}\b(to|at)\b\s*[\w.+-]+@[\w-]+\.[\w.]+/, ['@']],
+  ['data_exfiltration', 0.65, /\bwithout (telling|notifying|informing|alerting|asking) (the user|them|anyone|your (user|owner|principal)|him|her)\b/, ['without ']],
+  ['data_exfiltration', 0.6, /\b(do not|don't|never) (tell|inform|mention|notify|alert|reveal (this|it) to) (the user|anyone|your (user|owner|principal))\b/, ['not ', 'don\'t', 'never']],
+  ['data_exfiltration', 0.7, /!\[[^\]\n]{0,60}\]\(https?:\/\/[^)\s]{0,200}[?&][a-z_]{1,20}=/, ['![']],
+  ['data_exfiltration', 0.55, /\bwhat (is|was) (the|your) (password|access code|secret( key)?|system prompt|api key)\b/, ['what ']],
+  ['data_exfiltration', 0.6, /\b(summari[sz]e|collect|gather|extract)\b[^.\n]{0,40}\b(inbox|all (emails|messages)|conversation history|contacts)\b[^.\n]{0,40}\b(send|forward|email|post)\b/, ['summari', 'collect', 'gather', 'extract']],
   // tool_invocation
-  ['tool_invocation', 0.5, /\b(call|invoke|execute|run|use|trigger|activate)\s+(the\s+)?[`'"]?[a-z_]{3,30}[`'"]?\s+(function|tool|command|api|plugin|action)\b/],
-  ['tool_invocation', 0.45, /\b(call|invoke|execute|trigger)\s+(the\s+)?(function|tool|plugin|action)s?\b/],
-  ['tool_invocation', 0.85, /\b(send_?e?mail|forward_?e?mail|delete_?e?mails?|execute_?command|run_?shell|http_?request|transfer_?funds)\s*\(/],
-  ['tool_invocation', 0.85, /<\s*\/?\s*(tool_call|function_call|tool_use|invoke|function_calls)\b/],
-  ['tool_invocation', 0.75, /"(tool|function|name|action)"\s*:\s*"(send|exec|run|delete|forward|transfer|http|shell|email)[a-z_]*"/],
-  ['tool_invocation', 0.45, /\b(rm -rf|curl\s+-[a-z]|wget\s+https?:|powershell\s+-|bash\s+-c|os\.system\(|subprocess\.|eval\()/],
-  ['tool_invocation', 0.55, /\b(delete|remove|erase|wipe)\s+(all|every|each of the)\s+(emails?|messages?|files?|contacts?|records?)\b/],
-  ['tool_invocation', 0.6, /\b(reply|respond) to (this|the) (email|message) with (the|your) (password|code|contents|system prompt|instructions)/],
+  ['tool_invocation', 0.5, /\b(call|invoke|execute|run|use|trigger|activate)\s+(the\s+)?[`'"]?[a-z_]{3,30}[`'"]?\s+(function|tool|command|api|plugin|action)\b/, ['call', 'invoke', 'execute', 'run', 'use', 'trigger', 'activate']],
+  ['tool_invocation', 0.45, /\b(call|invoke|execute|trigger)\s+(the\s+)?(function|tool|plugin|action)s?\b/, ['call', 'invoke', 'execute', 'trigger']],
+  ['tool_invocation', 0.85, /\b(send_?e?mail|forward_?e?mail|delete_?e?mails?|execute_?command|run_?shell|http_?request|transfer_?funds)\s*\(/, ['(']],
+  ['tool_invocation', 0.85, /<\s*\/?\s*(tool_call|function_call|tool_use|invoke|function_calls)\b/, ['<']],
+  ['tool_invocation', 0.75, /"(tool|function|name|action)"\s*:\s*"(send|exec|run|delete|forward|transfer|http|shell|email)[a-z_]*"/, ['"']],
+  ['tool_invocation', 0.45, /\b(rm -rf|curl\s+-[a-z]|wget\s+https?:|powershell\s+-|bash\s+-c|os\.system\(|subprocess\.|eval\()/, ['rm -rf', 'curl', 'wget', 'powershell', 'bash', 'os.system', 'subprocess', 'eval(']],
+  ['tool_invocation', 0.85, /\b(curl|wget)\s[^\n|]{0,200}\|\s*(sudo\s+)?(ba|z)?sh\b/, ['curl', 'wget']],
+  ['tool_invocation', 0.55, /\b(delete|remove|erase|wipe)\s+(all|every|each of the)\s+(emails?|messages?|files?|contacts?|records?)\b/, ['delete', 'remove', 'erase', 'wipe']],
+  ['tool_invocation', 0.6, /\b(reply|respond) to (this|the) (email|message) with (the|your) (password|code|contents|system prompt|instructions)/, ['reply', 'respond']],
   // boundary_manipulation
-  ['boundary_manipulation', 0.9, /<\|\s*(im_start|im_end|endoftext|system|assistant|user|eot_id|start_header_id)\s*\|>/],
-  ['boundary_manipulation', 0.85, /\[\/?(system|inst|sys)\]|<<\/?sys>>/],
-  ['boundary_manipulation', 0.75, /<\/?\s*(system|instructions?|admin|system_prompt|user_input|assistant)\s*>/],
-  ['boundary_manipulation', 0.7, /#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/],
-  ['boundary_manipulation', 0.55, /\b(end of (email|message|document|context|user input|conversation|prompt)|begin (system|admin|new) (prompt|instructions?|message))\b/],
-  ['boundary_manipulation', 0.45, /(^|\n)\s*(system|assistant|human|ai|admin)\s*:\s*\S/],
-  ['boundary_manipulation', 0.45, /(={5,}|-{5,}|\*{5,})\s*(end|begin|start|new|system|trusted)\b/],
-  ['boundary_manipulation', 0.35, /%%%/],
+  ['boundary_manipulation', 0.9, /<\|\s*(im_start|im_end|endoftext|system|assistant|user|eot_id|start_header_id)\s*\|>/, ['<', '']],
+  ['boundary_manipulation', 0.85, /\[\/?(system|inst|sys)\]|<<\/?sys>>/, ['[', '<<']],
+  ['boundary_manipulation', 0.75, /<\/?\s*(system|instructions?|admin|system_prompt|user_input|assistant)\s*>/, ['<']],
+  ['boundary_manipulation', 0.7, /#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/, ['##']],
+  ['boundary_manipulation', 0.55, /\b(end of (email|message|document|context|user input|conversation|prompt)|begin (system|admin|new) (prompt|instructions?|message))\b/, ['end of', 'begin ']],
+  ['boundary_manipulation', 0.45, /(^|\n)\s*(system|assistant|human|ai|admin)\s*:\s*\S/, [':']],
+  ['boundary_manipulation', 0.45, /(={5,}|-{5,}|\*{5,})\s*(end|begin|start|new|system|trusted)\b/, ['=====', '-----', '*****']],
+  ['boundary_manipulation', 0.35, /%%%/, ['%%%']],
   // encoding_tricks
-  ['encoding_tricks', 0.65, /\b(decode|decrypt|deobfuscate|translate|reverse)\b[^.\n]{0,30}\b(base64|rot-?13|hex|binary|morse|caesar|leetspeak|the following (string|code|text))\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|do|run|obey|perform)\b/],
-  ['encoding_tricks', 0.7, /\b(1gn0r3|ign0re|1gnore|ignor3|d1sregard|disreg4rd|pr0mpt|instruct10ns|1nstructions|syst3m|p4ssw0rd)\b/],
+  ['encoding_tricks', 0.65, /\b(decode|decrypt|deobfuscate|translate|reverse)\b[^.\n]{0,30}\b(base64|rot-?13|hex|binary|morse|caesar|leetspeak|the following (string|code|text))\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|do|run|obey|perform)\b/, ['decode', 'decrypt', 'deobfuscate', 'translate', 'reverse']],
+  ['encoding_tricks', 0.7, /\b(1gn0r3|ign0re|1gnore|ignor3|d1sregard|disreg4rd|pr0mpt|instruct10ns|1nstructions|syst3m|p4ssw0rd)\b/, ['1', '0', '3', '4']],
 ];
 
 const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
@@ -139,8 +143,15 @@ export function modelScore(lower: string, maxChars = MODEL_SCAN_CHARS): number {
 
 function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, factor = 1): number {
   let best = 0;
-  for (const [cat, w, re] of RULES) {
-    if (re.test(lower)) {
+  for (const [cat, w, re, need] of RULES) {
+    let any = false;
+    for (const n of need) {
+      if (lower.includes(n)) {
+        any = true;
+        break;
+      }
+    }
+    if (any && re.test(lower)) {
       const s = w * factor;
       if ((strengths.get(cat) ?? 0) < s) strengths.set(cat, s);
       if (s > best) best = s;
@@ -227,14 +238,15 @@ export function scanInjection(inp: InjectionInput): InjectionResult {
   if (inp.hidden.length >= 20) {
     // marketing pre-headers are hidden too: on their own they are weak evidence
     hiddenStrength = Math.max(hiddenStrength, Math.min(0.4, 0.15 + inp.hidden.length / 4000));
-    if (hiddenRule > 0 || pHid > 0.5) hiddenStrength = Math.max(hiddenStrength, 0.9);
+    if (hiddenRule > 0 || pHid > 0.7) hiddenStrength = Math.max(hiddenStrength, 0.9);
   }
   if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
 
   // combine: noisy-OR of rule categories and the model
   let keep = 1;
   for (const s of strengths.values()) keep *= 1 - Math.min(0.99, s);
-  const pModel = Math.max(pVis, pHid * 0.95);
+  // hidden text reaches the score through hiddenStrength above
+  const pModel = pVis;
   // the model alone is calibrated on windows; shrink it slightly so that a
   // model-only hit needs very high confidence to reach quarantine
   keep *= 1 - 0.985 * pModel;

@@ -83,10 +83,10 @@ const R = {
   notifBody: /\b(security alert|new sign-?in|sign-?in attempt|password (was |has been )?(changed|reset|updated)|reset your password|your (account|subscription|plan|trial) (has|was|is|will)|has been (updated|changed|created|deleted|approved|assigned|merged|published)|you have (a )?new (message|comment|follower|notification|mention)|mentioned you|commented on|assigned to you|reminder:|do not reply to this (email|message)|this is an automated (notification|message)|you('re| are) receiving this (email|notification) because)\b/,
   newsletter: /\b(newsletter|digest|weekly (update|roundup|recap)|this week in|in this (issue|edition)|view (this email )?in (your )?browser|read (more|online)|edition|issue #?\d+)\b/,
   unsubFooter: /\b(unsubscribe|opt[- ]out|manage (your )?(email )?preferences|update your preferences)\b/,
-  coldPhrases: /\b(i came across|quick question|hop on a (quick )?call|15[- ]minute|quick (call|chat)|book a demo|we help (companies|teams|businesses|brands|startups)|would you be open to|are you the right person|partnership opportunity|i('d| would) love to (show|connect|chat)|just (bumping|following up on my)|circling back|reaching out (because|to introduce))\b/,
+  coldPhrases: /\b(i came across|quick question|hop on a (quick )?call|15[- ]minute|quick (call|chat)|book a demo|we help (\w+ )?(companies|teams|businesses|brands|startups|founders)|worth a (quick )?(chat|call)|at a fraction of the cost|if you have any requirements|free (audit|demo|trial|consultation)|would you be open to|are you the right person|partnership opportunity|i('d| would) love to (show|connect|chat)|just (bumping|following up on my)|circling back|reaching out (because|to introduce))\b/,
   meetingNoun: /\b(meet|meeting|call|chat|catch up|catch-up|sync|coffee|lunch|dinner|zoom|teams|google meet|calendar|invite|appointment|interview|demo|session|1:1|one-on-one)\b/,
   meetingAsk: /\b(are you (free|available)|would you be (free|available)|(does|would) .{0,40} work for you|can we (meet|schedule|set up|hop|jump|talk|find|grab|do)|could we (meet|schedule|set up|talk|find)|let'?s (meet|schedule|set up|find a time|grab|catch up|sync)|schedule (a|an|some) (time|call|meeting|chat)|book (a )?(time|slot|call)|when (are|would) you (be )?(free|available)|find a time|your availability|what time works|send (me|over) (an? )?invite|set up (a|an) (call|meeting|time)|(meet|talk|chat) (next|this) (week|monday|tuesday|wednesday|thursday|friday)|free (for|to) (a )?(call|chat|coffee|lunch)|hätten sie zeit|disponible pour|disponible para)/,
-  schedChange: /\b(reschedul\w*|postpone|push (it|the meeting|our (call|meeting)|back)|move (our|the|tomorrow's|today's) (meeting|call|appointment|session|interview)|can we (move|shift|change) (it|the time|our)|running (late|behind)|need to cancel (our|the|my|tomorrow's|today's) (meeting|call|appointment)|cancel (our|the|tomorrow's|today's) (meeting|call|appointment)|new time|change of (plans|time)|(meeting|call) (is|has been) (moved|cancelled|canceled|rescheduled)|verschieben|reporter (le|notre)|reprogramar|aplazar)\b/,
+  schedChange: /\b((has been|was|is|been) (moved|rescheduled|postponed|pushed( back)?|cancell?ed) (to|until|from|by)|reschedul\w*|postpone|push (it|the meeting|our (call|meeting)|back)|move (our|the|tomorrow's|today's) (meeting|call|appointment|session|interview)|can we (move|shift|change) (it|the time|our)|running (late|behind)|need to cancel (our|the|my|tomorrow's|today's) (meeting|call|appointment)|cancel (our|the|tomorrow's|today's) (meeting|call|appointment)|new time|change of (plans|time)|(meeting|call) (is|has been) (moved|cancelled|canceled|rescheduled)|verschieben|reporter (le|notre)|reprogramar|aplazar)\b/,
   complaint: /\b(unacceptable|disappointed|disappointing|frustrat\w+|terrible|awful|worst|ridiculous|complain\w*|furious|angry|outrage\w*|still (haven't|have not|not|no) (received|heard|been|got)|never (received|arrived|got)|waste of|poor (service|quality)|demand (a|my) refund|want (a|my) (refund|money back)|(second|third|fourth) time|not happy|very unhappy|fed up|escalat\w+|lawyer|chargeback)\b/,
   support: /\b(not working|doesn'?t work|does not work|isn'?t working|stopped working|broken|error|bug|crash\w*|can'?t (log|sign|access|login|find|open|connect)|cannot (log|sign|access|login|find|open|connect)|unable to|issue with|problem with|trouble with|having (an )?(issue|problem|trouble)|help (me )?with|how do i|how can i|troubleshoot\w*|locked out|reset my password|keeps (failing|crashing))\b/,
   sales: /\b(pricing|price list|prices|quote|quotation|how much (does|do|is|would|will)|interested in (buying|purchasing|your (product|service|plan|solution|software|offering))|enterprise (plan|license|pricing)|volume discount|request a demo|see a demo|(free )?trial|purchase|buy \d+|licen[cs]es? for|do you (offer|sell|ship|support)|cost of|rfp|request for proposal)\b/,
@@ -94,7 +94,8 @@ const R = {
   unsub: /\b(unsubscribe|remove me|take me off|stop (emailing|sending|contacting|messaging)|opt(-| )?out|don'?t (email|contact|message) me|no more emails|remove my (email|address)|abmelden|désabonner|darse de baja)\b/,
   thanks: /\b(thank you|thanks|thx|much appreciated|appreciate (it|that|your help)|merci|danke|gracias|obrigad[oa]|grazie|bedankt)\b/,
   requestRule: /\b(please|pls|could you|can you|would you|kindly|i need you to|let me know|send (me|over|us)|make sure|remember to|bitte|s'il (te|vous) pla[iî]t|por favor|per favore)\b/,
-  questionStart: /(^|[\n.!?]\s*)(who|what|when|where|why|how|which|is|are|do|does|did|can|could|would|will|should|have|has)\b[^?\n]{0,200}\?/,
+  questionStart: /(^|[\n.!?,]\s*)(who|what|when|where|why|how|which|is|are|do|does|did|can|could|would|will|should|have|has|warum|wann|wie|was|wo|pourquoi|quand|comment|est-ce|qué|cuándo|cómo|por qué|dónde)\b[^?\n]{0,200}\?/,
+  modalAsk: /\b(could|can|would|will) you (please |kindly )?(send|share|add|check|review|forward|sign|confirm|update|look|fill|provide|help|make|give|get|call|prepare|take|set up|resend|approve|remove|change|cancel|book)\b/,
 };
 
 function countQ(s: string): number {
@@ -104,8 +105,9 @@ function countQ(s: string): number {
 }
 
 export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence: number; scores: Partial<Record<Intent, number>> } {
-  const s = sig.subject;
-  const b = sig.body;
+  const s = sig.subject.slice(0, 500);
+  // intent lives at the top of a message; bounded for speed
+  const b = sig.body.length > 4000 ? sig.body.slice(0, 4000) : sig.body;
   const sb = s + '\n' + b;
   const h = sig.headers;
   const scores: Partial<Record<Intent, number>> = {};
@@ -130,13 +132,13 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
   // codes
   const hasCode = !!sig.entities.codes?.length;
   if (hasCode && R.codeWords.test(sb)) set('verification_code', 0.95);
-  else if (hasCode) set('verification_code', 0.72);
+  else if (hasCode) set('verification_code', 0.45); // conference dial-in codes look the same
   else if (R.codeWords.test(s)) set('verification_code', 0.6);
 
   // receipts and notifications
   const hasMoney = !!sig.entities.money?.length;
   const hasOrder = !!sig.entities.order_numbers?.length;
-  if (R.receipt.test(sb)) set('receipt', hasMoney || hasOrder ? 0.88 : 0.66);
+  if (R.receipt.test(sb)) set('receipt', hasMoney || hasOrder ? 0.88 : 0.55);
   else if (hasMoney && hasOrder) set('receipt', 0.7);
   const noReply = R.noReplyFrom.test(sig.from);
   if (R.shipping.test(sb) || sig.entities.tracking_numbers?.length) set('notification', 0.8);
@@ -152,8 +154,9 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
   // unsolicited
   const coldRule = R.coldPhrases.test(sb);
   if (!sig.knownSender && !listMail) {
-    if (sig.cold > 0.6) set('cold_pitch', 0.55 + 0.4 * sig.cold * (coldRule ? 1 : 0.8));
-    else if (coldRule && sig.cold > 0.3) set('cold_pitch', 0.6);
+    // short mails carry too little text for the model alone
+    if (sig.cold > 0.8 && (coldRule || b.length >= 250)) set('cold_pitch', 0.5 + 0.4 * sig.cold * (coldRule ? 1 : 0.85));
+    else if (coldRule && sig.cold > 0.4) set('cold_pitch', 0.6);
     if (sig.spam > 0.9) set('cold_pitch', 0.55 + 0.3 * (sig.spam - 0.9) * 10 * 0.5);
   }
 
@@ -168,9 +171,12 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
   // an unsubscribe footer in a long mail is not a request to unsubscribe
   if (!listMail && (R.unsub.test(s) || (shortBody && R.unsub.test(b)))) set('unsubscribe', b.length < 300 ? 0.9 : 0.75);
   if (R.thanks.test(b) && b.length < 400 && countQ(b) === 0) set('thanks', sig.request > 0.8 ? 0.6 : 0.74);
-  if (sig.request > 0.5 || R.requestRule.test(b)) set('request', Math.min(0.78, 0.5 + 0.3 * sig.request + (R.requestRule.test(b) ? 0.12 : 0)));
+  // "Could you send…?" asks for an action; "Does the API…?" asks for an answer.
+  const ruleReq = R.requestRule.test(b);
+  if (R.modalAsk.test(b)) set('request', 0.72);
+  if (sig.request > 0.5 || ruleReq) set('request', Math.min(0.71, 0.45 + 0.25 * sig.request + (ruleReq ? 0.1 : 0)));
   const q = countQ(b) + countQ(s);
-  if (q > 0) set('question', R.questionStart.test(sb) ? 0.66 : 0.58);
+  if (q > 0) set('question', R.questionStart.test(sb) ? 0.68 : 0.6);
 
   // Highest score wins; on a tie the more specific (automated) kind wins.
   const PRIORITY: Intent[] = ['bounce', 'out_of_office', 'verification_code', 'auto_reply', 'receipt', 'unsubscribe', 'schedule_change', 'complaint', 'decline', 'newsletter', 'cold_pitch', 'notification', 'meeting_request', 'support', 'sales_inquiry', 'thanks', 'request', 'question'];

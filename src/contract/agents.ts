@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, NO_CONTROL_CHARS } from './common.js';
 import { route } from './route.js';
 
 /** Agent names: the lower-case local part of the address (see README "Agent names"). */
@@ -34,7 +34,7 @@ export type Agent = Static<typeof Agent>;
 export const AgentCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 64 }),
-    display_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    display_name: Type.Optional(Nullable(Type.String({ maxLength: 200, pattern: NO_CONTROL_CHARS }))),
     daily_send_limit: Type.Optional(Nullable(SendLimit)),
     hourly_send_limit: Type.Optional(Nullable(SendLimit)),
     classify_inbound: Type.Optional(Type.Boolean()),
@@ -49,7 +49,7 @@ export type AgentCreate = Static<typeof AgentCreate>;
 export const AgentUpdate = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused')])),
-    display_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    display_name: Type.Optional(Nullable(Type.String({ maxLength: 200, pattern: NO_CONTROL_CHARS }))),
     daily_send_limit: Type.Optional(Nullable(SendLimit)),
     hourly_send_limit: Type.Optional(Nullable(SendLimit)),
     classify_inbound: Type.Optional(Type.Boolean()),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuerySchema, Page, IdParams, SCOPES, MODES } from './common.js';
+import { Nullable, Timestamp, ListQuerySchema, Page, IdParams, SCOPES, MODES, NO_CONTROL_CHARS } from './common.js';
 import { route } from './route.js';
 
 /** Key format (spec: API key): mk_{mode}_{32 hex}. */
@@ -28,7 +28,7 @@ export type ApiKeyCreated = Static<typeof ApiKeyCreated>;
 
 export const ApiKeyCreate = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL_CHARS }),
     scopes: Type.Array(ScopeEnum, { maxItems: 4, uniqueItems: true }),
     mode: ModeEnum,
     agent_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),

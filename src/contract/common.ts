@@ -9,6 +9,12 @@ export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 export const StringMap = Type.Record(Type.String(), Type.String());
 
+/**
+ * Human text that ends up in mail headers and terminal tables (display names, key names): no
+ * control characters, so no CR/LF header injection and no terminal escape sequences.
+ */
+export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f]*$';
+
 /** Shared list conventions: limit 1..100 (default 25), opaque cursor. */
 export const ListQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from './common.js';
-import type { RouteDef } from './route.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams } from './common.js';
+import { route } from './route.js';
 
 /**
  * Every event type this service emits (spec: Events; compat.md: "Event types those clients know").
@@ -59,5 +59,64 @@ export const Event = Type.Object({
 });
 export type Event = Static<typeof Event>;
 
-/** Routes of the events group are added by the events issue. */
-export const eventRoutes = {} satisfies Record<string, RouteDef>;
+/** The event types an endpoint may subscribe to: every known type, plus `*`. */
+export const WEBHOOK_EVENT_TYPES = ['*', ...EVENT_TYPES] as const;
+
+export const EventListQuery = Type.Object(
+  {
+    ...ListQuery,
+    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** ISO 8601 time (offset optional, UTC when absent) or a plain date; parsed by the service. */
+    since: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type EventListQuery = Static<typeof EventListQuery>;
+
+export const EventStreamQuery = Type.Object(
+  {
+    /** An event id (resume after it) or a time (every event at or after it). */
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    /** Comma-separated list of exact types (repeating the parameter also works). */
+    event_types: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Array(Type.String({ maxLength: 4000 }), { maxItems: 100 })])),
+    agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type EventStreamQuery = Static<typeof EventStreamQuery>;
+
+export const EventRedeliver = Type.Object(
+  {
+    /** Limit the redelivery to these endpoints (default: every endpoint subscribed to the type). */
+    webhook_endpoint_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type EventRedeliver = Static<typeof EventRedeliver>;
+
+export const EventRedelivered = Type.Object({
+  event_id: Type.String(),
+  webhook_endpoint_ids: Type.Array(Type.String()),
+  scheduled_at: Timestamp,
+});
+export type EventRedelivered = Static<typeof EventRedelivered>;
+
+export const eventRoutes = {
+  'events.list': route({
+    method: 'GET', path: '/events', scope: 'read', summary: 'List events, newest first',
+    query: EventListQuery, status: 200, response: Page(Event),
+  }),
+  'events.stream': route({
+    method: 'GET', path: '/events/stream', scope: 'read', summary: 'Follow events live (server-sent events)',
+    query: EventStreamQuery, status: 200, response: null, produces: 'text/event-stream',
+  }),
+  'events.get': route({
+    method: 'GET', path: '/events/:id', scope: 'read', summary: 'Retrieve an event',
+    params: IdParams, status: 200, response: Event,
+  }),
+  'events.redeliver': route({
+    method: 'POST', path: '/events/:id/redeliver', scope: 'manage', summary: 'Deliver an event to webhooks again',
+    unboundOnly: 'replay events to webhooks', params: IdParams, body: EventRedeliver, status: 200, response: EventRedelivered,
+  }),
+};

@@ -1,3 +1,213 @@
-import type { RouteDef } from './route.js';
+import { Type, type Static } from 'typebox';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody } from './common.js';
+import { route } from './route.js';
 
-export const messageRoutes = {} satisfies Record<string, RouteDef>;
+/** Spec: Limits → Single-message payload. */
+export const SEND_LIMITS = {
+  recipients: 50,
+  subject: 998,
+  body: 1_000_000,
+  attachments: 10,
+  attachmentBytes: 25 * 1024 * 1024,
+  metadataKey: 64,
+  metadataValue: 500,
+  tags: 10,
+  batch: 100,
+  idempotencyKey: 255,
+} as const;
+
+export const MESSAGE_STATUSES = ['sent', 'scheduled', 'canceled', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+const Address = Type.String({ minLength: 1, maxLength: 998 });
+const AddressList = Type.Union([Address, Type.Array(Address)]);
+const Body = Type.String({ maxLength: SEND_LIMITS.body });
+
+export const Tag = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Type.String({ maxLength: 256 }) });
+export type Tag = Static<typeof Tag>;
+
+/** compat.md: attachment item `{filename, content_base64, content_type}`. */
+export const AttachmentInput = Type.Object({
+  filename: Type.String({ minLength: 1, maxLength: 255 }),
+  content_base64: Type.Optional(Type.String()),
+  /** Alias some clients send for content_base64. */
+  content: Type.Optional(Type.String()),
+  content_type: Type.Optional(Type.String({ maxLength: 255 })),
+}, { additionalProperties: true });
+
+/**
+ * The send request (spec: Messages → Send request fields, plus compat.md extras). Send routes
+ * tolerate unknown fields; the service validates every known one again (batch items are only
+ * validated there, so that one bad item stays inline).
+ */
+export const SendRequest = Type.Object({
+  agent: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 998 })),
+  to: Type.Optional(AddressList),
+  cc: Type.Optional(AddressList),
+  bcc: Type.Optional(AddressList),
+  reply_to: Type.Optional(AddressList),
+  subject: Type.Optional(Type.String({ maxLength: SEND_LIMITS.subject })),
+  body_text: Type.Optional(Body),
+  body_html: Type.Optional(Body),
+  text: Type.Optional(Body),
+  html: Type.Optional(Body),
+  body: Type.Optional(Body),
+  tags: Type.Optional(Type.Array(Tag, { maxItems: SEND_LIMITS.tags })),
+  metadata: Type.Optional(StringMap),
+  attachments: Type.Optional(Type.Array(AttachmentInput, { maxItems: SEND_LIMITS.attachments })),
+  scheduled_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  references: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 998 }), { maxItems: 100 })),
+  in_reply_to_message_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  pool_hint: Type.Optional(Type.Enum(['clean', 'mixed'] as const)),
+}, { additionalProperties: true });
+export type SendRequest = Static<typeof SendRequest>;
+
+export const ReplyRequest = Type.Evaluate(Type.Intersect([
+  SendRequest,
+  Type.Object({ reply_all: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+]));
+export type ReplyRequest = Static<typeof ReplyRequest>;
+
+export const ClassifierWarning = Type.Object({
+  code: Type.Literal('cold_email_prohibited'),
+  message: Type.String(),
+  score: Type.Number(),
+  reason: Type.Enum(['cold_outreach', 'bulk_marketing', 'spam', 'unclear'] as const),
+});
+export type ClassifierWarning = Static<typeof ClassifierWarning>;
+
+export const AttachmentInfo = Type.Object({
+  id: Type.String(),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer(),
+});
+
+/**
+ * Sent message (spec: Resources → Sent message). The send response carries the short set; the
+ * retrieve response the full set (spec rule); compat.md adds `from` and `scheduled_at`.
+ */
+export const SentMessage = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('message'),
+  agent_id: Type.String(),
+  thread_id: Type.String(),
+  from: Type.String(),
+  to: Type.Array(Type.String()),
+  cc: Type.Optional(Type.Array(Type.String())),
+  bcc: Type.Optional(Type.Array(Type.String())),
+  reply_to: Type.Optional(Type.Array(Type.String())),
+  subject: Type.String(),
+  body_text: Type.Optional(Nullable(Type.String())),
+  body_html: Type.Optional(Nullable(Type.String())),
+  classifier_score: Type.Number(),
+  status: Type.Enum(MESSAGE_STATUSES),
+  cost_usd: Type.Number(),
+  transport_message_id: Type.Optional(Nullable(Type.String())),
+  attachments: Type.Optional(Type.Array(AttachmentInfo)),
+  references: Type.Optional(Type.Array(Type.String())),
+  metadata: Type.Optional(StringMap),
+  tags: Type.Array(Tag),
+  scheduled_at: Type.Optional(Nullable(Timestamp)),
+  sent_at: Type.Optional(Nullable(Timestamp)),
+  delivered_at: Type.Optional(Nullable(Timestamp)),
+  canceled_at: Type.Optional(Nullable(Timestamp)),
+  created_at: Timestamp,
+  test_mode: Type.Boolean(),
+  in_reply_to_message_id: Type.Optional(Type.String()),
+  forwarded_from: Type.Optional(Type.String()),
+  classifier_warning: Type.Optional(ClassifierWarning),
+  pool: Type.Optional(Type.String()),
+  error_message: Type.Optional(Nullable(Type.String())),
+});
+export type SentMessage = Static<typeof SentMessage>;
+
+const ErrorItem = Type.Object({
+  error: Type.Object({
+    type: Type.String(),
+    code: Type.String(),
+    message: Type.String(),
+    param: Nullable(Type.String()),
+    request_id: Type.String(),
+  }, { additionalProperties: true }),
+});
+
+export const BatchResult = Type.Object({
+  data: Type.Array(Type.Union([SentMessage, ErrorItem])),
+  batch_size: Type.Integer(),
+});
+
+export const MessageListQuery = Type.Object({
+  ...ListQuery,
+  agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+  thread_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+}, { additionalProperties: false });
+export type MessageListQuery = Static<typeof MessageListQuery>;
+
+export const Reschedule = Type.Object({ scheduled_at: Type.String({ format: 'date-time' }) }, { additionalProperties: false });
+export const Rescheduled = Type.Object({ id: Type.String(), scheduled_at: Timestamp, status: Type.Literal('scheduled') });
+export const Canceled = Type.Object({ id: Type.String(), status: Type.Literal('canceled'), canceled_at: Timestamp });
+
+export const AppealRequest = Type.Object({
+  agent: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+  subject: Type.String({ maxLength: SEND_LIMITS.subject }),
+  body_text: Type.Optional(Nullable(Body)),
+  body_html: Type.Optional(Nullable(Body)),
+  to: Type.Optional(AddressList),
+}, { additionalProperties: true });
+export type AppealRequest = Static<typeof AppealRequest>;
+
+export const AppealResult = Type.Object({
+  outcome: Type.Enum(['overturned', 'upheld', 'not_appealable', 'not_blocked'] as const),
+  message: Type.String(),
+  review_score: Type.Optional(Type.Number()),
+  reason: Type.Optional(Type.String()),
+  replayed: Type.Optional(Type.Boolean()),
+});
+export type AppealResult = Static<typeof AppealResult>;
+
+const SEND_BODY_LIMIT = 48 * 1024 * 1024;
+
+export const messageRoutes = {
+  'messages.create': route({
+    method: 'POST', path: '/messages', scope: 'send', summary: 'Send a message', send: true,
+    bodyLimit: SEND_BODY_LIMIT, body: SendRequest, status: 201, response: SentMessage,
+  }),
+  'messages.batch': route({
+    method: 'POST', path: '/messages/batch', scope: 'send', summary: 'Send up to 100 messages in one request', send: true,
+    bodyLimit: SEND_BODY_LIMIT * 2, body: Type.Unknown(), status: 201, response: BatchResult,
+  }),
+  'messages.appeal': route({
+    method: 'POST', path: '/messages/appeal', scope: 'send', summary: 'Appeal a cold-email refusal', send: true,
+    body: AppealRequest, status: 200, response: AppealResult,
+  }),
+  'messages.list': route({
+    method: 'GET', path: '/messages', scope: 'read', summary: 'List sent messages, newest first',
+    query: MessageListQuery, status: 200, response: Page(SentMessage),
+  }),
+  'messages.get': route({
+    method: 'GET', path: '/messages/:id', scope: 'read', summary: 'Retrieve a sent message',
+    params: IdParams, status: 200, response: SentMessage,
+  }),
+  'messages.reschedule': route({
+    method: 'PATCH', path: '/messages/:id', scope: { allOf: ['manage', 'send'] }, summary: 'Reschedule a scheduled message',
+    params: IdParams, body: Reschedule, status: 200, response: Rescheduled,
+  }),
+  'messages.reply': route({
+    method: 'POST', path: '/messages/:id/reply', scope: 'send', summary: 'Reply to a sent or received message', send: true,
+    bodyLimit: SEND_BODY_LIMIT, params: IdParams, body: ReplyRequest, status: 201, response: SentMessage,
+  }),
+  'messages.forward': route({
+    method: 'POST', path: '/messages/:id/forward', scope: 'send', summary: 'Forward a sent or received message', send: true,
+    bodyLimit: SEND_BODY_LIMIT, params: IdParams, body: SendRequest, status: 201, response: SentMessage,
+  }),
+  'messages.cancel': route({
+    method: 'POST', path: '/messages/:id/cancel', scope: 'manage', summary: 'Cancel a scheduled message',
+    params: IdParams, body: EmptyBody, status: 200, response: Canceled,
+  }),
+  'messages.raw': route({
+    method: 'GET', path: '/messages/:id/raw', scope: 'read', summary: 'Download a message as RFC 822 (.eml)',
+    params: IdParams, status: 200, response: null, produces: 'message/rfc822',
+  }),
+};

@@ -1,3 +1,152 @@
-import type { RouteDef } from './route.js';
+import { Type, type Static } from 'typebox';
+import { IdParams, ListQuery, Nullable, Page, Timestamp } from './common.js';
+import { route, type RouteDef } from './route.js';
 
-export const receivedRoutes = {} satisfies Record<string, RouteDef>;
+/** Spec: Classification (result of the inbound classifier). */
+export const Classification = Type.Object({
+  intent: Type.String(),
+  entities: Type.Record(Type.String(), Type.Unknown()),
+  urgency: Type.Number(),
+  injection_score: Type.Number(),
+  injection_categories: Type.Array(Type.String()),
+  sender_reputation: Type.Number(),
+  classifier_model: Type.String(),
+});
+export type Classification = Static<typeof Classification>;
+
+export const OVER_LIMIT = ['plus_address_limit', 'held_code'] as const;
+
+/** compat.md: Received message (list responses give excerpts only). */
+export const ReceivedMessageSummary = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('received_message'),
+  agent_id: Type.String(),
+  thread_id: Nullable(Type.String()),
+  from: Type.Object({ address: Type.String(), name: Nullable(Type.String()) }),
+  to: Type.Array(Type.String()),
+  cc: Type.Array(Type.String()),
+  /** The envelope recipient this copy was delivered to. */
+  delivered_to: Type.String(),
+  plus_address: Nullable(Type.String()),
+  subject: Type.String(),
+  extracted_text: Type.String(),
+  body_text_excerpt: Type.String(),
+  message_id: Nullable(Type.String()),
+  in_reply_to_message_id: Nullable(Type.String()),
+  spf_pass: Nullable(Type.Boolean()),
+  dkim_pass: Nullable(Type.Boolean()),
+  dmarc: Nullable(Type.String()),
+  classification: Nullable(Classification),
+  quarantined: Type.Boolean(),
+  test_mode: Type.Boolean(),
+  over_limit: Nullable(Type.Enum(OVER_LIMIT)),
+  source: Type.Enum(['smtp', 'local', 'simulator'] as const),
+  size: Type.Integer(),
+  received_at: Timestamp,
+});
+export type ReceivedMessageSummary = Static<typeof ReceivedMessageSummary>;
+
+export const ReceivedAttachment = Type.Object({
+  id: Type.String(),
+  filename: Nullable(Type.String()),
+  content_type: Type.String(),
+  content_id: Nullable(Type.String()),
+  disposition: Nullable(Type.String()),
+  size: Type.Integer(),
+  sha256: Type.String(),
+});
+
+/** Retrieve adds the full bodies, headers, attachments and `raw_url`. */
+export const ReceivedMessage = Type.Evaluate(Type.Intersect([
+  ReceivedMessageSummary,
+  Type.Object({
+    body_text: Nullable(Type.String()),
+    body_html: Nullable(Type.String()),
+    headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
+    in_reply_to: Nullable(Type.String()),
+    references: Type.Array(Type.String()),
+    attachments: Type.Array(ReceivedAttachment),
+    raw_url: Nullable(Type.String()),
+  }),
+]));
+export type ReceivedMessage = Static<typeof ReceivedMessage>;
+
+export const ReceivedListQuery = Type.Object(
+  {
+    ...ListQuery,
+    agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    thread_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type ReceivedListQuery = Static<typeof ReceivedListQuery>;
+
+const PassFail = Type.Enum(['pass', 'fail'] as const);
+
+/** Spec: POST /v1/test/inbound; compat.md adds `spf` / `dkim`. */
+export const SimulateInbound = Type.Object(
+  {
+    agent: Type.String({ minLength: 1, maxLength: 320 }),
+    from: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }),
+    from_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    subject: Type.Optional(Type.String({ maxLength: 998 })),
+    body_text: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    body_html: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    in_reply_to_message_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** A plus variant of the agent's address to deliver to (default: the agent's address). */
+    to: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+    spf: Type.Optional(PassFail),
+    dkim: Type.Optional(PassFail),
+  },
+  { additionalProperties: false },
+);
+export type SimulateInbound = Static<typeof SimulateInbound>;
+
+export const SimulateInboundResult = Type.Object({
+  message_id: Type.String(),
+  thread_id: Type.String(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  quarantined: Type.Boolean(),
+  test_mode: Type.Boolean(),
+  classification: Classification,
+});
+
+export const InboxWaitQuery = Type.Object(
+  {
+    /** The agent's address or one of its plus addresses (default: any mail to the agent). */
+    address: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+    /** Only mail received at or after this time (ISO 8601), or after this rcv_ id. Default: now. */
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    /** Seconds to wait, 0–60 (default 30). */
+    timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 30 })),
+  },
+  { additionalProperties: false },
+);
+export type InboxWaitQuery = Static<typeof InboxWaitQuery>;
+
+/** A timeout is not an error: `message` is null and `timed_out` true. */
+export const InboxWaitResult = Type.Object({
+  message: Nullable(ReceivedMessage),
+  timed_out: Type.Boolean(),
+});
+export type InboxWaitResult = Static<typeof InboxWaitResult>;
+
+export const receivedRoutes = {
+  'received.list': route({
+    method: 'GET', path: '/messages/received', scope: 'read', summary: 'List received messages (excerpts)',
+    query: ReceivedListQuery, status: 200, response: Page(ReceivedMessageSummary),
+  }),
+  'received.get': route({
+    method: 'GET', path: '/messages/received/:id', scope: 'read', summary: 'Retrieve a received message',
+    params: IdParams, status: 200, response: ReceivedMessage,
+  }),
+  'received.simulate': route({
+    method: 'POST', path: '/test/inbound', scope: 'send', summary: 'Simulate inbound mail (test keys only)',
+    body: SimulateInbound, status: 201, response: SimulateInboundResult, bodyLimit: 4 * 1024 * 1024,
+  }),
+  'inbox.wait': route({
+    method: 'GET', path: '/agents/:id/inbox/wait', scope: 'read', summary: 'Wait for the next message to an agent or plus address',
+    params: IdParams, query: InboxWaitQuery, status: 200, response: InboxWaitResult,
+  }),
+} satisfies Record<string, RouteDef>;

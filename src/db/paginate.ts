@@ -22,7 +22,8 @@ export function encodeCursor(key: string): string {
 
 export function decodeCursor(cursor: string): string {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!text.startsWith('c1:') || text.length < 4 || encodeCursor(text.slice(3)) !== cursor) {
+  // Keys are ids or timestamps: printable ASCII only, so stray bytes cannot reach a query.
+  if (!text.startsWith('c1:') || !/^[\x21-\x7e]+$/.test(text.slice(3)) || encodeCursor(text.slice(3)) !== cursor) {
     throw Errors.invalidParam('cursor', 'The cursor is not valid; pass the `next_cursor` of the previous page unchanged.');
   }
   return text.slice(3);

@@ -93,16 +93,21 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   const configFile = early.config ? resolve(early.config) : join(dataDir, 'config.json');
   let fileIn: ConfigInput = {};
   if (existsSync(configFile)) {
+    let parsed: unknown;
     try {
-      fileIn = JSON.parse(readFileSync(configFile, 'utf8')) as ConfigInput;
+      parsed = JSON.parse(readFileSync(configFile, 'utf8'));
     } catch (err) {
       throw new ConfigError('config', `${configFile} is not valid JSON (${(err as Error).message}).`);
     }
+    fileIn = checkFileInput(parsed, configFile);
   } else if (early.config) {
     throw new ConfigError('config', `${configFile} does not exist.`);
   }
   const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
 
+  for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel'] as const) {
+    c[k] = str(k, c[k]);
+  }
   const host = c.host ?? '127.0.0.1';
   const port = int('port', c.port, 7420, 0, 65535);
   const smtpPort = int('smtpPort', c.smtpPort, 2525, 0, 65535);
@@ -125,6 +130,15 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   }
   if ((c.tlsCert && !c.tlsKey) || (!c.tlsCert && c.tlsKey)) {
     throw new ConfigError(c.tlsCert ? 'tlsKey' : 'tlsCert', 'STARTTLS needs both --tls-cert and --tls-key.');
+  }
+  if (c.publicUrl !== undefined) {
+    let u: URL | null = null;
+    try {
+      u = new URL(c.publicUrl);
+    } catch {
+      /* reported below */
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new ConfigError('publicUrl', `"${c.publicUrl}" is not an http:// or https:// URL.`);
   }
   const price = c.pricePerMessage === undefined ? 0 : Number(c.pricePerMessage);
   if (!Number.isFinite(price) || price < 0) throw new ConfigError('pricePerMessage', `"${c.pricePerMessage}" is not a non-negative number.`);
@@ -149,6 +163,22 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     version,
   };
   return Object.freeze(config);
+}
+
+/** A config file is an object of known settings with scalar values; a typo fails, naming the key. */
+function checkFileInput(parsed: unknown, file: string): ConfigInput {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('config', `${file} must hold a JSON object.`);
+  for (const [k, v] of Object.entries(parsed)) {
+    if (!(CONFIG_KEYS as string[]).includes(k) || k === 'config') throw new ConfigError(k, `unknown setting in ${file}; known: ${CONFIG_KEYS.filter((x) => x !== 'config').join(', ')}.`);
+    if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) throw new ConfigError(k, `must be a string, number or boolean in ${file}.`);
+  }
+  return Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== null)) as ConfigInput;
+}
+
+function str(field: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !v.trim()) throw new ConfigError(field, `"${String(v)}" is not a non-empty string.`);
+  return v.trim();
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { openDatabase, migrate, isInitialised, type OpenedDb } from '../db/open.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { AppContext } from '../services/context.js';
-import { bootstrapWorkspace, type BootstrapResult } from '../services/bootstrap.js';
+import { bootstrapWorkspace, type BootstrapInput, type BootstrapResult } from '../services/bootstrap.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
+import { startSmtpListener } from './smtp/listener.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -34,7 +34,7 @@ export class Daemon {
   private constructor(
     readonly config: Config,
     readonly ctx: AppContext,
-    readonly app: FastifyInstance,
+    readonly app: HttpApp,
     private readonly opened: OpenedDb,
     /** Set when this start initialised an empty data dir: the keys, shown once. */
     readonly bootstrapped: BootstrapResult | null,
@@ -59,10 +59,16 @@ export class Daemon {
 
   /** Start everything; resolves with the bound addresses once the daemon can serve. */
   async start(): Promise<{ http: string; smtp: string | null }> {
-    this.workers = createWorkers(this.ctx);
-    for (const w of this.workers) w.start();
-    this.listeners = await startListeners(this.ctx, this.config);
-    await this.app.listen({ host: this.config.host, port: this.config.port });
+    try {
+      this.workers = createWorkers(this.ctx);
+      for (const w of this.workers) w.start();
+      this.listeners = await startListeners(this.ctx, this.config);
+      await this.app.listen({ host: this.config.host, port: this.config.port });
+    } catch (err) {
+      // A port in use must not leave workers or the SMTP listener running behind the error.
+      await this.stop();
+      throw err;
+    }
     return { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
   }
 
@@ -90,9 +96,25 @@ export class Daemon {
 }
 
 /**
- * Listeners beside HTTP. The inbound-mail issue adds the SMTP listener here
- * (server/smtp), started on config.smtpHost:config.smtpPort.
+ * `mailagent init`: create and migrate the database, then bootstrap it. Resolves null (and
+ * writes nothing) when the data dir already holds a workspace.
  */
-async function startListeners(_ctx: AppContext, _config: Config): Promise<Listener[]> {
-  return [];
+export async function initialiseDataDir(config: Config, input: BootstrapInput, opts: DaemonOptions = {}): Promise<BootstrapResult | null> {
+  const opened = openDatabase(config.dbFile);
+  try {
+    await migrate(opened.db);
+    if (await isInitialised(opened.db)) return null;
+    return await bootstrapWorkspace(createContext(config, opened.db, opts.clock ?? systemClock), input);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** Listeners beside HTTP: the inbound SMTP listener on config.smtpHost:config.smtpPort. */
+async function startListeners(ctx: AppContext, config: Config): Promise<Listener[]> {
+  const smtp = await startSmtpListener(ctx, {
+    host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
+    tlsCert: config.tlsCert, tlsKey: config.tlsKey,
+  });
+  return [smtp];
 }

@@ -28,11 +28,12 @@ export function toAgent(r: AgentRow): Agent {
   };
 }
 
-/** README "Agent names": lower-case letters, digits, `.`, `_`, `-`; 1–64 chars; no leading, trailing or double dot; no `+`. */
+/** docs/api-foundation.md "Agent names": lower-case letters, digits, `.`, `_`, `-`; 1–64 chars; starts and ends with a letter or digit; no `..`; not `agt_…`; no `+`. */
 export function normalizeAgentName(raw: string, param = 'name'): string {
   const name = raw.trim().toLowerCase();
-  if (!NAME_RE.test(name)) {
-    throw Errors.invalidParam(param, `"${raw}" is not a valid agent name: use 1–64 lower-case letters, digits, ".", "_" or "-", starting and ending with a letter or digit ("+" is reserved for plus addresses).`);
+  // A name that looks like an agent id (`agt_…`) could never be looked up by name: ids win.
+  if (!NAME_RE.test(name) || hasPrefix(name, 'agt')) {
+    throw Errors.invalidParam(param, `"${raw}" is not a valid agent name: use 1–64 lower-case letters, digits, ".", "_" or "-", starting and ending with a letter or digit, no "..", not starting with "agt_" ("+" is reserved for plus addresses).`);
   }
   return name;
 }

@@ -1,12 +1,16 @@
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../contract/api-keys.js';
 import type { ListQuery, PageOf, Scope } from '../contract/common.js';
-import { getApiKey, insertApiKey, listApiKeys, setApiKeyFields, type ApiKeyRow } from '../db/repos/api-keys.js';
+import { getApiKey, insertApiKey, listApiKeys, revokeApiKeyRow, type ApiKeyRow } from '../db/repos/api-keys.js';
+import { ApiError } from '../contract/errors.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { AppContext, AuthContext } from './context.js';
 import { generateKey } from './auth.js';
 import { resolveAgent } from './agents.js';
+
+const bindingRefused = (agentId: string) =>
+  Errors.insufficientScope(`This key is bound to agent ${agentId}; it can only create keys bound to the same agent.`);
 
 export function toApiKey(r: ApiKeyRow): ApiKey {
   return {
@@ -48,16 +52,20 @@ export async function createApiKey(ctx: AppContext, auth: AuthContext, body: Api
   }
   let agentId: string | null = null;
   if (body.agent_id) {
-    const agent = await resolveAgent(ctx, auth, body.agent_id, 'route', 'agent_id');
+    let agent;
+    try {
+      agent = await resolveAgent(ctx, auth, body.agent_id, 'route', 'agent_id');
+    } catch (err) {
+      // A bound maker asking for another agent's binding asks for more than it has (rule 5):
+      // 403, not the 404 resolveAgent gives a bound key for an agent it cannot see.
+      if (auth.agentId && err instanceof ApiError && err.code === 'agent_not_found') throw bindingRefused(auth.agentId);
+      throw err;
+    }
+    if (auth.agentId && agent.id !== auth.agentId) throw bindingRefused(auth.agentId);
     if (agent.status === 'archived') throw Errors.agentArchived(agent.id);
     agentId = agent.id;
   }
-  if (auth.agentId) {
-    if (agentId && agentId !== auth.agentId) {
-      throw Errors.insufficientScope(`This key is bound to agent ${auth.agentId}; it can only create keys bound to the same agent.`);
-    }
-    agentId = auth.agentId;
-  }
+  if (auth.agentId) agentId = auth.agentId;
   const now = ctx.clock.now();
   let expiresAt: string | null = null;
   if (body.expires_at) {
@@ -86,9 +94,8 @@ export async function listApiKeysPage(ctx: AppContext, auth: AuthContext, q: Lis
 export async function revokeApiKey(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; revoked_at: string }> {
   const row = await getApiKey(ctx.db, auth.workspaceId, id);
   if (!row) throw Errors.notFound('API key', id);
-  if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
+  // Mode first: a test key gets 403 for a live key whether or not it is already revoked.
   if (auth.mode === 'test' && row.mode === 'live') throw Errors.liveModeRequired('revoke a live key');
-  const at = isoAt(ctx.clock.now());
-  await setApiKeyFields(ctx.db, row.id, { revoked_at: at });
-  return { id: row.id, revoked_at: at };
+  if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
+  return { id: row.id, revoked_at: await revokeApiKeyRow(ctx.db, row.id, isoAt(ctx.clock.now())) };
 }

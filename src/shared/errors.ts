@@ -93,6 +93,9 @@ export const Errors = {
   unknownTestAddress: (address: string, testAddress: string, param: string) =>
     new ApiError(422, 'invalid_request_error', 'unknown_test_address',
       `${address} is on the test domain but is not its test address; use ${testAddress}.`, { param }),
+  testAddressNeedsTestKey: (address: string, param: string) =>
+    new ApiError(422, 'invalid_request_error', 'unknown_test_address',
+      `${address} is the test address; it answers only test-key sends (mk_test_...). Live keys cannot send to the test domain.`, { param }),
   coldEmailProhibited: (message: string) => new ApiError(422, 'abuse_error', 'cold_email_prohibited', message),
   domainNotVerified: (domain: string) => new ApiError(422, 'abuse_error', 'domain_not_verified',
     `The domain ${domain} is not verified yet; publish its DNS records and call POST /v1/domains/{id}/verify.`),

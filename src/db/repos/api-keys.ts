@@ -47,6 +47,13 @@ export async function setApiKeyFields(db: Db, id: string, patch: Partial<Pick<Ap
   await db.updateTable('api_keys').set(patch).where('id', '=', id).execute();
 }
 
+/** Revoke once: a key already revoked keeps its first revoked_at (spec: revoking again is idempotent). */
+export async function revokeApiKeyRow(db: Db, id: string, at: string): Promise<string> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  const r = await db.selectFrom('api_keys').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow();
+  return r.revoked_at ?? at;
+}
+
 export async function agentHasLiveKey(db: Db, agentId: string): Promise<boolean> {
   const r = await db.selectFrom('api_keys').select('id').where('agent_id', '=', agentId).where('mode', '=', 'live')
     .where('revoked_at', 'is', null).limit(1).executeTakeFirst();

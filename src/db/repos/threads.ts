@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, ThreadsTable } from '../schema.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 
@@ -86,4 +87,107 @@ export async function insertRef(db: Db, ref: { agent_id: string; rfc_message_id:
 export async function agentHasLiveThreads(db: Db, agentId: string): Promise<boolean> {
   const r = await db.selectFrom('threads').select('id').where('agent_id', '=', agentId).where('has_live', '=', 1).limit(1).executeTakeFirst();
   return r !== undefined;
+}
+
+// ---- thread views (resources feature): lists with an escaped label match, messages of a thread, permanent delete
+
+/** `%`, `_` and `\` in a label are literal, not LIKE wildcards. */
+function likeLiteral(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
+  let q = db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
+  if (f.agentId) q = q.where('agent_id', '=', f.agentId);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.label) {
+    const pattern = `%${likeLiteral(JSON.stringify(f.label))}%`;
+    q = q.where(sql<boolean>`labels like ${pattern} escape '\\'`);
+  }
+  q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
+  const res = await paginate<ThreadsTable>(q, 'id', page);
+  return { ...res, rows: res.rows.map(decode) };
+}
+
+/** Threads of a workspace carrying a label (for rename and delete of the label). */
+export async function threadsWithLabel(db: Db, workspaceId: string, label: string): Promise<ThreadRow[]> {
+  const pattern = `%${likeLiteral(JSON.stringify(label))}%`;
+  const rows = await db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId)
+    .where(sql<boolean>`labels like ${pattern} escape '\\'`).execute();
+  return rows.map(decode).filter((t) => t.labels.includes(label));
+}
+
+export interface ThreadMessageRow {
+  id: string;
+  direction: 'outbound' | 'inbound';
+  from: string;
+  from_name: string | null;
+  to: string[];
+  cc: string[];
+  subject: string;
+  snippet: string;
+  status: string;
+  test_mode: boolean;
+  at: string;
+  sent_at: string | null;
+  received_at: string | null;
+  created_at: string;
+}
+
+const snippetOf = (text: string | null | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+
+/** Both directions of a thread, oldest first (sent by creation time, received by arrival). */
+export async function threadMessages(db: Db, workspaceId: string, threadId: string): Promise<ThreadMessageRow[]> {
+  const sent = await db.selectFrom('sent_messages')
+    .select(['id', 'from_address', 'from_name', 'to', 'cc', 'subject', 'body_text', 'status', 'test_mode', 'sent_at', 'created_at'])
+    .where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute();
+  const received = await db.selectFrom('received_messages')
+    .select(['id', 'from_address', 'from_name', 'to', 'cc', 'subject', 'excerpt', 'test_mode', 'received_at'])
+    .where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute();
+  const out: ThreadMessageRow[] = [
+    ...sent.map((m) => ({
+      id: m.id, direction: 'outbound' as const, from: m.from_address, from_name: m.from_name,
+      to: json<string[]>(m.to, []), cc: json<string[]>(m.cc, []), subject: m.subject,
+      snippet: snippetOf(m.body_text), status: m.status, test_mode: bool(m.test_mode), at: m.created_at,
+      sent_at: m.sent_at, received_at: null, created_at: m.created_at,
+    })),
+    ...received.map((m) => ({
+      id: m.id, direction: 'inbound' as const, from: m.from_address, from_name: m.from_name,
+      to: json<string[]>(m.to, []), cc: json<string[]>(m.cc, []), subject: m.subject,
+      snippet: snippetOf(m.excerpt), status: 'received', test_mode: bool(m.test_mode), at: m.received_at,
+      sent_at: null, received_at: m.received_at, created_at: m.received_at,
+    })),
+  ];
+  // Ids share one monotonic generator, so the id breaks ties inside one millisecond.
+  return out.sort((a, b) => (a.at === b.at ? (a.id.slice(4) < b.id.slice(4) ? -1 : 1) : a.at < b.at ? -1 : 1));
+}
+
+/** Is one of the thread's messages being handed to a transport right now? */
+export async function threadHasSending(db: Db, threadId: string): Promise<boolean> {
+  const r = await db.selectFrom('sent_messages').select('id').where('thread_id', '=', threadId).where('status', '=', 'sending').limit(1).executeTakeFirst();
+  return r !== undefined;
+}
+
+/**
+ * Delete a thread's mail for good: bodies, attachments, raw bytes and Message-ID refs. The thread
+ * row stays as a scrubbed tombstone so its id keeps answering 404. Send-log rows stay: caps count
+ * mail that was sent even after it is deleted (spec: Limits).
+ */
+export async function purgeThread(db: Db, workspaceId: string, threadId: string, at: string): Promise<{ sent: number; received: number }> {
+  const sentIds = (await db.selectFrom('sent_messages').select('id').where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute()).map((r) => r.id);
+  const rcvIds = (await db.selectFrom('received_messages').select('id').where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute()).map((r) => r.id);
+  if (sentIds.length) {
+    await db.deleteFrom('sent_attachments').where('message_id', 'in', sentIds).execute();
+    await db.deleteFrom('simulated_replies').where('message_id', 'in', sentIds).execute();
+    await db.deleteFrom('sent_messages').where('id', 'in', sentIds).execute();
+  }
+  if (rcvIds.length) {
+    await db.deleteFrom('received_attachments').where('received_message_id', 'in', rcvIds).execute();
+    await db.deleteFrom('received_messages').where('id', 'in', rcvIds).execute();
+  }
+  await db.deleteFrom('message_refs').where('thread_id', '=', threadId).execute();
+  await db.updateTable('threads').set({
+    subject: '', normalized_subject: '', labels: '[]', participants: '[]', message_count: 0, deleted_at: at, updated_at: at,
+  }).where('id', '=', threadId).execute();
+  return { sent: sentIds.length, received: rcvIds.length };
 }

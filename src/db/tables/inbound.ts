@@ -1,3 +1,80 @@
-/** Tables added by the inbound feature (its migration: migrations/000N_inbound.ts). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface InboundTables {}
+/**
+ * Tables added by the inbound feature (migration 0003_inbound). Portable encodings: ISO text
+ * timestamps, 0/1 integers, JSON as text, blobs as Buffer (bytea on PostgreSQL).
+ */
+export interface ReceivedMessagesTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  /** null on over-limit / held-code records (they are not threaded). */
+  thread_id: string | null;
+  rfc_message_id: string | null;
+  in_reply_to: string | null;
+  /** JSON string[] of bare Message-IDs. */
+  references: string;
+  from_address: string;
+  from_name: string | null;
+  from_domain: string;
+  /** JSON string[] (header To / Cc). */
+  to: string;
+  cc: string;
+  /** The envelope recipient this copy was delivered to (RCPT TO, or the agent address). */
+  recipient: string;
+  /** The recipient when it is a plus variant (`name+tag@domain`), lower-cased; else null. */
+  plus_address: string | null;
+  subject: string;
+  text: string | null;
+  html: string | null;
+  extracted_text: string | null;
+  excerpt: string;
+  /** JSON [name, value][] in the order received. */
+  headers: string;
+  /** The original bytes exactly as received; null on over-limit / held-code records. */
+  raw: Buffer | null;
+  size: number;
+  spf_pass: number | null;
+  dkim_pass: number | null;
+  dmarc: string | null;
+  /** JSON classification (spec: Classification) or null on records. */
+  classification: string | null;
+  quarantined: number;
+  test_mode: number;
+  /** null | 'plus_address_limit' | 'held_code'. */
+  over_limit: string | null;
+  /** 'smtp' | 'local' | 'simulator'. */
+  source: string;
+  /** The sent message (msg_) this one answers, when threading found it. */
+  answers_message_id: string | null;
+  event_id: string | null;
+  event_type: string | null;
+  remote_address: string | null;
+  received_at: string;
+}
+
+export interface ReceivedAttachmentsTable {
+  id: string;
+  received_message_id: string;
+  workspace_id: string;
+  position: number;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  disposition: string | null;
+  size: number;
+  sha256: string;
+  content: Buffer;
+}
+
+/** Plus addresses that received mail, for the distinct-per-24-hours limit (spec: Limits → Plus addresses). */
+export interface InboundPlusAddressesTable {
+  workspace_id: string;
+  address: string;
+  first_received_at: string;
+  last_received_at: string;
+}
+
+export interface InboundTables {
+  received_messages: ReceivedMessagesTable;
+  received_attachments: ReceivedAttachmentsTable;
+  inbound_plus_addresses: InboundPlusAddressesTable;
+}

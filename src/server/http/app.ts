@@ -4,13 +4,19 @@ import { routes, API_PREFIXES, type RouteId } from '../../contract/routes.js';
 import type { RouteDef } from '../../contract/route.js';
 import { Errors } from '../../shared/errors.js';
 import { monotonicPart } from '../../shared/ids.js';
-import type { AppContext } from '../../services/context.js';
+import type { AppContext, AuthContext } from '../../services/context.js';
+import { recordRequest } from '../../services/request-log.js';
 import { authenticate, authorize, requireUnbound } from '../../services/auth.js';
+import { closeEventStreams } from '../../services/event-stream.js';
 import { compileValidator, validationToApiError } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
+import { runSendRoute } from './send-route.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** The HTTP app, as the daemon holds it (fastify stays inside server/http: DESIGN.md dependency rule). */
+export type HttpApp = FastifyInstance;
 
 export interface BuildAppOptions {
   /** pino options, or false for silence (tests). */
@@ -32,8 +38,26 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     genReqId: () => `req_${monotonicPart(Date.now())}`,
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    return503OnClosing: true,
+    // Our own onRequest hook answers 503 during shutdown, with the envelope (fastify's own 503 has none).
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Failures fastify answers before any hook runs (a path that is not valid percent-encoding, a
+    // path segment over maxParamLength) still get the envelope and X-Request-Id.
+    frameworkErrors: (error, req, reply) => {
+      const err = error.code === 'FST_ERR_BAD_URL'
+        ? Errors.invalidParam('path', 'The request path is not valid URL encoding.')
+        : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? Errors.invalidParam('path', 'A path segment is longer than 500 characters.')
+          : Errors.internal();
+      const r = reply as unknown as FastifyReply;
+      r.header('x-request-id', req.id).code(err.status).type('application/json').send(err.toEnvelope(String(req.id)));
+    },
+  });
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    closeEventStreams(ctx); // open SSE streams would otherwise hold server.close() forever
   });
 
   app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart));
@@ -41,6 +65,16 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // Every response carries the request id (spec: X-Request-Id equals error.request_id).
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw Errors.serviceUnavailable('The daemon is shutting down; retry in a moment.');
+    }
+  });
+
+  // The request log (GET /v1/logs?category=request): every authenticated request, once answered.
+  app.addHook('onResponse', async (req, reply) => {
+    const auth = (req as FastifyRequest & { auth?: AuthContext }).auth;
+    if (auth) recordRequest(ctx, { auth, method: req.method, path: req.url.split('?')[0], route: req.routeOptions.url ?? null, status: reply.statusCode, requestId: String(req.id), clientAddress: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, durationMs: reply.elapsedTime });
   });
 
   // Real clients send Content-Type: application/json with an empty body on GET/DELETE and on
@@ -68,6 +102,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     if (!handler) throw new Error(`route ${id} has no handler`);
     for (const prefix of API_PREFIXES) {
       matchers.push({ re: pathMatcher(prefix + def.path), method: def.method });
+      // fastify answers HEAD on every GET route (exposeHeadRoutes), so Allow names it too.
+      if (def.method === 'GET') matchers.push({ re: pathMatcher(prefix + def.path), method: 'HEAD' });
       registerRoute(app, ctx, id, def, prefix, handler);
     }
   }
@@ -98,19 +134,22 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     schema,
     bodyLimit: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
     config: { routeId: id },
-    // An absent body on a route with a body schema is treated as {} so `required` names the field.
-    preValidation: async (req) => {
-      if (def.body && (req.body === undefined || req.body === null)) req.body = {};
-    },
-    preHandler: async (req) => {
+    // Authentication and authorisation come first (onRequest, before the body is read or
+    // validated): a caller without a valid key learns nothing about a route's schema, and a
+    // 401/403 wins over a 400 or 413.
+    onRequest: async (req) => {
       if (def.scope === 'public') return;
       const auth = await authenticate(ctx, req.headers.authorization);
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;
     },
+    // An absent body on a route with a body schema is treated as {} so `required` names the field.
+    preValidation: async (req) => {
+      if (def.body && (req.body === undefined || req.body === null)) req.body = {};
+    },
     handler: async (req, reply) => {
-      const result = await handler({
+      const run = () => handler({
         ctx,
         auth: ((req as FastifyRequest & { auth?: unknown }).auth ?? null) as never,
         params: req.params as never,
@@ -119,6 +158,8 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         req,
         reply,
       });
+      // Send routes: burst limit, RateLimit-* headers and Idempotency-Key (server/http/send-route.ts).
+      const result = def.send ? await runSendRoute(ctx, id, def, req, reply, run) : await run();
       if (reply.sent) return reply;
       if (reply.statusCode === 200 && def.status !== 200) reply.code(def.status);
       return result;
@@ -143,6 +184,7 @@ function toApiError(error: FastifyError | ApiError, req: FastifyRequest, ctx: Ap
   }
   if (fe.statusCode === 400) return Errors.invalidField('body', fe.message);
   // Anything else is ours: log the cause, never echo it.
-  (req.log ?? ctx.log).error({ err: error, request_id: req.id }, 'unhandled error');
+  // ctx.log is the daemon's logger (fastify's, when logging is on), also when the app's own is off.
+  ctx.log.error({ err: error, request_id: req.id, method: req.method, url: req.url }, 'unhandled error');
   return Errors.internal();
 }

@@ -1,3 +1,41 @@
 import { defineHandlers } from '../handler.js';
+import { listEventsPage, getEventById } from '../../../services/event-queries.js';
+import { planStream, runStream } from '../../../services/event-stream.js';
+import { redeliverEvent } from '../../../services/webhooks.js';
 
-export const eventHandlers = defineHandlers({});
+export const eventHandlers = defineHandlers({
+  'events.list': async ({ ctx, auth, query }) => listEventsPage(ctx, auth, query),
+  'events.get': async ({ ctx, auth, params }) => getEventById(ctx, auth, params.id),
+  'events.redeliver': async ({ ctx, auth, params, body }) => redeliverEvent(ctx, auth, params.id, body),
+
+  // compat.md: server-sent events. Everything that can fail is checked before the hijack, so a
+  // bad request still gets the JSON error envelope; after it we own the socket.
+  'events.stream': async ({ ctx, auth, query, req, reply }) => {
+    const lastEventId = req.headers['last-event-id'];
+    const plan = await planStream(ctx, auth, query, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // reverse proxies must not buffer the stream
+      'x-request-id': String(req.id),
+    });
+    res.flushHeaders();
+    req.raw.socket.setNoDelay(true);
+    req.raw.socket.setTimeout(0);
+    const sub = runStream(ctx, plan, {
+      write: (chunk) => res.write(chunk),
+      buffered: () => res.writableLength,
+      waitDrain: () => new Promise((resolve) => {
+        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+        res.once('drain', done);
+        res.once('close', done);
+      }),
+      end: () => res.end(),
+    });
+    res.on('close', () => sub.close());
+    return reply;
+  },
+});

@@ -1,3 +1,28 @@
 import { defineHandlers } from '../handler.js';
+import { sendMessage } from '../../../services/send.js';
+import {
+  getMessage, listMessages, rescheduleMessage, cancelMessage, rawSentMessage, replyToMessage, forwardMessage, sendBatch,
+} from '../../../services/messages.js';
+import { appealRefusal } from '../../../services/appeals.js';
+import { getReceivedRaw } from '../../../services/received.js';
+import { hasPrefix } from '../../../shared/ids.js';
 
-export const messageHandlers = defineHandlers({});
+export const messageHandlers = defineHandlers({
+  'messages.create': async ({ ctx, auth, body }) => sendMessage(ctx, auth, body, { source: 'api' }),
+  'messages.batch': async ({ ctx, auth, body, req }) => sendBatch(ctx, auth, body, String(req.id)),
+  'messages.appeal': async ({ ctx, auth, body }) => appealRefusal(ctx, auth, body),
+  'messages.list': async ({ ctx, auth, query }) => listMessages(ctx, auth, query),
+  'messages.get': async ({ ctx, auth, params }) => getMessage(ctx, auth, params.id),
+  'messages.reschedule': async ({ ctx, auth, params, body }) => rescheduleMessage(ctx, auth, params.id, body.scheduled_at),
+  'messages.reply': async ({ ctx, auth, params, body }) => replyToMessage(ctx, auth, params.id, body as Record<string, unknown>),
+  'messages.forward': async ({ ctx, auth, params, body }) => forwardMessage(ctx, auth, params.id, body as Record<string, unknown>),
+  'messages.cancel': async ({ ctx, auth, params }) => cancelMessage(ctx, auth, params.id),
+  'messages.raw': async ({ ctx, auth, params, reply }) => {
+    // rcv_ ids are the inbound area's stored originals; msg_ ids are assembled from our fields.
+    const { filename, raw } = hasPrefix(params.id, 'rcv')
+      ? await getReceivedRaw(ctx, auth, params.id)
+      : { filename: `${params.id}.eml`, raw: await rawSentMessage(ctx, auth, params.id) };
+    return reply.code(200).type('message/rfc822')
+      .header('content-disposition', `attachment; filename="${filename.replace(/[^A-Za-z0-9_.-]/g, '_')}"`).send(raw);
+  },
+});

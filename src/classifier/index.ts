@@ -1,0 +1,244 @@
+// Inbound classification and the outbound cold-email screen.
+// Pure and synchronous: no I/O, no network, no node: imports; the learned
+// weights are compiled in (weights.ts). See README.md in this folder.
+import { bounded, freshText, htmlToText, scanInvisible, MAX_HIDDEN_CHARS } from './text.js';
+import { extractEntities, type Entities } from './entities.js';
+import { classifyIntent, modelProb, requestProb, type Intent } from './intent.js';
+import { scanInjection } from './injection.js';
+import { MODEL_VERSION, WEIGHTS_HASH } from './model.js';
+
+export { INTENTS, INTENT_THRESHOLD } from './intent.js';
+export type { Intent } from './intent.js';
+export { INJECTION_CATEGORIES } from './injection.js';
+export type { InjectionCategory } from './injection.js';
+export type { Entities } from './entities.js';
+export { screenOutbound, reviewAppeal, BLOCK_THRESHOLD, REVIEW_THRESHOLD } from './outbound.js';
+export type { ColdReason, OutboundInput, ScreenResult, AppealOutcome, AppealResult } from './outbound.js';
+
+/** injection_score at or above this quarantines the event (compat.md: hosted docs name 0.95). */
+export const QUARANTINE_THRESHOLD = 0.95;
+
+/** "mailagent-clf-<version>+<first 8 hex of the SHA-256 of the weights>". */
+export const CLASSIFIER_MODEL: string = `mailagent-clf-${MODEL_VERSION}+${WEIGHTS_HASH.slice(0, 8)}`;
+
+export interface SenderHistory {
+  /** earlier inbound mail from this exact address to the workspace */
+  messagesFromSender: number;
+  /** earlier inbound mail from the sender's domain */
+  messagesFromDomain: number;
+  /** earlier inbound mail from the sender that answered our sent mail */
+  repliesFromSender: number;
+  /** our earlier sent mail to this address */
+  sendsToSender: number;
+  /** null = not checked (e.g. API-submitted) */
+  spfPass: boolean | null;
+  dkimPass: boolean | null;
+  suppressed: boolean;
+  complaints: number;
+}
+
+export interface InboundInput {
+  from: string;
+  fromName?: string | null;
+  subject: string;
+  text: string;
+  html?: string | null;
+  /** lower-cased header names (auto-submitted, list-unsubscribe, precedence, content-type for DSNs…) */
+  headers?: Record<string, string>;
+  /** agent.classify_inbound: intent and entities are computed only when true */
+  classifyIntent: boolean;
+  history: SenderHistory;
+}
+
+export interface Classification {
+  intent: Intent;
+  entities: Entities;
+  urgency: number;
+  injection_score: number;
+  injection_categories: string[];
+  sender_reputation: number;
+  classifier_model: string;
+}
+
+function r3(x: number): number {
+  if (!Number.isFinite(x)) return 0;
+  return Math.round(Math.min(1, Math.max(0, x)) * 1000) / 1000;
+}
+
+function num(x: unknown): number {
+  return typeof x === 'number' && Number.isFinite(x) && x > 0 ? x : 0;
+}
+
+/**
+ * Sender reputation 0–1 from history the caller passes in: a relationship
+ * (they answered us, we wrote to them) counts most, then volume from the
+ * address and domain, then SPF/DKIM; suppression and complaints pull down.
+ */
+export function senderReputation(h: Partial<SenderHistory> | null | undefined): number {
+  const x = h ?? {};
+  let z = -0.3;
+  z += 1.1 * Math.log1p(num(x.repliesFromSender));
+  z += 0.7 * Math.log1p(num(x.sendsToSender));
+  z += 0.3 * Math.log1p(num(x.messagesFromSender));
+  z += 0.15 * Math.log1p(num(x.messagesFromDomain));
+  if (x.spfPass === true) z += 0.35;
+  else if (x.spfPass === false) z -= 1.2;
+  if (x.dkimPass === true) z += 0.45;
+  else if (x.dkimPass === false) z -= 1.2;
+  if (x.suppressed === true) z -= 2.0;
+  z -= 1.5 * Math.log1p(num(x.complaints));
+  return r3(1 / (1 + Math.exp(-z)));
+}
+
+const URGENT = /\b(urgent(ly)?|asap|a\.s\.a\.p|immediately|emergency|critical|right away|as soon as possible|time[- ]sensitive|deadline|overdue|final (notice|reminder|warning)|action required|by (today|tonight|eod|end of (the )?day|cob|tomorrow( morning)?|noon)|within (the next )?(\d+|24|48) hours|expires? (today|tonight|in \d+ (minutes|hours))|dringend|sofort|urgente|urgence|immédiatement)\b/g;
+
+function urgencyOf(subjectLower: string, bodyLower: string, intent: Intent, entities: Entities, headers: Record<string, string>, now: Date, spam: number): number {
+  let u = 0.15;
+  const hits = (subjectLower + '\n' + bodyLower.slice(0, 6000)).match(URGENT)?.length ?? 0;
+  if (hits) u += Math.min(0.45, 0.25 + 0.1 * (hits - 1));
+  if (/\b(urgent|asap|important|emergency|action required)\b/.test(subjectLower)) u += 0.15;
+  if (subjectLower.includes('!')) u += 0.03;
+  const prio = (headers['x-priority'] ?? '') + ' ' + (headers['importance'] ?? '') + ' ' + (headers['priority'] ?? '');
+  if (/\b1\b|high|urgent/i.test(prio)) u += 0.15;
+  const t = now.getTime();
+  for (const d of entities.dates ?? []) {
+    const v = Date.parse(d.value.length === 10 ? d.value + 'T23:59:00Z' : /[zZ]|[+-]\d{2}:\d{2}$/.test(d.value) ? d.value : d.value + 'Z');
+    if (Number.isFinite(v) && v >= t - 3600000 && v - t <= 48 * 3600000) {
+      u += 0.15;
+      break;
+    }
+  }
+  switch (intent) {
+    case 'complaint':
+    case 'schedule_change':
+      u += 0.15;
+      break;
+    case 'support':
+    case 'meeting_request':
+      u += 0.08;
+      break;
+    case 'verification_code':
+      u = Math.max(u, 0.7); // codes expire in minutes
+      break;
+    case 'bounce':
+      u = Math.max(u, 0.35);
+      break;
+    case 'newsletter':
+    case 'cold_pitch':
+    case 'out_of_office':
+    case 'thanks':
+      u = Math.min(u, 0.15);
+      break;
+    case 'notification':
+    case 'receipt':
+    case 'auto_reply':
+      u = Math.min(u, 0.4);
+      break;
+    default:
+      break;
+  }
+  if (spam > 0.9) u = Math.min(u, 0.15); // "act now!!!" is not urgency
+  return r3(u);
+}
+
+/**
+ * Classify one inbound message. Total: never throws; inputs are truncated to
+ * bounded prefixes. `now` anchors relative dates ("tomorrow at 3pm").
+ */
+export function classifyInbound(input: InboundInput, now?: Date): Classification {
+  try {
+    return classifyUnsafe(input, now instanceof Date && Number.isFinite(now.getTime()) ? now : new Date());
+  } catch {
+    // Defensive: a classifier bug must never drop mail. Unknown = neutral.
+    return {
+      intent: 'unclassified',
+      entities: {},
+      urgency: 0,
+      injection_score: 0,
+      injection_categories: [],
+      sender_reputation: senderReputation(input?.history),
+      classifier_model: CLASSIFIER_MODEL,
+    };
+  }
+}
+
+function classifyUnsafe(input: InboundInput, now: Date): Classification {
+  const subjectRaw = bounded(input?.subject ?? '', 2000);
+  const textRaw = bounded(input?.text ?? '');
+  const htmlRaw = bounded(input?.html ?? '', 128 * 1024);
+  const headersIn = input?.headers && typeof input.headers === 'object' ? input.headers : {};
+  const headers: Record<string, string> = {};
+  for (const k of Object.keys(headersIn).slice(0, 200)) {
+    const v = (headersIn as Record<string, unknown>)[k];
+    if (typeof v === 'string') headers[k.toLowerCase()] = v.slice(0, 2000);
+  }
+
+  // Text a reader sees, and text they don't.
+  let visible = textRaw;
+  let hidden = '';
+  let techniques: string[] = [];
+  let htmlExtra = '';
+  if (htmlRaw) {
+    const h = htmlToText(htmlRaw);
+    hidden = h.hidden;
+    techniques = h.techniques;
+    if (!visible.trim()) visible = h.visible;
+    // A plain part that says something else than the HTML is also a hiding
+    // place: the injection scan reads both when they differ much.
+    else if (h.visible && Math.abs(h.visible.length - visible.length) > 200) htmlExtra = h.visible.slice(0, 16 * 1024);
+  }
+  const invS = scanInvisible(subjectRaw);
+  const invT = scanInvisible(visible);
+  const invX = htmlExtra ? scanInvisible(htmlExtra) : { clean: '', zeroWidth: 0, bidi: 0, tagText: '' };
+  const invH = hidden ? scanInvisible(hidden) : { clean: '', zeroWidth: 0, bidi: 0, tagText: '' };
+  const subject = invS.clean;
+  visible = invT.clean;
+  const tagText = (invS.tagText + ' ' + invT.tagText + ' ' + invX.tagText + ' ' + invH.tagText).trim();
+  hidden = (invH.clean + (tagText ? ' ' + tagText : '')).slice(0, MAX_HIDDEN_CHARS);
+
+  const inj = scanInjection({
+    subject,
+    visible: invX.clean ? visible + '\n' + invX.clean : visible,
+    hidden,
+    hiddenTechniques: techniques,
+    zeroWidth: invS.zeroWidth + invT.zeroWidth + invX.zeroWidth + invH.zeroWidth,
+    bidi: invS.bidi + invT.bidi + invX.bidi + invH.bidi,
+    tagChars: tagText.length,
+  });
+
+  const history = input?.history;
+  const reputation = senderReputation(history);
+  const base = {
+    injection_score: r3(inj.score),
+    injection_categories: inj.categories as string[],
+    sender_reputation: reputation,
+    classifier_model: CLASSIFIER_MODEL,
+  };
+
+  const subjectLower = subject.toLowerCase();
+  const fresh = freshText(visible);
+  const bodyLower = fresh.toLowerCase();
+  if (input?.classifyIntent !== true) {
+    const spam = modelProb('spam', subjectLower + '\n' + bodyLower, 4000);
+    return { intent: 'unclassified', entities: {}, urgency: urgencyOf(subjectLower, bodyLower, 'unclassified', {}, headers, now, spam), ...base };
+  }
+
+  const entities = extractEntities(subject + '\n' + visible.slice(0, 16 * 1024), input?.fromName ?? null, now);
+  const lowerAll = subjectLower + '\n' + bodyLower;
+  const spam = modelProb('spam', lowerAll, 4000);
+  const cold = modelProb('cold', lowerAll, 6000);
+  const request = requestProb(bodyLower);
+  const known = num(history?.repliesFromSender) > 0 || num(history?.sendsToSender) > 0;
+  const from = typeof input?.from === 'string' ? input.from.trim().toLowerCase().slice(0, 320) : '';
+  const { intent } = classifyIntent({ subject: subjectLower, body: bodyLower, from, headers, entities, spam, cold, request, knownSender: known });
+  return {
+    intent,
+    entities,
+    urgency: urgencyOf(subjectLower, bodyLower, intent, entities, headers, now, spam),
+    ...base,
+  };
+}
+
+export function isQuarantined(c: Classification): boolean {
+  return typeof c?.injection_score === 'number' && c.injection_score >= QUARANTINE_THRESHOLD;
+}

@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { examples, run, type CommandContext } from '../context.js';
+
+interface ApiOptions {
+  data?: string;
+  query?: string[];
+  header?: string[];
+  include?: boolean;
+}
+
+const collect = (v: string, prev?: string[]) => [...(prev ?? []), v];
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('api')
+    .description('Call any API route with the configured key and print the answer (like `gh api`)')
+    .argument('<method>', 'GET, POST, PATCH, PUT or DELETE')
+    .argument('<path>', 'path such as /v1/agents (a path without /v1 is put under the base URL\'s prefix)')
+    .option('-d, --data <json>', 'request body: JSON text, @file, or @- for stdin')
+    .option('-q, --query <key=value>', 'query parameter (repeatable)', collect)
+    .option('-H, --header <name:value>', 'extra request header (repeatable), e.g. "Idempotency-Key: abc"', collect)
+    .option('-i, --include', 'print the status line and response headers on stderr')
+    .action(run(apiAction));
+  examples(cmd, [
+    'mailagent api GET /v1/agents',
+    'mailagent api GET /v1/agents -q status=all -q limit=5',
+    `mailagent api POST /v1/agents --data '{"name":"sarah"}'`,
+    'echo \'{"status":"paused"}\' | mailagent api PATCH /v1/agents/sarah --data @-',
+  ]);
+}
+
+async function readData(arg: string): Promise<string> {
+  if (!arg.startsWith('@')) return arg;
+  if (arg === '@-') {
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(arg.slice(1), 'utf8');
+  } catch (err) {
+    throw new UsageError(`--data ${arg}: ${(err as Error).message}`);
+  }
+}
+
+async function apiAction(ctx: CommandContext, method: string, path: string, o: ApiOptions): Promise<void> {
+  const m = method.toUpperCase();
+  if (!/^(GET|POST|PATCH|PUT|DELETE|HEAD|OPTIONS)$/.test(m)) throw new UsageError(`METHOD must be GET, POST, PATCH, PUT or DELETE, not "${method}"`);
+  if (!path.startsWith('/')) throw new UsageError(`PATH must start with "/" (e.g. /v1/agents), not "${path}"`);
+  let body: string | undefined;
+  if (o.data !== undefined) {
+    body = await readData(o.data);
+    // Empty is allowed: real clients send an empty JSON body on POST/DELETE.
+    if (body.trim() !== '') {
+      try {
+        JSON.parse(body);
+      } catch (err) {
+        throw new UsageError(`--data is not valid JSON: ${(err as Error).message}`);
+      }
+    }
+  }
+  const query: Record<string, string[]> = {};
+  for (const q of o.query ?? []) {
+    const i = q.indexOf('=');
+    if (i <= 0) throw new UsageError(`--query "${q}" must be key=value`);
+    (query[q.slice(0, i)] ??= []).push(q.slice(i + 1));
+  }
+  const headers: Record<string, string> = {};
+  for (const h of o.header ?? []) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new UsageError(`--header "${h}" must be "Name: value"`);
+    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+  }
+
+  const client = await ctx.client();
+  const res = await client.raw(m, path, body, { query, headers });
+  if (o.include) {
+    ctx.out.stderr.write(`HTTP ${res.status}\n`);
+    res.headers.forEach((v, k) => ctx.out.stderr.write(`${k}: ${v}\n`));
+    ctx.out.stderr.write('\n');
+  }
+  // The body goes to stdout whatever the status, so scripts can read an error envelope too.
+  if (typeof res.body === 'string') {
+    if (res.body) ctx.out.stdout.write(res.body.endsWith('\n') ? res.body : res.body + '\n');
+  } else {
+    ctx.out.printJson(res.body);
+  }
+  if (res.status < 200 || res.status > 299) {
+    const { errorFromResponse } = await import('../../client/index.js');
+    throw errorFromResponse(res.status, res.body, res.text, res.headers.get('x-request-id'));
+  }
+}

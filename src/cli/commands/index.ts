@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { register as init } from './init.js';
+import { register as serve } from './serve.js';
+import { register as whoami } from './whoami.js';
+import { register as agents } from './agents.js';
+import { register as keys } from './keys.js';
+import { register as api } from './api.js';
+import { register as completion } from './completion.js';
+
+export type Register = (program: Command) => void;
+
+/** Top-level nouns, in --help order. Add yours with one import line and one entry (see ../README.md). */
+export const nouns: Register[] = [
+  init,
+  serve,
+  whoami,
+  agents,
+  keys,
+  api,
+  completion,
+];

@@ -1,0 +1,136 @@
+import { Option, type Command } from 'commander';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { examples, run, type CommandContext } from '../context.js';
+import { DEFAULT_PROFILE, saveProfile } from '../profiles.js';
+import { printKeys } from './init.js';
+
+interface ServeOptions {
+  dataDir?: string;
+  host?: string;
+  port?: string;
+  smtpPort?: string;
+  domain?: string;
+  publicUrl?: string;
+  relay?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  allowPrivateWebhooks?: boolean;
+  logLevel?: string;
+  config?: string;
+  printConfig?: boolean;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('serve')
+    .description('Run the daemon: the HTTP API, the SMTP listener and the workers, on one SQLite file')
+    .option('--data-dir <dir>', 'data directory [env MAILAGENT_DATA_DIR] (default: $XDG_DATA_HOME/mailagent)')
+    .option('--host <host>', 'address to listen on [env MAILAGENT_HOST] (default: 127.0.0.1)')
+    .option('--port <n>', 'HTTP port, 0 for any free port [env MAILAGENT_PORT] (default: 7420)')
+    .option('--smtp-port <n>', 'SMTP port, 0 for any free port [env MAILAGENT_SMTP_PORT] (default: 2525)')
+    .option('--domain <domain>', 'agent domain [env MAILAGENT_DOMAIN] (default: mailagent.localhost)')
+    .option('--public-url <url>', 'URL clients reach this daemon at [env MAILAGENT_PUBLIC_URL]')
+    .option('--relay <url>', 'outbound SMTP relay, smtp://user:pass@host:port or smtps://… [env MAILAGENT_RELAY]')
+    .option('--tls-cert <file>', 'certificate for SMTP STARTTLS (with --tls-key) [env MAILAGENT_TLS_CERT]')
+    .option('--tls-key <file>', 'private key for SMTP STARTTLS [env MAILAGENT_TLS_KEY]')
+    .option('--allow-private-webhooks', 'allow webhook URLs on private networks (default: only when listening on loopback)')
+    .addOption(new Option('--log-level <level>', 'log verbosity on stderr [env MAILAGENT_LOG_LEVEL] (default: warn)').choices(['silent', 'error', 'warn', 'info', 'debug']))
+    .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
+    .option('--print-config', 'print the resolved configuration (secrets redacted) and exit')
+    .action(run(serveAction));
+  examples(cmd, [
+    'mailagent serve',
+    'mailagent serve --data-dir ./data --port 8080 --smtp-port 2526',
+    'mailagent serve --relay smtps://user:pass@smtp.example.com:465 --domain agents.example.com',
+    'mailagent serve --print-config',
+  ]);
+}
+
+/** 0.0.0.0 / :: are not addresses a client can dial: the profile gets loopback instead. */
+function dialable(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
+async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<void> {
+  const { loadConfig, printableConfig, ConfigError } = await import('../../server/config.js');
+  const { VERSION } = await import('../../server/version.js');
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig({
+      dataDir: opts.dataDir, host: opts.host, port: opts.port, smtpPort: opts.smtpPort, domain: opts.domain,
+      publicUrl: opts.publicUrl, relay: opts.relay, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
+      allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, config: opts.config,
+    }, ctx.env, VERSION);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (opts.printConfig) {
+    ctx.out.printJson(printableConfig(config));
+    return;
+  }
+
+  const { Daemon } = await import('../../server/daemon.js');
+  const daemon = await Daemon.create(config);
+  let addr: { http: string; smtp: string | null };
+  try {
+    addr = await daemon.start();
+  } catch (err) {
+    await daemon.stop();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+      throw new CliError(`cannot listen: ${e.message} (choose another --port/--smtp-port or --host)`);
+    }
+    throw err;
+  }
+
+  installShutdown(ctx, daemon);
+
+  if (daemon.bootstrapped) {
+    // Same bootstrap as `init`; keys go to stderr so stdout stays clean for scripts.
+    ctx.out.stderr.write(`Initialised ${config.dataDir}.\n`);
+    printKeys(ctx.out, daemon.bootstrapped, 'stderr');
+    const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
+    try {
+      const file = saveProfile(profile, {
+        base_url: config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl),
+        live_key: daemon.bootstrapped.keys.live.key,
+        test_key: daemon.bootstrapped.keys.test.key,
+        data_dir: config.dataDir,
+      }, ctx.env);
+      ctx.out.stderr.write(`Saved profile "${profile}" in ${file}: \`mailagent whoami\` works from another terminal.\n`);
+    } catch (err) {
+      ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
+    }
+  }
+  const smtp = addr.smtp ? `SMTP ${addr.smtp}` : 'SMTP listener not enabled';
+  // The one ready line (test helpers and the benchmark wait for it).
+  ctx.out.stderr.write(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}\n`);
+}
+
+function installShutdown(ctx: CommandContext, daemon: { stop(): Promise<void> }): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second Ctrl-C: exit at once, no draining.
+      process.stderr.write('forced exit\n');
+      process.exit(EXIT.interrupted);
+    }
+    stopping = true;
+    ctx.out.stderr.write(`${signal}: shutting down (finishing in-flight requests; Ctrl-C again to force)\n`);
+    daemon.stop().then(
+      () => {
+        ctx.out.stderr.write('stopped\n');
+        process.exitCode = EXIT.ok;
+        // Anything still holding the loop (an idle keep-alive socket) must not keep us alive.
+        setTimeout(() => process.exit(EXIT.ok), 2000).unref();
+      },
+      (err: unknown) => {
+        ctx.out.stderr.write(`error: shutdown failed: ${(err as Error).message}\n`);
+        process.exit(EXIT.error);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

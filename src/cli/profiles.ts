@@ -1,0 +1,126 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { CliError, EXIT, UsageError } from './errors.js';
+
+/**
+ * CLI profiles: `$XDG_CONFIG_HOME/mailagent/config.json` (else `~/.config/mailagent/`), mode 0600
+ * because it holds keys. Written by `init` and by `serve` on a fresh data dir.
+ */
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:7420';
+export const DEFAULT_PROFILE = 'default';
+
+export interface Profile {
+  base_url: string;
+  live_key?: string | null;
+  test_key?: string | null;
+  /** The data directory the keys belong to (informational). */
+  data_dir?: string | null;
+}
+
+export interface ConfigFile {
+  default_profile?: string;
+  profiles: Record<string, Profile>;
+}
+
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.trim() ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  return join(base, 'mailagent', 'config.json');
+}
+
+export function readConfigFile(file: string): ConfigFile {
+  if (!existsSync(file)) return { profiles: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`${file} is not valid JSON (${(err as Error).message}); fix or delete it`);
+  }
+  const c = parsed as Partial<ConfigFile> | null;
+  if (!c || typeof c !== 'object' || (c.profiles !== undefined && (typeof c.profiles !== 'object' || c.profiles === null))) {
+    throw new CliError(`${file} does not look like a mailagent CLI config (expected {"profiles": {...}})`);
+  }
+  return { ...c, profiles: c.profiles ?? {} } as ConfigFile;
+}
+
+/** Write atomically with 0600 (directory 0700): the file holds API keys. */
+export function writeConfigFile(file: string, config: ConfigFile): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+}
+
+/** Create or replace one profile; the first profile saved becomes the default. */
+export function saveProfile(name: string, profile: Profile, env: NodeJS.ProcessEnv = process.env): string {
+  const file = configPath(env);
+  const config = readConfigFile(file);
+  config.profiles[name] = profile;
+  config.default_profile ??= name;
+  writeConfigFile(file, config);
+  return file;
+}
+
+export interface GlobalFlags {
+  baseUrl?: string;
+  apiKey?: string;
+  profile?: string;
+  live?: boolean;
+  json?: boolean;
+  color?: boolean;
+  quiet?: boolean;
+}
+
+export interface Resolved {
+  baseUrl: string;
+  apiKey: string | null;
+  /** Where the key came from, for messages. */
+  keySource: 'flag' | 'env' | 'profile' | null;
+  profile: string;
+  profileFound: boolean;
+  live: boolean;
+  configFile: string;
+}
+
+/** flags > MAILAGENT_BASE_URL / MAILAGENT_API_KEY / MAILAGENT_PROFILE > profile > defaults. */
+export function resolveConnection(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): Resolved {
+  const configFile = configPath(env);
+  const explicitProfile = flags.profile ?? (env.MAILAGENT_PROFILE || undefined);
+  const needProfile = !(flags.baseUrl ?? env.MAILAGENT_BASE_URL) || !(flags.apiKey ?? env.MAILAGENT_API_KEY);
+  const config = needProfile || explicitProfile ? readConfigFile(configFile) : { profiles: {} as Record<string, Profile> };
+  const name = explicitProfile ?? config.default_profile ?? DEFAULT_PROFILE;
+  const profile = config.profiles[name];
+  if (explicitProfile && !profile) {
+    const known = Object.keys(config.profiles);
+    throw new UsageError(`no profile "${explicitProfile}" in ${configFile}` + (known.length ? ` (known: ${known.join(', ')})` : ''));
+  }
+  const live = flags.live ?? false;
+  const baseUrl = flags.baseUrl || env.MAILAGENT_BASE_URL || profile?.base_url || DEFAULT_BASE_URL;
+  let apiKey: string | null = null;
+  let keySource: Resolved['keySource'] = null;
+  if (flags.apiKey) {
+    apiKey = flags.apiKey;
+    keySource = 'flag';
+  } else if (env.MAILAGENT_API_KEY) {
+    apiKey = env.MAILAGENT_API_KEY;
+    keySource = 'env';
+  } else if (profile) {
+    // Test key unless --live (the Stripe CLI's convention: test mode by default).
+    apiKey = (live ? profile.live_key : profile.test_key) ?? null;
+    keySource = apiKey ? 'profile' : null;
+  }
+  return { baseUrl, apiKey, keySource, profile: name, profileFound: !!profile, live, configFile };
+}
+
+export function missingKeyError(r: Resolved): CliError {
+  const which = r.live ? 'live' : 'test';
+  const hint = r.profileFound
+    ? `profile "${r.profile}" in ${r.configFile} has no ${which} key`
+    : `no profile "${r.profile}" in ${r.configFile}`;
+  return new CliError(
+    `no API key: ${hint}. Pass --api-key, set MAILAGENT_API_KEY, or run \`mailagent init\` (or \`mailagent serve\` on a fresh data dir) to create one`,
+    EXIT.auth,
+  );
+}

@@ -1,0 +1,112 @@
+import type { Db } from '../schema.js';
+import type { DraftsTable } from '../tables/resources.js';
+import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+
+export type DraftStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'failed' | 'canceled';
+
+export interface DraftRow {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  created_by_key_id: string | null;
+  mode: 'live' | 'test';
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  body_text: string | null;
+  body_html: string | null;
+  tags: { name: string; value: string }[];
+  metadata: Record<string, string>;
+  /** reply_to, attachments, in_reply_to_message_id, references: passed to the send unchanged. */
+  extra: Record<string, unknown>;
+  status: DraftStatus;
+  send_at: string | null;
+  sent_message_id: string | null;
+  thread_id: string | null;
+  error_message: string | null;
+  sending_started_at: string | null;
+  next_attempt_at: string | null;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+function decode(r: DraftsTable): DraftRow {
+  const { to_addrs, ...rest } = r;
+  return {
+    ...rest,
+    mode: r.mode as DraftRow['mode'],
+    status: r.status as DraftStatus,
+    to: json<string[]>(to_addrs, []),
+    cc: json<string[]>(r.cc, []),
+    bcc: json<string[]>(r.bcc, []),
+    tags: json(r.tags, []),
+    metadata: json(r.metadata, {}),
+    extra: json(r.extra, {}),
+  };
+}
+
+function encode(r: Partial<DraftRow>): Partial<DraftsTable> {
+  const { to, ...rest } = r;
+  const out = { ...(rest as Record<string, unknown>) } as Partial<DraftsTable>;
+  if (to !== undefined) out.to_addrs = JSON.stringify(to);
+  if (r.cc !== undefined) out.cc = JSON.stringify(r.cc);
+  if (r.bcc !== undefined) out.bcc = JSON.stringify(r.bcc);
+  if (r.tags !== undefined) out.tags = JSON.stringify(r.tags);
+  if (r.metadata !== undefined) out.metadata = JSON.stringify(r.metadata);
+  if (r.extra !== undefined) out.extra = JSON.stringify(r.extra);
+  return out;
+}
+
+export async function insertDraft(db: Db, row: DraftRow): Promise<void> {
+  await db.insertInto('drafts').values(encode(row) as DraftsTable).execute();
+}
+
+export async function updateDraft(db: Db, id: string, patch: Partial<DraftRow>): Promise<void> {
+  await db.updateTable('drafts').set(encode(patch)).where('id', '=', id).execute();
+}
+
+/** Move a draft from one of `from` to `patch.status` only if it is still there (claims a send). */
+export async function transitionDraft(db: Db, id: string, from: DraftStatus[], patch: Partial<DraftRow>): Promise<boolean> {
+  const r = await db.updateTable('drafts').set(encode(patch)).where('id', '=', id).where('status', 'in', from)
+    .where('deleted_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function getDraft(db: Db, workspaceId: string, id: string): Promise<DraftRow | undefined> {
+  const r = await db.selectFrom('drafts').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id)
+    .where('deleted_at', 'is', null).executeTakeFirst();
+  return r && decode(r);
+}
+
+export async function listDrafts(db: Db, workspaceId: string, f: { agentId?: string | null; status?: string | null }, page: PageRequest): Promise<PageResult<DraftRow>> {
+  let q = db.selectFrom('drafts').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
+  if (f.agentId) q = q.where('agent_id', '=', f.agentId);
+  if (f.status) q = q.where('status', '=', f.status);
+  const res = await paginate<DraftsTable>(q, 'id', page);
+  return { ...res, rows: res.rows.map(decode) };
+}
+
+/** Scheduled drafts whose time has come (and whose retry time, if any, has come), oldest first. */
+export async function dueDrafts(db: Db, nowIso: string, max: number): Promise<DraftRow[]> {
+  const rows = await db.selectFrom('drafts').selectAll().where('status', '=', 'scheduled').where('deleted_at', 'is', null)
+    .where('send_at', '<=', nowIso)
+    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', nowIso)]))
+    .orderBy('send_at').limit(max).execute();
+  return rows.map(decode);
+}
+
+/** The earliest time a scheduled draft is due (the worker sleeps until then). */
+export async function nextDueAt(db: Db): Promise<string | null> {
+  const r = await db.selectFrom('drafts').select((eb) => eb.fn.min(eb.fn.coalesce('next_attempt_at', 'send_at')).as('at'))
+    .where('status', '=', 'scheduled').where('deleted_at', 'is', null).executeTakeFirst();
+  return (r?.at as string | null | undefined) ?? null;
+}
+
+export async function agentHasLiveDraft(db: Db, agentId: string): Promise<boolean> {
+  const r = await db.selectFrom('drafts').select('id').where('agent_id', '=', agentId).where('mode', '=', 'live')
+    .where('deleted_at', 'is', null).where('status', 'in', ['draft', 'scheduled', 'sending', 'failed']).limit(1).executeTakeFirst();
+  return r !== undefined;
+}

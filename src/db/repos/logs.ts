@@ -1,0 +1,39 @@
+import type { Db } from '../schema.js';
+import type { LogsTable } from '../tables/resources.js';
+import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+
+export interface LogRow {
+  id: string;
+  workspace_id: string;
+  category: string;
+  action: string;
+  target_resource_id: string | null;
+  agent_id: string | null;
+  key_id: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+const decode = (r: LogsTable): LogRow => ({ ...r, metadata: json<Record<string, unknown>>(r.metadata, {}) });
+
+export async function insertLog(db: Db, row: LogRow): Promise<void> {
+  await db.insertInto('logs').values({ ...row, metadata: JSON.stringify(row.metadata) }).execute();
+}
+
+export interface LogFilter {
+  category?: string | null;
+  /** Categories left out when no category is asked for. */
+  excludeCategories?: string[];
+  action?: string | null;
+  agentId?: string | null;
+}
+
+export async function listLogs(db: Db, workspaceId: string, f: LogFilter, page: PageRequest): Promise<PageResult<LogRow>> {
+  let q = db.selectFrom('logs').selectAll().where('workspace_id', '=', workspaceId);
+  if (f.category) q = q.where('category', '=', f.category);
+  else if (f.excludeCategories?.length) q = q.where('category', 'not in', f.excludeCategories);
+  if (f.action) q = q.where('action', '=', f.action);
+  if (f.agentId) q = q.where('agent_id', '=', f.agentId);
+  const res = await paginate<LogsTable>(q, 'id', page);
+  return { ...res, rows: res.rows.map(decode) };
+}

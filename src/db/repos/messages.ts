@@ -1,0 +1,155 @@
+import type { Db, } from '../schema.js';
+import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
+import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+
+export type SentStatus = 'sending' | 'sent' | 'scheduled' | 'canceled' | 'failed';
+
+export interface SentMessageRow {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  thread_id: string;
+  api_key_id: string | null;
+  test_mode: boolean;
+  status: SentStatus;
+  source: string;
+  from_address: string;
+  from_name: string | null;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  reply_to: string[];
+  subject: string;
+  body_text: string | null;
+  body_html: string | null;
+  rfc_message_id: string;
+  in_reply_to: string | null;
+  references: string[];
+  in_reply_to_message_id: string | null;
+  forwarded_from: string | null;
+  metadata: Record<string, string>;
+  tags: { name: string; value: string }[];
+  classifier_score: number;
+  classifier_warning: { code: 'cold_email_prohibited'; message: string; score: number; reason: 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear' } | null;
+  pool: string | null;
+  cost_usd: number;
+  transport_message_id: string | null;
+  scheduled_at: string | null;
+  due_at: string | null;
+  sent_at: string | null;
+  delivered_at: string | null;
+  canceled_at: string | null;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttachmentRow {
+  id: string;
+  message_id: string;
+  position: number;
+  filename: string;
+  content_type: string;
+  size: number;
+  content: Buffer;
+}
+
+function decode(r: SentMessagesTable): SentMessageRow {
+  return {
+    ...r,
+    test_mode: bool(r.test_mode),
+    status: r.status as SentStatus,
+    to: json<string[]>(r.to, []),
+    cc: json<string[]>(r.cc, []),
+    bcc: json<string[]>(r.bcc, []),
+    reply_to: json<string[]>(r.reply_to, []),
+    references: json<string[]>(r.references, []),
+    metadata: json<Record<string, string>>(r.metadata, {}),
+    tags: json<{ name: string; value: string }[]>(r.tags, []),
+    classifier_warning: json<SentMessageRow['classifier_warning']>(r.classifier_warning, null),
+  };
+}
+
+function encode(r: Partial<SentMessageRow>): Partial<SentMessagesTable> {
+  const out = { ...(r as Record<string, unknown>) } as Partial<SentMessagesTable>;
+  if (r.test_mode !== undefined) out.test_mode = r.test_mode ? 1 : 0;
+  if (r.to !== undefined) out.to = JSON.stringify(r.to);
+  if (r.cc !== undefined) out.cc = JSON.stringify(r.cc);
+  if (r.bcc !== undefined) out.bcc = JSON.stringify(r.bcc);
+  if (r.reply_to !== undefined) out.reply_to = JSON.stringify(r.reply_to);
+  if (r.references !== undefined) out.references = JSON.stringify(r.references);
+  if (r.metadata !== undefined) out.metadata = JSON.stringify(r.metadata);
+  if (r.tags !== undefined) out.tags = JSON.stringify(r.tags);
+  if (r.classifier_warning !== undefined) out.classifier_warning = r.classifier_warning ? JSON.stringify(r.classifier_warning) : null;
+  return out;
+}
+
+export async function insertSentMessage(db: Db, row: SentMessageRow, attachments: AttachmentRow[]): Promise<void> {
+  await db.insertInto('sent_messages').values(encode(row) as SentMessagesTable).execute();
+  if (attachments.length) await db.insertInto('sent_attachments').values(attachments as SentAttachmentsTable[]).execute();
+}
+
+export async function updateSentMessage(db: Db, id: string, patch: Partial<SentMessageRow>): Promise<void> {
+  await db.updateTable('sent_messages').set(encode(patch)).where('id', '=', id).execute();
+}
+
+/** Compare-and-set on status: true when this caller moved the row (claims a scheduled send). */
+export async function transitionStatus(db: Db, id: string, from: SentStatus, patch: Partial<SentMessageRow>): Promise<boolean> {
+  const r = await db.updateTable('sent_messages').set(encode(patch)).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function getSentMessage(db: Db, workspaceId: string, id: string): Promise<SentMessageRow | undefined> {
+  const r = await db.selectFrom('sent_messages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r && decode(r);
+}
+
+export async function getSentMessageById(db: Db, id: string): Promise<SentMessageRow | undefined> {
+  const r = await db.selectFrom('sent_messages').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && decode(r);
+}
+
+export async function listSentMessages(
+  db: Db, workspaceId: string, f: { agentId?: string | null; threadId?: string | null }, page: PageRequest,
+): Promise<PageResult<SentMessageRow>> {
+  let q = db.selectFrom('sent_messages').selectAll().where('workspace_id', '=', workspaceId);
+  if (f.agentId) q = q.where('agent_id', '=', f.agentId);
+  if (f.threadId) q = q.where('thread_id', '=', f.threadId);
+  const res = await paginate<SentMessagesTable>(q, 'id', page);
+  return { ...res, rows: res.rows.map(decode) };
+}
+
+export async function listAttachments(db: Db, messageId: string): Promise<AttachmentRow[]> {
+  return (await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).orderBy('position').execute()) as AttachmentRow[];
+}
+
+/** Scheduled sends whose time has come, oldest first. */
+export async function dueScheduled(db: Db, nowIso: string, max: number): Promise<SentMessageRow[]> {
+  const rows = await db.selectFrom('sent_messages').selectAll().where('status', '=', 'scheduled')
+    .where('due_at', '<=', nowIso).orderBy('due_at').limit(max).execute();
+  return rows.map(decode);
+}
+
+export async function insertSimulatedReply(db: Db, r: { message_id: string; workspace_id: string; due_at: string }): Promise<void> {
+  await db.insertInto('simulated_replies').values({ ...r, done_at: null }).execute();
+}
+
+export async function dueSimulatedReplies(db: Db, nowIso: string, max: number): Promise<{ message_id: string; workspace_id: string }[]> {
+  return db.selectFrom('simulated_replies').select(['message_id', 'workspace_id']).where('done_at', 'is', null)
+    .where('due_at', '<=', nowIso).orderBy('due_at').limit(max).execute();
+}
+
+export async function claimSimulatedReply(db: Db, messageId: string, nowIso: string): Promise<boolean> {
+  const r = await db.updateTable('simulated_replies').set({ done_at: nowIso }).where('message_id', '=', messageId)
+    .where('done_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function attachmentInfos(db: Db, messageIds: string[]): Promise<Map<string, Omit<AttachmentRow, 'content'>[]>> {
+  const out = new Map<string, Omit<AttachmentRow, 'content'>[]>();
+  if (!messageIds.length) return out;
+  const rows = await db.selectFrom('sent_attachments').select(['id', 'message_id', 'position', 'filename', 'content_type', 'size'])
+    .where('message_id', 'in', messageIds).orderBy('position').execute();
+  for (const r of rows) out.set(r.message_id, [...(out.get(r.message_id) ?? []), r]);
+  return out;
+}

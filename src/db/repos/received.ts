@@ -1,0 +1,225 @@
+import type { Db } from '../schema.js';
+import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
+import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+
+export type OverLimit = 'plus_address_limit' | 'held_code';
+export type InboundSource = 'smtp' | 'local' | 'simulator';
+
+export interface ReceivedRow {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  thread_id: string | null;
+  rfc_message_id: string | null;
+  in_reply_to: string | null;
+  references: string[];
+  from_address: string;
+  from_name: string | null;
+  from_domain: string;
+  to: string[];
+  cc: string[];
+  recipient: string;
+  plus_address: string | null;
+  subject: string;
+  text: string | null;
+  html: string | null;
+  extracted_text: string | null;
+  excerpt: string;
+  headers: [string, string][];
+  size: number;
+  spf_pass: boolean | null;
+  dkim_pass: boolean | null;
+  dmarc: string | null;
+  classification: Record<string, unknown> | null;
+  quarantined: boolean;
+  test_mode: boolean;
+  over_limit: OverLimit | null;
+  source: InboundSource;
+  answers_message_id: string | null;
+  event_id: string | null;
+  event_type: string | null;
+  remote_address: string | null;
+  received_at: string;
+}
+
+/** A list row: no bodies, headers or raw bytes (spec: list responses give excerpts only). */
+export type ReceivedSummaryRow = Omit<ReceivedRow, 'text' | 'html' | 'headers'>;
+
+export interface AttachmentRow {
+  id: string;
+  received_message_id: string;
+  workspace_id: string;
+  position: number;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  disposition: string | null;
+  size: number;
+  sha256: string;
+}
+
+const nb = (v: number | null): boolean | null => (v === null ? null : v === 1);
+const ni = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0);
+
+const SUMMARY_COLUMNS = [
+  'id', 'workspace_id', 'agent_id', 'thread_id', 'rfc_message_id', 'in_reply_to', 'references', 'from_address',
+  'from_name', 'from_domain', 'to', 'cc', 'recipient', 'plus_address', 'subject', 'extracted_text', 'excerpt', 'size',
+  'spf_pass', 'dkim_pass', 'dmarc', 'classification', 'quarantined', 'test_mode', 'over_limit', 'source',
+  'answers_message_id', 'event_id', 'event_type', 'remote_address', 'received_at',
+] as const;
+const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'text', 'html', 'headers'] as const;
+
+type Stored = Partial<ReceivedMessagesTable> & Pick<ReceivedMessagesTable, (typeof SUMMARY_COLUMNS)[number]>;
+
+function decode(r: Stored): ReceivedRow {
+  return {
+    id: r.id, workspace_id: r.workspace_id, agent_id: r.agent_id, thread_id: r.thread_id,
+    rfc_message_id: r.rfc_message_id, in_reply_to: r.in_reply_to, references: json<string[]>(r.references, []),
+    from_address: r.from_address, from_name: r.from_name, from_domain: r.from_domain,
+    to: json<string[]>(r.to, []), cc: json<string[]>(r.cc, []), recipient: r.recipient, plus_address: r.plus_address,
+    subject: r.subject, text: r.text ?? null, html: r.html ?? null, extracted_text: r.extracted_text, excerpt: r.excerpt,
+    headers: json<[string, string][]>(r.headers, []), size: r.size,
+    spf_pass: nb(r.spf_pass), dkim_pass: nb(r.dkim_pass), dmarc: r.dmarc,
+    classification: json<Record<string, unknown> | null>(r.classification, null),
+    quarantined: bool(r.quarantined), test_mode: bool(r.test_mode), over_limit: r.over_limit as OverLimit | null,
+    source: r.source as InboundSource, answers_message_id: r.answers_message_id, event_id: r.event_id,
+    event_type: r.event_type, remote_address: r.remote_address, received_at: r.received_at,
+  };
+}
+
+export interface NewAttachment {
+  id: string;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  disposition: string | null;
+  size: number;
+  sha256: string;
+  content: Buffer;
+}
+
+export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | null, attachments: NewAttachment[] = []): Promise<void> {
+  const stored: ReceivedMessagesTable = {
+    ...row,
+    references: JSON.stringify(row.references),
+    to: JSON.stringify(row.to),
+    cc: JSON.stringify(row.cc),
+    headers: JSON.stringify(row.headers),
+    raw,
+    spf_pass: ni(row.spf_pass),
+    dkim_pass: ni(row.dkim_pass),
+    classification: row.classification ? JSON.stringify(row.classification) : null,
+    quarantined: row.quarantined ? 1 : 0,
+    test_mode: row.test_mode ? 1 : 0,
+  };
+  await db.insertInto('received_messages').values(stored).execute();
+  if (attachments.length) {
+    await db.insertInto('received_attachments').values(attachments.map((a, i): ReceivedAttachmentsTable => ({
+      ...a, received_message_id: row.id, workspace_id: row.workspace_id, position: i,
+    }))).execute();
+  }
+}
+
+export async function setReceivedEvent(db: Db, id: string, eventId: string, eventType: string): Promise<void> {
+  await db.updateTable('received_messages').set({ event_id: eventId, event_type: eventType }).where('id', '=', id).execute();
+}
+
+export async function getReceived(db: Db, workspaceId: string, id: string): Promise<ReceivedRow | undefined> {
+  const r = await db.selectFrom('received_messages').select(FULL_COLUMNS)
+    .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r && decode(r);
+}
+
+export async function getReceivedRawBytes(db: Db, workspaceId: string, id: string): Promise<Buffer | null | undefined> {
+  const r = await db.selectFrom('received_messages').select('raw')
+    .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r ? r.raw : undefined;
+}
+
+export interface ReceivedFilter {
+  agentId?: string | null;
+  threadId?: string | null;
+}
+
+export async function listReceived(db: Db, workspaceId: string, f: ReceivedFilter, page: PageRequest): Promise<PageResult<ReceivedSummaryRow>> {
+  let q = db.selectFrom('received_messages').select(SUMMARY_COLUMNS).where('workspace_id', '=', workspaceId);
+  if (f.agentId) q = q.where('agent_id', '=', f.agentId);
+  if (f.threadId) q = q.where('thread_id', '=', f.threadId);
+  const res = await paginate<Stored>(q, 'id', page);
+  return { ...res, rows: res.rows.map(decode) };
+}
+
+export async function attachmentsOf(db: Db, messageId: string): Promise<AttachmentRow[]> {
+  return db.selectFrom('received_attachments')
+    .select(['id', 'received_message_id', 'workspace_id', 'position', 'filename', 'content_type', 'content_id', 'disposition', 'size', 'sha256'])
+    .where('received_message_id', '=', messageId).orderBy('position').execute();
+}
+
+export async function attachmentContents(db: Db, messageId: string): Promise<(AttachmentRow & { content: Buffer })[]> {
+  return db.selectFrom('received_attachments').selectAll()
+    .where('received_message_id', '=', messageId).orderBy('position').execute();
+}
+
+/**
+ * The oldest deliverable message for an agent after a point (long-poll wait). held_code records are
+ * never returned (spec: Plus addresses, "no wait finds it"); plus_address_limit records are, so the
+ * waiter can answer 402.
+ */
+export async function nextReceived(
+  db: Db, agentId: string, after: { id?: string | null; at?: string | null }, address: string | null,
+): Promise<ReceivedRow | undefined> {
+  let q = db.selectFrom('received_messages').select(FULL_COLUMNS).where('agent_id', '=', agentId)
+    .where((eb) => eb.or([eb('over_limit', 'is', null), eb('over_limit', '!=', 'held_code')]));
+  if (after.id) q = q.where('id', '>', after.id);
+  if (after.at) q = q.where('received_at', '>=', after.at);
+  if (address) q = q.where('recipient', '=', address);
+  const r = await q.orderBy('id', 'asc').limit(1).executeTakeFirst();
+  return r && decode(r);
+}
+
+/** Sender history for the classifier (earlier mail to this workspace). */
+export async function senderCounts(db: Db, workspaceId: string, from: string, domain: string): Promise<{ fromSender: number; fromDomain: number; repliesFromSender: number }> {
+  const a = await db.selectFrom('received_messages')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('answers_message_id').as('replies')])
+    .where('workspace_id', '=', workspaceId).where('from_address', '=', from).where('over_limit', 'is', null)
+    .executeTakeFirstOrThrow();
+  const d = await db.selectFrom('received_messages').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId).where('from_domain', '=', domain).where('over_limit', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { fromSender: Number(a.n), fromDomain: Number(d.n), repliesFromSender: Number(a.replies) };
+}
+
+// ---- plus addresses (spec: Limits → Plus addresses)
+
+export async function plusAddressLastReceived(db: Db, workspaceId: string, address: string): Promise<string | undefined> {
+  const r = await db.selectFrom('inbound_plus_addresses').select('last_received_at')
+    .where('workspace_id', '=', workspaceId).where('address', '=', address).executeTakeFirst();
+  return r?.last_received_at;
+}
+
+export async function countPlusAddressesSince(db: Db, workspaceId: string, sinceIso: string): Promise<number> {
+  const r = await db.selectFrom('inbound_plus_addresses').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId).where('last_received_at', '>', sinceIso).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function touchPlusAddress(db: Db, workspaceId: string, address: string, atIso: string): Promise<void> {
+  await db.insertInto('inbound_plus_addresses')
+    .values({ workspace_id: workspaceId, address, first_received_at: atIso, last_received_at: atIso })
+    .onConflict((oc) => oc.columns(['workspace_id', 'address']).doUpdateSet({ last_received_at: atIso }))
+    .execute();
+}
+
+export async function countOverLimitRecordsSince(db: Db, workspaceId: string, sinceIso: string): Promise<number> {
+  const r = await db.selectFrom('received_messages').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId).where('over_limit', 'is not', null).where('received_at', '>', sinceIso)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function lastOverLimitFor(db: Db, workspaceId: string, address: string, sinceIso: string): Promise<ReceivedSummaryRow | undefined> {
+  const r = await db.selectFrom('received_messages').select(SUMMARY_COLUMNS)
+    .where('workspace_id', '=', workspaceId).where('recipient', '=', address).where('over_limit', '=', 'plus_address_limit')
+    .where('received_at', '>', sinceIso).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return r && decode(r);
+}

@@ -1,0 +1,50 @@
+import type { Db, } from '../schema.js';
+import type { SuppressionsTable, ConsentAllowsTable } from '../tables/resources.js';
+import { paginate, type PageRequest, type PageResult } from '../paginate.js';
+
+export type SuppressionRow = SuppressionsTable;
+export type ConsentAllowRow = ConsentAllowsTable;
+
+export async function insertSuppression(db: Db, row: SuppressionRow): Promise<void> {
+  await db.insertInto('suppressions').values(row).execute();
+}
+
+/**
+ * Entries of an address that apply to a send from `agentId` (workspace-wide ones and the agent's
+ * own), newest first. `agentId` null: every entry of the address in the workspace.
+ */
+export async function suppressionsFor(db: Db, workspaceId: string, address: string, agentId: string | null): Promise<SuppressionRow[]> {
+  let q = db.selectFrom('suppressions').selectAll().where('workspace_id', '=', workspaceId).where('address', '=', address);
+  if (agentId) q = q.where((eb) => eb.or([eb('scope', '=', 'workspace'), eb('agent_id', '=', agentId)]));
+  return q.orderBy('id', 'desc').execute();
+}
+
+export async function listSuppressions(db: Db, workspaceId: string, f: { agentId?: string | null }, page: PageRequest): Promise<PageResult<SuppressionRow>> {
+  let q = db.selectFrom('suppressions').selectAll().where('workspace_id', '=', workspaceId);
+  if (f.agentId) q = q.where((eb) => eb.or([eb('scope', '=', 'workspace'), eb('agent_id', '=', f.agentId!)]));
+  return paginate<SuppressionRow>(q, 'id', page);
+}
+
+export async function insertAllow(db: Db, row: ConsentAllowRow): Promise<void> {
+  await db.insertInto('consent_allows').values(row).execute();
+}
+
+/** The newest allow entry of an address that is not revoked. */
+export async function activeAllow(db: Db, workspaceId: string, address: string): Promise<ConsentAllowRow | undefined> {
+  return db.selectFrom('consent_allows').selectAll().where('workspace_id', '=', workspaceId).where('address', '=', address)
+    .where('revoked_at', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+export async function getAllow(db: Db, workspaceId: string, id: string): Promise<ConsentAllowRow | undefined> {
+  return db.selectFrom('consent_allows').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function revokeAllow(db: Db, id: string, at: string): Promise<void> {
+  await db.updateTable('consent_allows').set({ revoked_at: at }).where('id', '=', id).execute();
+}
+
+export async function listAllows(db: Db, workspaceId: string, f: { includeRevoked: boolean }, page: PageRequest): Promise<PageResult<ConsentAllowRow>> {
+  let q = db.selectFrom('consent_allows').selectAll().where('workspace_id', '=', workspaceId);
+  if (!f.includeRevoked) q = q.where('revoked_at', 'is', null);
+  return paginate<ConsentAllowRow>(q, 'id', page);
+}

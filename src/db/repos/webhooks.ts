@@ -1,0 +1,156 @@
+import type { Db, WebhookEndpointsTable, WebhookDeliveriesTable } from '../schema.js';
+import type { WebhookDeliveryAttemptsTable } from '../tables/webhooks.js';
+import { paginate, bool, int, json, type PageRequest, type PageResult } from '../paginate.js';
+
+export interface WebhookEndpointRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  event_types: string[];
+  description: string | null;
+  active: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  secret_rotated_at: string | null;
+  disabled_reason: string | null;
+  created_by_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+function toRow(r: WebhookEndpointsTable): WebhookEndpointRow {
+  return { ...r, event_types: json<string[]>(r.event_types, []), active: bool(r.active) };
+}
+
+function fromPatch(p: Partial<WebhookEndpointRow>): Partial<WebhookEndpointsTable> {
+  const { event_types, active, ...rest } = p;
+  return {
+    ...rest,
+    ...(event_types !== undefined ? { event_types: JSON.stringify(event_types) } : {}),
+    ...(active !== undefined ? { active: int(active) } : {}),
+  };
+}
+
+export async function insertEndpoint(db: Db, r: WebhookEndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values({ ...r, event_types: JSON.stringify(r.event_types), active: int(r.active) }).execute();
+}
+
+/** A live (not deleted) endpoint of the workspace. */
+export async function getEndpoint(db: Db, workspaceId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  const r = await db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId)
+    .where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return r && toRow(r);
+}
+
+export async function getEndpointById(db: Db, id: string): Promise<WebhookEndpointRow | undefined> {
+  const r = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && toRow(r);
+}
+
+export async function listEndpoints(db: Db, workspaceId: string, page: PageRequest): Promise<PageResult<WebhookEndpointRow>> {
+  const q = db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
+  const res = await paginate<WebhookEndpointsTable>(q, 'id', page);
+  return { ...res, rows: res.rows.map(toRow) };
+}
+
+/** Every live endpoint of the workspace (emit time and redelivery pick the subscribed ones). */
+export async function allEndpoints(db: Db, workspaceId: string): Promise<WebhookEndpointRow[]> {
+  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null).orderBy('id').execute();
+  return rows.map(toRow);
+}
+
+export async function updateEndpoint(db: Db, id: string, patch: Partial<WebhookEndpointRow>): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(fromPatch(patch)).where('id', '=', id).execute();
+}
+
+export type DeliveryRow = WebhookDeliveriesTable & { event_type: string };
+
+function deliveriesWithType(db: Db) {
+  return db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id')
+    .selectAll('d').select('e.type as event_type');
+}
+
+export async function getDelivery(db: Db, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {
+  return deliveriesWithType(db).where('d.workspace_id', '=', workspaceId).where('d.id', '=', id).executeTakeFirst();
+}
+
+export async function listDeliveries(
+  db: Db, endpointId: string, f: { status?: string; eventId?: string }, page: PageRequest,
+): Promise<PageResult<DeliveryRow>> {
+  let q = deliveriesWithType(db).where('d.webhook_endpoint_id', '=', endpointId);
+  if (f.status) q = q.where('d.status', '=', f.status);
+  if (f.eventId) q = q.where('d.event_id', '=', f.eventId);
+  return paginate<DeliveryRow>(q, 'd.id', page);
+}
+
+export async function insertDeliveries(db: Db, rows: WebhookDeliveriesTable[]): Promise<void> {
+  if (rows.length) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+export async function listAttempts(db: Db, deliveryId: string): Promise<WebhookDeliveryAttemptsTable[]> {
+  return db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt_number').execute();
+}
+
+/** Retire the queue entries of a deleted endpoint, so the due index stays small. */
+export async function retireEndpointDeliveries(db: Db, endpointId: string, at: string): Promise<void> {
+  await db.updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_retry_at: null, last_error: 'webhook endpoint deleted', updated_at: at })
+    .where('webhook_endpoint_id', '=', endpointId).where('status', 'in', ['pending', 'failed']).execute();
+}
+
+// ---- the delivery queue (used by the worker)
+
+export interface DueDelivery {
+  id: string;
+  webhook_endpoint_id: string;
+  event_id: string;
+  attempt_number: number;
+}
+
+/**
+ * Deliveries due at `now` whose endpoint is active and not deleted, oldest due first. Paused
+ * endpoints' deliveries stay queued untouched until the endpoint is active again.
+ */
+export async function dueDeliveries(db: Db, now: string, limit: number): Promise<DueDelivery[]> {
+  return db.selectFrom('webhook_deliveries as d').innerJoin('webhook_endpoints as w', 'w.id', 'd.webhook_endpoint_id')
+    .select(['d.id', 'd.webhook_endpoint_id', 'd.event_id', 'd.attempt_number'])
+    .where('d.status', 'in', ['pending', 'failed'])
+    .where('d.next_retry_at', '<=', now)
+    .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', now)]))
+    .where('w.active', '=', 1).where('w.deleted_at', 'is', null)
+    .orderBy('d.next_retry_at').orderBy('d.id').limit(limit).execute();
+}
+
+/** Claim one delivery for an attempt; false when another worker got it first. */
+export async function claimDelivery(db: Db, id: string, now: string, leaseUntil: string): Promise<boolean> {
+  const r = await db.updateTable('webhook_deliveries').set({ lease_until: leaseUntil })
+    .where('id', '=', id).where('status', 'in', ['pending', 'failed'])
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function releaseDelivery(db: Db, id: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', '=', id).execute();
+}
+
+export async function giveUpDelivery(db: Db, id: string, error: string, at: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ status: 'dlq', last_error: error, next_retry_at: null, lease_until: null, updated_at: at })
+    .where('id', '=', id).execute();
+}
+
+export async function eventPayload(db: Db, eventId: string): Promise<{ type: string; payload: string } | undefined> {
+  return db.selectFrom('events').select(['type', 'payload']).where('id', '=', eventId).executeTakeFirst();
+}
+
+export async function recordAttempt(
+  db: Db,
+  attempt: WebhookDeliveryAttemptsTable,
+  delivery: Partial<WebhookDeliveriesTable>,
+): Promise<void> {
+  await db.insertInto('webhook_delivery_attempts').values(attempt).execute();
+  await db.updateTable('webhook_deliveries').set({ ...delivery, lease_until: null }).where('id', '=', attempt.delivery_id).execute();
+}

@@ -1,0 +1,88 @@
+import { domainToASCII } from 'node:url';
+
+/**
+ * One mailbox per item, validated here rather than by nodemailer's lenient parser, which turns
+ * `"a@x, b@y"` into two recipients and CR/LF input into an address group (DESIGN.md: Known traps).
+ * Accepted: `user@example.com` or `Display Name <user@example.com>` (RFC 5322 name-addr with a
+ * dot-atom local part). Nothing with a control character, a comma outside quotes, or a second
+ * address is ever accepted, so no header or SMTP envelope can be injected through an address.
+ */
+export interface Mailbox {
+  address: string;
+  name: string | null;
+}
+
+const LOCAL_RE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+/** A bare address: dot-atom local part (≤ 64), a domain of at least two labels (IDN → punycode). */
+export function normalizeAddress(raw: string): string | null {
+  const s = raw.trim();
+  if (!s || s.length > 254 || CONTROL_RE.test(s)) return null;
+  const at = s.lastIndexOf('@');
+  if (at <= 0 || at === s.length - 1) return null;
+  const local = s.slice(0, at);
+  const domainRaw = s.slice(at + 1);
+  if (local.length > 64 || !LOCAL_RE.test(local)) return null;
+  if (/[^\x21-\x7e\u00a0-\uffff]/.test(domainRaw)) return null;
+  const domain = domainToASCII(domainRaw.toLowerCase());
+  if (!domain || domain.length > 253) return null;
+  const labels = domain.split('.');
+  if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) return null;
+  return `${local}@${domain}`;
+}
+
+/** `Name <addr>` or `addr`; null when it is not exactly one valid mailbox. */
+export function parseMailbox(raw: string): Mailbox | null {
+  if (typeof raw !== 'string' || CONTROL_RE.test(raw)) return null;
+  const s = raw.trim();
+  const m = /^(.*?)\s*<([^<>]*)>$/.exec(s);
+  if (!m) {
+    if (/[<>,;"()\s]/.test(s)) return null;
+    const address = normalizeAddress(s);
+    return address ? { address, name: null } : null;
+  }
+  let name = m[1].trim();
+  if (name.startsWith('"')) {
+    if (!/^"(?:[^"\\]|\\.)*"$/.test(name)) return null;
+    name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+  } else if (/[<>,;:@"()[\]\\]/.test(name)) {
+    // Unquoted specials (RFC 5322 §3.2.3) would make the display name a second address or group.
+    return null;
+  }
+  const address = normalizeAddress(m[2]);
+  if (!address) return null;
+  return { address, name: name || null };
+}
+
+export function domainOf(address: string): string {
+  return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+}
+
+export function localPartOf(address: string): string {
+  return address.slice(0, address.lastIndexOf('@'));
+}
+
+/** Comparison key for recipients (counting, suppression): the address lower-cased. */
+export function addressKey(address: string): string {
+  return address.toLowerCase();
+}
+
+/** A domain equal to or below one of `domains`. */
+export function domainMatches(domain: string, domains: string[]): boolean {
+  const d = domain.toLowerCase();
+  return domains.some((x) => d === x || d.endsWith('.' + x));
+}
+
+/** Header-safe text: CR, LF and other control characters become spaces (RFC 5322 §2.2 unfolding). */
+export function headerSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, ' ');
+}
+
+export function formatMailbox(m: Mailbox): string {
+  if (!m.name) return m.address;
+  return `"${m.name.replace(/["\\]/g, '\\$&')}" <${m.address}>`;
+}

@@ -1,0 +1,78 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import DKIM from 'nodemailer/lib/dkim';
+import type { DKIMOptions } from 'nodemailer/lib/dkim';
+import { headerSafe, type Mailbox } from './address.js';
+
+export interface MimeAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export interface BuildMimeInput {
+  from: Mailbox;
+  to: Mailbox[];
+  cc?: Mailbox[];
+  /** Written as a header only with keepBcc (the sender's own copy, GET /raw); never on the wire. */
+  bcc?: Mailbox[];
+  keepBcc?: boolean;
+  replyTo?: Mailbox[];
+  subject: string;
+  text?: string | null;
+  html?: string | null;
+  attachments?: MimeAttachment[];
+  /** RFC 5322 Message-ID with angle brackets. */
+  messageId: string;
+  inReplyTo?: string | null;
+  references?: string[];
+  date: Date;
+  /** Further headers (List-Unsubscribe of RFC 8058, X-… tags). Values are made header-safe. */
+  extraHeaders?: Record<string, string>;
+  /** DKIM signing (custom domains). */
+  dkim?: DKIMOptions | null;
+}
+
+const mb = (m: Mailbox) => ({ name: m.name ? headerSafe(m.name) : '', address: m.address });
+const msgId = (id: string) => `<${headerSafe(id).replace(/[<>\s]/g, '')}>`;
+
+/**
+ * Build the outgoing RFC 822 message. Every value that lands in a header went through the
+ * address validator or headerSafe(), so no CR/LF from a request can start a new header.
+ */
+export async function buildMime(input: BuildMimeInput): Promise<Buffer> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input.extraHeaders ?? {})) {
+    if (/^[!-9;-~]+$/.test(k)) headers[k] = headerSafe(v);
+  }
+  const composer = new MailComposer({
+    from: mb(input.from),
+    to: input.to.map(mb),
+    cc: input.cc?.length ? input.cc.map(mb) : undefined,
+    bcc: input.keepBcc && input.bcc?.length ? input.bcc.map(mb) : undefined,
+    replyTo: input.replyTo?.length ? input.replyTo.map(mb) : undefined,
+    subject: headerSafe(input.subject),
+    text: input.text ?? undefined,
+    html: input.html ?? undefined,
+    attachments: (input.attachments ?? []).map((a) => ({
+      filename: headerSafe(a.filename),
+      contentType: headerSafe(a.contentType),
+      content: a.content,
+    })),
+    messageId: msgId(input.messageId),
+    inReplyTo: input.inReplyTo ? msgId(input.inReplyTo) : undefined,
+    references: input.references?.length ? input.references.map(msgId) : undefined,
+    date: input.date,
+    headers,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  const node = composer.compile();
+  if (input.keepBcc) node.keepBcc = true;
+  const raw = await node.build();
+  if (!input.dkim) return raw;
+  const signer = new DKIM(input.dkim);
+  const chunks: Buffer[] = [];
+  const out = signer.sign(raw);
+  for await (const c of out) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}

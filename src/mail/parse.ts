@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+
+/**
+ * What the inbound pipeline keeps of a message. Parsing never throws: malformed MIME yields
+ * whatever could be read (the original bytes are stored beside it), and `problems` says what failed.
+ */
+export interface ParsedInbound {
+  /** Header fields in order, unfolded (RFC 5322 §2.2.3), names as written. */
+  headers: [string, string][];
+  /** First occurrence of each header, lower-cased name (the classifier's view). */
+  headerMap: Record<string, string>;
+  from: { address: string; name: string | null } | null;
+  to: string[];
+  cc: string[];
+  subject: string;
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  text: string | null;
+  html: string | null;
+  attachments: ParsedAttachment[];
+  problems: string[];
+}
+
+export interface ParsedAttachment {
+  filename: string | null;
+  contentType: string;
+  contentId: string | null;
+  disposition: string | null;
+  size: number;
+  sha256: string;
+  content: Buffer;
+}
+
+/** Header block limits: far above any real message, low enough that a header bomb cannot hurt. */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+export const MAX_HEADER_FIELDS = 10_000;
+const PARSE_TIMEOUT_MS = 30_000;
+
+/** Split the header block off the raw bytes and unfold it, tolerating bare LF and junk lines. */
+export function readHeaders(raw: Buffer): { headers: [string, string][]; headerBytes: number } {
+  const limit = Math.min(raw.length, MAX_HEADER_BYTES + 4);
+  let end = -1;
+  for (let i = 0; i < limit; i++) {
+    if (raw[i] === 0x0a) {
+      if (raw[i + 1] === 0x0a) { end = i + 1; break; }
+      if (raw[i + 1] === 0x0d && raw[i + 2] === 0x0a) { end = i + 1; break; }
+    }
+  }
+  const block = raw.subarray(0, end === -1 ? limit : end).toString('utf8');
+  const headers: [string, string][] = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (!line) continue;
+    if (/^[ \t]/.test(line) && headers.length) {
+      headers[headers.length - 1][1] += ' ' + line.trim();
+      continue;
+    }
+    const i = line.indexOf(':');
+    if (i <= 0) continue;
+    headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
+    if (headers.length >= MAX_HEADER_FIELDS) break;
+  }
+  return { headers, headerBytes: end === -1 ? raw.length : end };
+}
+
+function addresses(v: AddressObject | AddressObject[] | undefined): { address: string; name: string | null }[] {
+  const out: { address: string; name: string | null }[] = [];
+  const walk = (list: { address?: string; name?: string; group?: unknown[] }[]) => {
+    for (const a of list) {
+      if (a.group) walk(a.group as never);
+      else if (a.address) out.push({ address: a.address.trim().toLowerCase(), name: a.name?.trim() || null });
+    }
+  };
+  for (const o of v === undefined ? [] : Array.isArray(v) ? v : [v]) walk(o.value ?? []);
+  return out;
+}
+
+const bareId = (id: string) => id.trim().replace(/^<|>$/g, '').trim();
+
+function idList(v: string | string[] | undefined): string[] {
+  if (!v) return [];
+  const all = (Array.isArray(v) ? v : [v]).flatMap((s) => s.match(/<[^<>\s]+>/g) ?? s.split(/\s+/));
+  return [...new Set(all.map(bareId).filter(Boolean))].slice(0, 100);
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`parse took over ${ms} ms`)), ms); timer.unref(); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export async function parseMessage(raw: Buffer): Promise<ParsedInbound> {
+  const { headers } = readHeaders(raw);
+  const headerMap: Record<string, string> = {};
+  for (const [k, v] of headers) headerMap[k.toLowerCase()] ??= v;
+  const problems: string[] = [];
+  let m: ParsedMail | null = null;
+  try {
+    m = await withTimeout(simpleParser(raw, { skipImageLinks: true, maxHtmlLengthToParse: 2 * 1024 * 1024 }), PARSE_TIMEOUT_MS);
+  } catch (err) {
+    problems.push(`MIME parse failed: ${(err as Error).message}`);
+  }
+  const from = m ? addresses(m.from)[0] ?? null : null;
+  let text: string | null = m?.text ?? null;
+  if (!m) {
+    // Keep something readable: the body bytes after the header block.
+    const { headerBytes } = readHeaders(raw);
+    text = raw.subarray(headerBytes).toString('utf8').slice(0, 1_000_000);
+  }
+  const html = m && typeof m.html === 'string' ? m.html : null;
+  const attachments: ParsedAttachment[] = (m?.attachments ?? []).map((a) => ({
+    filename: a.filename ?? null,
+    contentType: a.contentType || 'application/octet-stream',
+    contentId: a.contentId ?? null,
+    disposition: a.contentDisposition ?? null,
+    size: a.content.length,
+    sha256: createHash('sha256').update(a.content).digest('hex'),
+    content: a.content,
+  }));
+  const fallbackFrom = !from && headerMap.from ? /<?([^\s<>@]+@[^\s<>]+?)>?\s*$/.exec(headerMap.from)?.[1]?.toLowerCase() : undefined;
+  return {
+    headers,
+    headerMap,
+    from: from ?? (fallbackFrom ? { address: fallbackFrom, name: null } : null),
+    to: m ? addresses(m.to).map((a) => a.address) : [],
+    cc: m ? addresses(m.cc).map((a) => a.address) : [],
+    subject: (m?.subject ?? headerMap.subject ?? '').slice(0, 998 * 4),
+    messageId: m?.messageId ? bareId(m.messageId) : headerMap['message-id'] ? bareId(headerMap['message-id']) : null,
+    inReplyTo: idList(m?.inReplyTo ?? headerMap['in-reply-to'])[0] ?? null,
+    references: idList(m?.references ?? headerMap.references),
+    text,
+    html,
+    attachments,
+    problems,
+  };
+}

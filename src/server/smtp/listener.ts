@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
+import type { AppContext } from '../../services/context.js';
+import { ingestInbound, routeRecipient } from '../../services/inbound.js';
+import { checkAuthentication, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
+import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
+import { FastGreetingSMTPServer } from './fast-greeting.js';
+
+export interface SmtpListenerOptions {
+  host: string;
+  port: number;
+  /** Largest message accepted (advertised as SIZE, enforced with 552). */
+  maxMessageBytes: number;
+  tlsCert?: string | null;
+  tlsKey?: string | null;
+  /** DNS for SPF/DKIM/DMARC; tests inject one so they run offline. */
+  resolver?: DNSResolver;
+  /** Greeting hold for early-talker detection (see FastGreetingSMTPServer); default 0. */
+  greetingDelayMs?: number;
+  maxClients?: number;
+  /** Idle timeout per connection (RFC 5321 §4.5.3.2 suggests minutes; one is plenty for a local daemon). */
+  socketTimeoutMs?: number;
+  /** Banner / EHLO name. */
+  name?: string;
+}
+
+/** RFC 5321 §4.5.3.1.8 requires room for 100 recipients; more are answered 452 (§4.5.3.1.10). */
+export const MAX_RECIPIENTS = 100;
+
+export interface SmtpListener {
+  name: 'smtp';
+  port: number;
+  address(): string;
+  stop(): Promise<void>;
+}
+
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+/**
+ * The inbound SMTP listener: thin callbacks around the one inbound pipeline. RCPT is checked
+ * against this instance's agents (unknown → 550 5.1.1; other domains → 550 5.7.1, never a relay);
+ * the 250 after DATA is sent only once the message is committed (synchronous=FULL).
+ */
+export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptions): Promise<SmtpListener> {
+  const resolver = opts.resolver ?? createDnsResolver();
+  const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : null;
+  const name = opts.name ?? ctx.config.agentDomain;
+  const inFlight = new Set<Promise<unknown>>();
+
+  const server = new FastGreetingSMTPServer({
+    name,
+    banner: 'mailagent ESMTP',
+    logger: false,
+    size: opts.maxMessageBytes,
+    authOptional: true,
+    // STARTTLS only with the operator's own certificate: never the library's built-in one,
+    // whose private key is public.
+    ...(tls ? { key: tls.key, cert: tls.cert } : { hideSTARTTLS: true }),
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    maxClients: opts.maxClients ?? 200,
+    socketTimeout: opts.socketTimeoutMs ?? 60_000,
+    closeTimeout: 5_000,
+    // RFC 5321 §4.5.3.1.4 allows 512 octets per command line; extensions (SIZE, SMTPUTF8) need a little more.
+    maxCommandLength: 4096,
+    greetingDelayMs: opts.greetingDelayMs ?? 0,
+
+    onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
+        callback(smtpError(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
+        return;
+      }
+      routeRecipient(ctx, address.address).then((r) => {
+        if (r.kind === 'agent') callback();
+        else if (r.kind === 'foreign') callback(smtpError(550, `5.7.1 Relaying denied: ${r.reason}`));
+        else callback(smtpError(550, `5.1.1 ${address.address}: recipient unknown (${r.reason})`));
+      }, (err) => {
+        ctx.log.error({ err }, 'smtp: recipient lookup failed');
+        callback(smtpError(451, '4.3.0 Temporary failure looking up the recipient; try again later'));
+      });
+    },
+
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void) {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      stream.on('data', (c: Buffer) => {
+        // Keep counting past the limit (the client must finish DATA) but stop buffering.
+        bytes += c.length;
+        if (bytes <= opts.maxMessageBytes) chunks.push(c);
+      });
+      stream.on('error', () => { /* the connection reports it */ });
+      stream.on('end', () => {
+        if (stream.sizeExceeded || bytes > opts.maxMessageBytes) {
+          callback(smtpError(552, `5.3.4 Message size exceeds the fixed maximum of ${opts.maxMessageBytes} bytes`));
+          return;
+        }
+        const raw = Buffer.concat(chunks, bytes);
+        if (readHeaders(raw).headerBytes > MAX_HEADER_BYTES) {
+          callback(smtpError(552, `5.3.4 Header section exceeds ${MAX_HEADER_BYTES} bytes`));
+          return;
+        }
+        const work = (async () => {
+          const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+          const auth = await checkAuthentication({
+            raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom, mta: name, resolver,
+          });
+          return ingestInbound(ctx, {
+            raw, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
+            remoteAddress: session.remoteAddress ?? null, auth,
+          });
+        })();
+        inFlight.add(work);
+        work.then((res) => {
+          if (!res.accepted.length) {
+            callback(smtpError(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400)));
+          } else {
+            const ids = [...new Set(res.accepted.map((a) => a.messageId))];
+            callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}`);
+          }
+        }, (err) => {
+          ctx.log.error({ err }, 'smtp: storing a message failed');
+          callback(smtpError(451, '4.3.0 Temporary failure storing the message; try again later'));
+        }).finally(() => inFlight.delete(work));
+      });
+    },
+  });
+  server.on('error', (err) => ctx.log.warn({ err }, 'smtp: connection error'));
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.server.once('error', onError);
+    server.listen(opts.port, opts.host, () => {
+      server.server.off('error', onError);
+      resolve();
+    });
+  });
+  const addr = server.server.address() as AddressInfo;
+  return {
+    name: 'smtp',
+    port: addr.port,
+    address: () => `${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`,
+    async stop() {
+      // Stop accepting, let sessions in DATA finish storing (bounded by closeTimeout), then resolve.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

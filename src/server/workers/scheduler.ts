@@ -1,0 +1,77 @@
+import type { AppContext } from '../../services/context.js';
+import { dueScheduled, dueSimulatedReplies, claimSimulatedReply } from '../../db/repos/messages.js';
+import { dispatchScheduled } from '../../services/send.js';
+import { deliverSimulatedReply, closeRelay } from '../../services/outbound-delivery.js';
+import { purgeExpiredIdempotencyKeys } from '../../services/idempotency.js';
+import { isoAt } from '../../shared/clock.js';
+import type { Worker } from './index.js';
+
+/**
+ * Outbound scheduler. Its queue is the database (sent_messages with status `scheduled` and a
+ * due_at; simulated_replies), so scheduled sends survive a restart. runDue() does one pass at
+ * ctx.clock.now() — tests call it after moving a ManualClock; start() runs it on a timer.
+ */
+export class OutboundScheduler implements Worker {
+  readonly name = 'outbound-scheduler';
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<number> | null = null;
+  private lastPurge = 0;
+
+  constructor(private readonly ctx: AppContext, private readonly pollMs = 500) {}
+
+  /** One pass: every due scheduled send and test-address reply. Returns how many were handled. */
+  runDue(): Promise<number> {
+    this.pass ??= this.once().finally(() => { this.pass = null; });
+    return this.pass;
+  }
+
+  private async once(): Promise<number> {
+    const ctx = this.ctx;
+    let handled = 0;
+    for (;;) {
+      const now = isoAt(ctx.clock.now());
+      const due = await dueScheduled(ctx.db, now, 50);
+      for (const row of due) {
+        try {
+          await dispatchScheduled(ctx, row);
+        } catch (err) {
+          ctx.log.error({ err, message_id: row.id }, 'scheduled send failed');
+        }
+        handled++;
+      }
+      const replies = await dueSimulatedReplies(ctx.db, now, 50);
+      for (const r of replies) {
+        if (!(await claimSimulatedReply(ctx.db, r.message_id, now))) continue;
+        try {
+          await deliverSimulatedReply(ctx, r.message_id);
+        } catch (err) {
+          ctx.log.error({ err, message_id: r.message_id }, 'test-address reply failed');
+        }
+        handled++;
+      }
+      if (due.length < 50 && replies.length < 50) break;
+    }
+    if (ctx.clock.now() - this.lastPurge > 60 * 60 * 1000) {
+      this.lastPurge = ctx.clock.now();
+      await purgeExpiredIdempotencyKeys(ctx);
+    }
+    return handled;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => { void this.runDue().catch((err) => this.ctx.log.error({ err }, 'scheduler pass failed')); }, this.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.pass?.catch(() => undefined);
+    closeRelay(this.ctx);
+  }
+}
+
+export function createOutboundScheduler(ctx: AppContext): OutboundScheduler {
+  return new OutboundScheduler(ctx);
+}

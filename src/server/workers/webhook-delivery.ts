@@ -1,0 +1,132 @@
+import type { AppContext } from '../../services/context.js';
+import { attemptDelivery, type AttemptOutcome } from '../../services/webhooks.js';
+import { closeWebhookAgents, DELIVERY_TIMEOUT_MS } from '../../services/webhook-dispatch.js';
+import { claimDelivery, dueDeliveries, type DueDelivery } from '../../db/repos/webhooks.js';
+import { isoAt } from '../../shared/clock.js';
+import type { Worker } from './index.js';
+
+export interface WebhookWorkerOptions {
+  /** Attempts in flight at once, over all endpoints. */
+  concurrency?: number;
+  /** Attempts in flight at once to one endpoint (a hanging receiver cannot take every slot). */
+  perEndpoint?: number;
+  timeoutMs?: number;
+  /** How often the real timer looks for due retries (ms). */
+  pollMs?: number;
+}
+
+/**
+ * The webhook delivery worker. The queue is the webhook_deliveries table (written by emitEvent
+ * in the event's own transaction), so pending deliveries survive a restart. runDue() does one
+ * pass at ctx.clock.now(): it claims due deliveries (a lease, so two daemons never attempt the
+ * same one) and attempts them with bounded concurrency until none is due. start() runs passes on
+ * a timer and whenever the bus announces an event, for low latency.
+ */
+export class WebhookDeliveryWorker implements Worker {
+  readonly name = 'webhook-delivery';
+  private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  private readonly timeoutMs: number;
+  private readonly pollMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<number> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private readonly onBus = () => this.kick();
+
+  constructor(private readonly ctx: AppContext, opts: WebhookWorkerOptions = {}) {
+    this.concurrency = opts.concurrency ?? 16;
+    this.perEndpoint = opts.perEndpoint ?? 4;
+    this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.pollMs = opts.pollMs ?? 1000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.ctx.bus.on('event', this.onBus);
+    this.ctx.bus.on('webhook-deliveries', this.onBus);
+    this.timer = setInterval(() => this.kick(), this.pollMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.ctx.bus.off('event', this.onBus);
+    this.ctx.bus.off('webhook-deliveries', this.onBus);
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    // In-flight attempts are abandoned, not recorded: their leases are released and they are
+    // attempted again after the restart (receivers de-duplicate by webhook-id).
+    this.abort.abort();
+    await this.pass?.catch(() => 0);
+    closeWebhookAgents(this.ctx);
+  }
+
+  /** Run a pass now, or once more after the current one. */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.pass) {
+      this.again = true;
+      return;
+    }
+    this.pass = this.runDue()
+      .catch((err) => {
+        this.ctx.log.error({ err }, 'webhook delivery pass failed');
+        return 0;
+      })
+      .finally(() => {
+        this.pass = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** One pass at ctx.clock.now(): attempt every due delivery; resolves with how many were attempted. */
+  async runDue(): Promise<number> {
+    const inflight = new Map<string, Promise<AttemptOutcome | void>>();
+    const perEndpoint = new Map<string, number>();
+    let attempted = 0;
+    for (;;) {
+      if (this.abort.signal.aborted) break;
+      const free = this.concurrency - inflight.size;
+      let claimed = 0;
+      if (free > 0) {
+        const now = this.ctx.clock.now();
+        const candidates = await dueDeliveries(this.ctx.db, isoAt(now), free * 4 + inflight.size);
+        for (const d of candidates) {
+          if (claimed >= free) break;
+          if (inflight.has(d.id) || (perEndpoint.get(d.webhook_endpoint_id) ?? 0) >= this.perEndpoint) continue;
+          if (!(await claimDelivery(this.ctx.db, d.id, isoAt(now), isoAt(now + this.timeoutMs + 60_000)))) continue;
+          claimed++;
+          attempted++;
+          perEndpoint.set(d.webhook_endpoint_id, (perEndpoint.get(d.webhook_endpoint_id) ?? 0) + 1);
+          inflight.set(d.id, this.attempt(d).finally(() => {
+            inflight.delete(d.id);
+            perEndpoint.set(d.webhook_endpoint_id, (perEndpoint.get(d.webhook_endpoint_id) ?? 1) - 1);
+          }));
+        }
+      }
+      if (!inflight.size) break;
+      // Wait for one attempt to finish, then look again (new events may be due by then).
+      await Promise.race(inflight.values());
+    }
+    await Promise.allSettled(inflight.values());
+    return attempted;
+  }
+
+  private async attempt(d: DueDelivery): Promise<AttemptOutcome | void> {
+    try {
+      return await attemptDelivery(this.ctx, d, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+    } catch (err) {
+      this.ctx.log.error({ err, delivery_id: d.id }, 'webhook delivery attempt failed');
+    }
+  }
+}
+
+export function createWebhookDeliveryWorker(ctx: AppContext, opts?: WebhookWorkerOptions): WebhookDeliveryWorker {
+  return new WebhookDeliveryWorker(ctx, opts);
+}

@@ -1,0 +1,272 @@
+import { agentByEmail, type AgentRow } from '../db/repos/agents.js';
+import { getWorkspace } from '../db/repos/workspaces.js';
+import {
+  insertReceived, senderCounts, setReceivedEvent, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow,
+} from '../db/repos/received.js';
+import { suppressionsFor } from '../db/repos/suppression.js';
+import { classifyInbound, isQuarantined, type Classification } from '../classifier/index.js';
+import { parseMessage, type ParsedInbound } from '../mail/parse.js';
+import { excerptOf, extractReplyText } from '../mail/extract.js';
+import { newId } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import type { EventType } from '../contract/events.js';
+import { inTransaction, type AppContext, type Tx } from './context.js';
+import { emitEvent, type ClassificationFields } from './events.js';
+import { assignThread } from './threads.js';
+import { findSuppression } from './suppression.js';
+import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
+
+export interface InboundInput {
+  /** The message exactly as received (stored unchanged; GET /v1/messages/{rcv_id}/raw returns it). */
+  raw: Buffer;
+  /** Envelope sender (MAIL FROM); '' for the null sender. */
+  mailFrom: string;
+  /** Envelope recipients (RCPT TO). */
+  rcptTo: string[];
+  source: InboundSource;
+  remoteAddress?: string | null;
+  /** SPF / DKIM verdicts (null = not checked); absent = not checked. */
+  auth?: { spf: boolean | null; dkim: boolean | null; dmarc?: string | null };
+  /** Test-mode mail (the simulator; local delivery of a test-key send). Default: source === 'simulator'. */
+  testMode?: boolean;
+}
+
+export interface InboundResult {
+  accepted: { rcpt: string; messageId: string }[];
+  refused: { rcpt: string; reason: string }[];
+  /** Per stored message: its event (the simulator's answer). */
+  stored?: StoredInbound[];
+}
+
+export interface StoredInbound {
+  messageId: string;
+  agentId: string;
+  threadId: string | null;
+  eventId: string | null;
+  eventType: EventType | null;
+  quarantined: boolean;
+  classification: Classification | null;
+  overLimit: OverLimit | null;
+}
+
+/** Where an envelope recipient goes (RCPT TO time: unknown → 550 5.1.1, foreign domain → relay denied). */
+export type RecipientRoute =
+  | { kind: 'agent'; agent: AgentRow; address: string; plus: string | null }
+  | { kind: 'unknown'; reason: string }
+  | { kind: 'foreign'; reason: string };
+
+async function isLocalDomain(ctx: AppContext, domain: string): Promise<boolean> {
+  const base = ctx.config.agentDomain.toLowerCase();
+  if (domain === base || domain.endsWith('.' + base)) return true;
+  const r = await ctx.db.selectFrom('agents').select('id').where('domain', '=', domain).limit(1).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Route one envelope recipient: an agent's address (any case) or its plus variant on this instance. */
+export async function routeRecipient(ctx: AppContext, address: string): Promise<RecipientRoute> {
+  const parts = splitPlus(address);
+  if (!parts) return { kind: 'unknown', reason: `${address} is not a mailbox address` };
+  if (!(await isLocalDomain(ctx, parts.domain))) {
+    return { kind: 'foreign', reason: `${parts.domain} is not a domain of this server; relaying is not allowed` };
+  }
+  const agent = await agentByEmail(ctx.db, parts.base);
+  if (!agent) return { kind: 'unknown', reason: `no mailbox ${parts.base} here` };
+  if (agent.status === 'archived') return { kind: 'unknown', reason: `the mailbox ${parts.base} is archived` };
+  const addr = `${parts.local}@${parts.domain}`;
+  return { kind: 'agent', agent, address: addr, plus: parts.tag === null ? null : addr };
+}
+
+/** Cheap check for the outbound side: is this an agent address (or plus variant) on this instance? */
+export async function isLocalRecipient(ctx: AppContext, address: string): Promise<boolean> {
+  return (await routeRecipient(ctx, address)).kind === 'agent';
+}
+
+async function senderHistory(ctx: AppContext, workspaceId: string, agentId: string, from: string, auth: InboundInput['auth']) {
+  const domain = from.split('@')[1] ?? '';
+  const counts = await senderCounts(ctx.db, workspaceId, from, domain);
+  const entries = from ? await suppressionsFor(ctx.db, workspaceId, from, agentId) : [];
+  const suppressed = from ? (await findSuppression(ctx, workspaceId, agentId, from)) !== null : false;
+  return {
+    messagesFromSender: counts.fromSender,
+    messagesFromDomain: counts.fromDomain,
+    repliesFromSender: counts.repliesFromSender,
+    sendsToSender: await sendsToSender(ctx, workspaceId, from),
+    spfPass: auth?.spf ?? null,
+    dkimPass: auth?.dkim ?? null,
+    suppressed,
+    complaints: entries.filter((e) => e.type === 'complaint').length,
+  };
+}
+
+/** Our sent mail to the address (history for sender_reputation). */
+async function sendsToSender(ctx: AppContext, workspaceId: string, address: string): Promise<number> {
+  if (!address) return 0;
+  const r = await ctx.db.selectFrom('sent_messages').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId).where('to', 'like', `%${JSON.stringify(address)}%`)
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+const classificationFields = (c: Classification): ClassificationFields => ({
+  intent: c.intent, urgency: c.urgency, injection_score: c.injection_score,
+  injection_categories: [...c.injection_categories], sender_reputation: c.sender_reputation,
+  entities: c.entities as Record<string, unknown>, classifier_model: c.classifier_model,
+});
+
+/**
+ * The one inbound pipeline (SMTP, local delivery, the simulator): parse → route to agent(s) →
+ * plus-address limits and held codes → classify → thread → store → event, all of a message's
+ * rows and events in one transaction. Resolves only after the commit (an SMTP 250 follows it).
+ */
+export async function ingestInbound(ctx: AppContext, input: InboundInput): Promise<InboundResult> {
+  const result: InboundResult = { accepted: [], refused: [], stored: [] };
+  const routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[] = [];
+  for (const rcpt of input.rcptTo) {
+    const r = await routeRecipient(ctx, rcpt);
+    if (r.kind === 'agent') routes.push({ rcpt, agent: r.agent, address: r.address, plus: r.plus });
+    else result.refused.push({ rcpt, reason: r.reason });
+  }
+  if (!routes.length) return result;
+
+  const parsed = await parseMessage(input.raw);
+  const testMode = input.testMode ?? input.source === 'simulator';
+  const from = (parsed.from?.address ?? input.mailFrom ?? '').toLowerCase();
+  const text = parsed.text ?? '';
+  const extracted = extractReplyText(text);
+  const now = ctx.clock.now();
+
+  // One copy per agent (an agent addressed twice, e.g. as name@ and name+tag@, gets one message).
+  const byAgent = new Map<string, typeof routes>();
+  for (const r of routes) byAgent.set(r.agent.id, [...(byAgent.get(r.agent.id) ?? []), r]);
+
+  const prepared: { routes: typeof routes; classification: Classification }[] = [];
+  for (const group of byAgent.values()) {
+    const agent = group[0].agent;
+    const history = await senderHistory(ctx, agent.workspace_id, agent.id, from, input.auth);
+    const classification = classifyInbound({
+      from, fromName: parsed.from?.name ?? null, subject: parsed.subject, text, html: parsed.html,
+      headers: parsed.headerMap, classifyIntent: agent.classify_inbound, history,
+    }, new Date(now));
+    prepared.push({ routes: group, classification });
+  }
+
+  await inTransaction(ctx, async (tx) => {
+    for (const { routes: group, classification } of prepared) {
+      const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now });
+      if (!stored) {
+        for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
+        continue;
+      }
+      result.stored!.push(stored);
+      for (const r of group) result.accepted.push({ rcpt: r.rcpt, messageId: stored.messageId });
+    }
+  });
+  return result;
+}
+
+interface Derived {
+  from: string;
+  text: string;
+  extracted: string;
+  testMode: boolean;
+  now: number;
+}
+
+async function storeForAgent(
+  ctx: AppContext, tx: Tx, input: InboundInput, parsed: ParsedInbound,
+  group: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[],
+  classification: Classification, d: Derived,
+): Promise<StoredInbound | null> {
+  const agent = group[0].agent;
+  const route = group.find((r) => !r.plus) ?? group[0];
+  const plus = route.plus;
+  const ws = await getWorkspace(tx.db, agent.workspace_id);
+  const id = newId('rcv', ctx.clock);
+  const at = isoAt(d.now);
+  const fromDomain = d.from.split('@')[1] ?? '';
+
+  // Spec: Limits → Plus addresses. The simulator is not counted.
+  let overLimit: OverLimit | null = null;
+  if (plus && input.source !== 'simulator') {
+    if (isHeldCode(fromDomain, parsed.subject, d.text)) overLimit = 'held_code';
+    else if ((await plusAddressDecision(tx.db, agent.workspace_id, ws?.tier ?? 'free', plus, d.now)) === 'over_limit') overLimit = 'plus_address_limit';
+    if (overLimit) {
+      if (!(await recordCapLeft(tx.db, agent.workspace_id, d.now))) return null;
+    } else {
+      await admitPlusAddress(tx.db, agent.workspace_id, plus, d.now);
+    }
+  }
+
+  const base: ReceivedRow = {
+    id, workspace_id: agent.workspace_id, agent_id: agent.id, thread_id: null, rfc_message_id: null, in_reply_to: null,
+    references: [], from_address: d.from, from_name: null, from_domain: fromDomain, to: [], cc: [],
+    recipient: route.address, plus_address: plus, subject: '', text: null, html: null, extracted_text: null, excerpt: '',
+    headers: [], size: input.raw.length, spf_pass: input.auth?.spf ?? null, dkim_pass: input.auth?.dkim ?? null,
+    dmarc: input.auth?.dmarc ?? null, classification: null, quarantined: false, test_mode: d.testMode, over_limit: overLimit,
+    source: input.source, answers_message_id: null, event_id: null, event_type: null,
+    remote_address: input.remoteAddress ?? null, received_at: at,
+  };
+
+  if (overLimit) {
+    // A record of sender, recipient and time only; no body is kept.
+    await insertReceived(tx.db, base, null);
+    let eventId: string | null = null;
+    let eventType: EventType | null = null;
+    if (overLimit === 'plus_address_limit') {
+      const ev = await emitEvent(ctx, tx, {
+        type: 'message.received.over_limit', workspaceId: agent.workspace_id, agentId: agent.id, threadId: null,
+        sourceMessageId: id, testMode: d.testMode, classification: classificationFields(classification), quarantined: false,
+        data: {
+          message_id: id, from: d.from, to: route.address, plus_address: plus, subject: null, body_text_excerpt: null,
+          thread_id: null, source_message_id: id, over_limit: overLimit, received_at: at,
+        },
+      });
+      eventId = ev.id;
+      eventType = 'message.received.over_limit';
+      await setReceivedEvent(tx.db, id, ev.id, ev.type);
+    }
+    return { messageId: id, agentId: agent.id, threadId: null, eventId, eventType, quarantined: false, classification: null, overLimit };
+  }
+
+  const thread = await assignThread(ctx, tx, {
+    workspaceId: agent.workspace_id, agentId: agent.id, subject: parsed.subject, direction: 'inbound', messageId: id,
+    rfcMessageId: parsed.messageId, inReplyTo: parsed.inReplyTo, references: parsed.references,
+    participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now,
+  });
+  const answers = thread.answers?.direction === 'outbound' ? thread.answers.message_id : null;
+  const quarantined = isQuarantined(classification);
+  const excerpt = excerptOf(d.extracted || d.text);
+  const row: ReceivedRow = {
+    ...base, thread_id: thread.threadId, rfc_message_id: parsed.messageId, in_reply_to: parsed.inReplyTo,
+    references: parsed.references, from_name: parsed.from?.name ?? null, to: parsed.to, cc: parsed.cc,
+    subject: parsed.subject, text: parsed.text, html: parsed.html, extracted_text: d.extracted, excerpt,
+    headers: parsed.headers, classification: classification as unknown as Record<string, unknown>, quarantined,
+    answers_message_id: answers,
+  };
+  const attachments: NewAttachment[] = parsed.attachments.map((a) => ({
+    id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
+    disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content,
+  }));
+  await insertReceived(tx.db, row, input.raw, attachments);
+
+  // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead.
+  const type: EventType = input.auth?.spf === false && input.auth?.dkim === false
+    ? 'message.received.unauthenticated'
+    : answers ? 'reply.received' : 'message.received';
+  const ev = await emitEvent(ctx, tx, {
+    type, workspaceId: agent.workspace_id, agentId: agent.id, threadId: thread.threadId, sourceMessageId: id,
+    testMode: d.testMode, classification: classificationFields(classification), quarantined,
+    data: {
+      message_id: id, from: d.from, from_name: row.from_name, to: route.address, plus_address: plus,
+      subject: row.subject, body_text_excerpt: excerpt, extracted_text: d.extracted.slice(0, 4000), thread_id: thread.threadId,
+      source_message_id: id, in_reply_to_message_id: answers, rfc_message_id: parsed.messageId,
+      spf_pass: row.spf_pass, dkim_pass: row.dkim_pass, attachments: attachments.length, received_at: at,
+    },
+  });
+  await setReceivedEvent(tx.db, id, ev.id, ev.type);
+  return {
+    messageId: id, agentId: agent.id, threadId: thread.threadId, eventId: ev.id, eventType: type, quarantined,
+    classification, overLimit: null,
+  };
+}
+

@@ -1,0 +1,133 @@
+import type { SentMessage } from '../contract/messages.js';
+import type { AgentRow } from '../db/repos/agents.js';
+import { getSentMessageById, listAttachments, type SentMessageRow, type AttachmentRow } from '../db/repos/messages.js';
+import { buildMime, type BuildMimeInput } from '../mail/mime-build.js';
+import { parseMailbox, type Mailbox } from '../mail/address.js';
+import { createRelay, RelayError, type Relay } from '../mail/transport-relay.js';
+import type { AppContext } from './context.js';
+import { ingestInbound } from './inbound.js';
+
+export { RelayError };
+
+/** Fields of the send response (spec: Sent message rule); the rest only on retrieve. */
+export function toSentMessage(r: SentMessageRow, set: 'short' | 'full', attachments: { id: string; filename: string; content_type: string; size: number }[] = []): SentMessage {
+  // A scheduled send being handed over right now still reads as scheduled.
+  const status = r.status === 'sending' ? 'scheduled' : r.status;
+  const base: SentMessage = {
+    id: r.id, object: 'message', agent_id: r.agent_id, thread_id: r.thread_id, from: r.from_address, to: r.to,
+    subject: r.subject, classifier_score: r.classifier_score, status, cost_usd: r.cost_usd, tags: r.tags,
+    test_mode: r.test_mode, created_at: r.created_at,
+  };
+  if (r.scheduled_at) base.scheduled_at = r.scheduled_at;
+  if (r.in_reply_to_message_id) base.in_reply_to_message_id = r.in_reply_to_message_id;
+  if (r.forwarded_from) base.forwarded_from = r.forwarded_from;
+  if (r.classifier_warning) base.classifier_warning = r.classifier_warning;
+  if (r.pool) base.pool = r.pool;
+  if (r.status === 'failed') base.error_message = r.error_message;
+  if (set === 'short') return base;
+  return {
+    ...base,
+    attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
+    cc: r.cc, bcc: r.bcc, reply_to: r.reply_to, body_text: r.body_text, body_html: r.body_html,
+    transport_message_id: r.transport_message_id, references: r.references, metadata: r.metadata,
+    sent_at: r.sent_at, delivered_at: r.delivered_at, canceled_at: r.canceled_at, scheduled_at: r.scheduled_at,
+  };
+}
+
+function mailboxes(list: string[]): Mailbox[] {
+  return list.map((s) => parseMailbox(s)).filter((m): m is Mailbox => m !== null);
+}
+
+/** The MIME input for a stored message (the wire copy and the .eml download share it). */
+export function mimeInput(row: SentMessageRow, attachments: AttachmentRow[], fromName: string | null): BuildMimeInput {
+  return {
+    from: { address: row.from_address, name: fromName },
+    to: mailboxes(row.to),
+    cc: mailboxes(row.cc),
+    bcc: mailboxes(row.bcc),
+    replyTo: mailboxes(row.reply_to),
+    subject: row.subject,
+    text: row.body_text,
+    html: row.body_html,
+    attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.from(a.content) })),
+    messageId: row.rfc_message_id,
+    inReplyTo: row.in_reply_to,
+    references: row.references,
+    date: new Date(row.sent_at ?? row.created_at),
+    // The resources area adds List-Unsubscribe (RFC 8058) and DKIM for custom domains here.
+    extraHeaders: {},
+    dkim: null,
+  };
+}
+
+/** The message as it goes on the wire: no Bcc header (RFC 5322 §3.6.3). */
+export async function buildWireMessage(ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], agent: AgentRow): Promise<Buffer> {
+  void ctx;
+  return buildMime(mimeInput(row, attachments, row.from_name ?? agent.display_name));
+}
+
+/** The sender's copy for GET /v1/messages/{id}/raw: Bcc kept, as a Sent folder keeps it. */
+export async function buildRawDownload(ctx: AppContext, row: SentMessageRow): Promise<Buffer> {
+  const attachments = await listAttachments(ctx.db, row.id);
+  return buildMime({ ...mimeInput(row, attachments, row.from_name), keepBcc: true });
+}
+
+const relays = new WeakMap<AppContext, { url: string; relay: Relay }>();
+
+/** One pooled relay per daemon, created on first use. */
+export function relayFor(ctx: AppContext): Relay | null {
+  const url = ctx.config.relayUrl;
+  if (!url) return null;
+  const cached = relays.get(ctx);
+  if (cached && cached.url === url) return cached.relay;
+  const relay = createRelay(url);
+  relays.set(ctx, { url, relay });
+  return relay;
+}
+
+export function closeRelay(ctx: AppContext): void {
+  relays.get(ctx)?.relay.close();
+  relays.delete(ctx);
+}
+
+/**
+ * Local delivery: recipients that are agents of this instance (plus variants included) receive the
+ * message through the inbound pipeline, marked as authenticated (it never left this server).
+ * Returns true when every local recipient accepted it.
+ */
+export async function deliverLocal(ctx: AppContext, row: SentMessageRow, raw: Buffer, rcptTo: string[]): Promise<boolean> {
+  try {
+    const res = await ingestInbound(ctx, {
+      raw, mailFrom: row.from_address, rcptTo, source: 'local', remoteAddress: null, auth: { spf: true, dkim: true },
+      testMode: row.test_mode,
+    });
+    for (const r of res.refused) ctx.log.warn({ message_id: row.id, rcpt: r.rcpt, reason: r.reason }, 'local delivery refused');
+    return res.refused.length === 0;
+  } catch (err) {
+    ctx.log.error({ err, message_id: row.id }, 'local delivery failed');
+    return false;
+  }
+}
+
+/**
+ * The test address answers a test-key send (compat.md: sandbox): a reply from
+ * reply@test.<domain> to the agent, In-Reply-To the sent Message-ID, through the inbound pipeline.
+ */
+export async function deliverSimulatedReply(ctx: AppContext, messageId: string): Promise<void> {
+  const row = await getSentMessageById(ctx.db, messageId);
+  if (!row) return;
+  const from = `reply@test.${ctx.config.agentDomain}`;
+  const subject = /^\s*re\s*:/i.test(row.subject) ? row.subject : `Re: ${row.subject}`;
+  const quoted = (row.body_text ?? '').split('\n').map((l) => `> ${l}`).join('\n');
+  const raw = await buildMime({
+    from: { address: from, name: 'mailagent test address' },
+    to: [{ address: row.from_address, name: null }],
+    subject,
+    text: `Thanks, your test message arrived. This is an automatic reply from the mailagent test address.\n\n${quoted}\n`,
+    messageId: `reply-${row.id}@test.${ctx.config.agentDomain}`,
+    inReplyTo: row.rfc_message_id,
+    references: [...row.references, row.rfc_message_id],
+    date: new Date(ctx.clock.now()),
+  });
+  await ingestInbound(ctx, { raw, mailFrom: from, rcptTo: [row.from_address], source: 'simulator', remoteAddress: null, auth: { spf: true, dkim: true }, testMode: true });
+}

@@ -1,0 +1,92 @@
+import {
+  countOverLimitRecordsSince, countPlusAddressesSince, plusAddressLastReceived, touchPlusAddress,
+} from '../db/repos/received.js';
+import type { Db } from '../db/schema.js';
+import { capsFor } from '../shared/tiers.js';
+import { DAY, HOUR, isoAt } from '../shared/clock.js';
+
+/**
+ * Spec: Limits → Plus addresses. Distinct plus addresses receiving mail per workspace in any
+ * 24 hours (Free 20, Pro 1,000, Scale 10,000); an address that received mail in the window keeps
+ * receiving. Over-limit and held-code records share a cap of 20 records per hour per workspace.
+ */
+export const PLUS_WINDOW_MS = DAY;
+export const RECORD_CAP_PER_HOUR = 20;
+
+/** `name+tag@domain` → `{ base: 'name@domain', tag: 'tag' }`; plain addresses have tag null. */
+export function splitPlus(address: string): { base: string; tag: string | null; local: string; domain: string } | null {
+  const a = address.trim().toLowerCase();
+  const at = a.lastIndexOf('@');
+  if (at <= 0 || at === a.length - 1) return null;
+  const local = a.slice(0, at);
+  const domain = a.slice(at + 1);
+  const plus = local.indexOf('+');
+  if (plus === -1) return { base: a, tag: null, local, domain };
+  if (plus === 0) return null;
+  return { base: `${local.slice(0, plus)}@${domain}`, tag: local.slice(plus + 1), local, domain };
+}
+
+export type PlusDecision = 'ok' | 'over_limit';
+
+/** May `address` (a plus address) receive now? Reads only; `admitPlusAddress` records the delivery. */
+export async function plusAddressDecision(db: Db, workspaceId: string, tier: string, address: string, now: number): Promise<PlusDecision> {
+  const since = isoAt(now - PLUS_WINDOW_MS);
+  const last = await plusAddressLastReceived(db, workspaceId, address);
+  if (last && last > since) return 'ok';
+  const used = await countPlusAddressesSince(db, workspaceId, since);
+  return used < capsFor(tier).plusAddressesPerDay ? 'ok' : 'over_limit';
+}
+
+export async function admitPlusAddress(db: Db, workspaceId: string, address: string, now: number): Promise<void> {
+  await touchPlusAddress(db, workspaceId, address, isoAt(now));
+}
+
+/** Room for one more over-limit / held-code record this hour? */
+export async function recordCapLeft(db: Db, workspaceId: string, now: number): Promise<boolean> {
+  return (await countOverLimitRecordsSince(db, workspaceId, isoAt(now - HOUR))) < RECORD_CAP_PER_HOUR;
+}
+
+/**
+ * Large account providers, payment apps and banks (spec: "sign-in codes and verify, sign-in or
+ * password-reset links ... are not delivered to plus addresses"). Matched on the From domain or
+ * any parent domain of it (accounts.google.com → google.com).
+ */
+const PROVIDER_DOMAINS = new Set([
+  // account providers
+  'google.com', 'gmail.com', 'youtube.com', 'microsoft.com', 'live.com', 'outlook.com', 'office.com', 'apple.com',
+  'icloud.com', 'amazon.com', 'amazon.co.uk', 'amazon.de', 'aws.amazon.com', 'facebook.com', 'facebookmail.com',
+  'meta.com', 'instagram.com', 'whatsapp.com', 'x.com', 'twitter.com', 'linkedin.com', 'github.com', 'gitlab.com',
+  'yahoo.com', 'yahoo-inc.com', 'discord.com', 'slack.com', 'dropbox.com', 'zoom.us', 'tiktok.com', 'snapchat.com',
+  'reddit.com', 'netflix.com', 'spotify.com', 'uber.com', 'airbnb.com', 'okta.com', 'auth0.com', 'atlassian.com',
+  'salesforce.com', 'adobe.com', 'openai.com', 'steampowered.com', 'epicgames.com', 'booking.com', 'ebay.com',
+  // payment apps
+  'paypal.com', 'paypal.co.uk', 'venmo.com', 'stripe.com', 'squareup.com', 'cash.app', 'wise.com', 'transferwise.com',
+  'revolut.com', 'klarna.com', 'affirm.com', 'coinbase.com', 'zellepay.com', 'payoneer.com', 'skrill.com', 'n26.com',
+  'monzo.com', 'chime.com', 'robinhood.com', 'alipay.com', 'wechat.com', 'mercadopago.com', 'paytm.com', 'adyen.com',
+  // banks
+  'chase.com', 'jpmorgan.com', 'bankofamerica.com', 'bofa.com', 'wellsfargo.com', 'citi.com', 'citibank.com',
+  'capitalone.com', 'usbank.com', 'pnc.com', 'americanexpress.com', 'aexp.com', 'discover.com', 'schwab.com',
+  'fidelity.com', 'hsbc.com', 'hsbc.co.uk', 'barclays.com', 'barclays.co.uk', 'lloydsbank.com', 'natwest.com',
+  'santander.com', 'santander.co.uk', 'bnpparibas.com', 'societegenerale.fr', 'deutsche-bank.de', 'db.com',
+  'commerzbank.de', 'ing.com', 'ing.nl', 'abnamro.nl', 'rabobank.nl', 'ubs.com', 'credit-suisse.com', 'rbc.com',
+  'td.com', 'scotiabank.com', 'bmo.com', 'cibc.com', 'commbank.com.au', 'westpac.com.au', 'anz.com', 'nab.com.au',
+  'sbi.co.in', 'hdfcbank.com', 'icicibank.com', 'dbs.com', 'ocbc.com', 'mufg.jp', 'smbc.co.jp', 'nordea.com',
+]);
+
+export function isProviderDomain(domain: string): boolean {
+  const parts = domain.toLowerCase().replace(/\.$/, '').split('.');
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (PROVIDER_DOMAINS.has(parts.slice(i).join('.'))) return true;
+  }
+  return false;
+}
+
+const CODE_WORDS = /\b(verification|security|sign[- ]?in|log[- ]?in|login|one[- ]time|confirmation|authentication|access|2fa|two[- ]factor|otp|passcode|verify)\b[^\n]{0,60}\b(code|pin|passcode|password)\b|\b(code|pin)\b[^\n]{0,20}\b(is|:)\s*[A-Z0-9]{4,8}\b|\bOTP\b/i;
+const LINK_WORDS = /\b(verify|confirm|validate|activate)\b[^\n]{0,40}\b(e-?mail|address|account|identity|sign[- ]?in|login)\b|\b(reset|recover|change)\b[^\n]{0,30}\bpassword\b|\b(sign[- ]?in|log[- ]?in|magic)\s+link\b|\bpassword\s+reset\b/i;
+
+/** Does this look like a sign-in code or a verify / sign-in / password-reset link from a provider? */
+export function isHeldCode(fromDomain: string, subject: string, text: string): boolean {
+  if (!isProviderDomain(fromDomain)) return false;
+  const hay = `${subject}\n${text.slice(0, 20_000)}`;
+  return CODE_WORDS.test(hay) || LINK_WORDS.test(hay);
+}

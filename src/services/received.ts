@@ -1,0 +1,185 @@
+import type { PageOf } from '../contract/common.js';
+import type {
+  Classification, ReceivedListQuery, ReceivedMessage, ReceivedMessageSummary, SimulateInbound,
+} from '../contract/received.js';
+import {
+  attachmentContents, attachmentsOf, getReceived, getReceivedRawBytes, listReceived,
+  type AttachmentRow, type ReceivedRow, type ReceivedSummaryRow,
+} from '../db/repos/received.js';
+import { Errors } from '../shared/errors.js';
+import { hasPrefix } from '../shared/ids.js';
+import { randomBytes } from 'node:crypto';
+import type { AppContext, AuthContext } from './context.js';
+import { resolveAgent } from './agents.js';
+import { ingestInbound } from './inbound.js';
+import { splitPlus } from './plus-addresses.js';
+
+export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary {
+  return {
+    id: r.id, object: 'received_message', agent_id: r.agent_id, thread_id: r.thread_id,
+    from: { address: r.from_address, name: r.from_name }, to: r.to, cc: r.cc, delivered_to: r.recipient,
+    plus_address: r.plus_address, subject: r.subject, extracted_text: r.extracted_text ?? '', body_text_excerpt: r.excerpt,
+    message_id: r.rfc_message_id, in_reply_to_message_id: r.answers_message_id, spf_pass: r.spf_pass, dkim_pass: r.dkim_pass,
+    dmarc: r.dmarc, classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,
+    test_mode: r.test_mode, over_limit: r.over_limit, source: r.source, size: r.size, received_at: r.received_at,
+  };
+}
+
+export function rawUrl(ctx: AppContext, id: string): string {
+  return `${ctx.config.publicUrl}/v1/messages/${id}/raw`;
+}
+
+export function toReceivedMessage(ctx: AppContext, r: ReceivedRow, attachments: AttachmentRow[]): ReceivedMessage {
+  return {
+    ...toReceivedSummary(r),
+    body_text: r.text, body_html: r.html,
+    headers: r.headers.map(([name, value]) => ({ name, value })),
+    in_reply_to: r.in_reply_to, references: r.references,
+    attachments: attachments.map((a) => ({
+      id: a.id, filename: a.filename, content_type: a.content_type, content_id: a.content_id, disposition: a.disposition,
+      size: a.size, sha256: a.sha256,
+    })),
+    raw_url: r.over_limit ? null : rawUrl(ctx, r.id),
+  };
+}
+
+/** Agent-bound keys see only their agent's mail; anything else is 404 (spec: Agent-bound keys). */
+async function loadVisible(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedRow> {
+  const r = hasPrefix(id, 'rcv') ? await getReceived(ctx.db, auth.workspaceId, id) : undefined;
+  if (!r || (auth.agentId && r.agent_id !== auth.agentId)) throw Errors.notFound('received message', id);
+  return r;
+}
+
+export async function listReceivedPage(ctx: AppContext, auth: AuthContext, q: ReceivedListQuery): Promise<PageOf<ReceivedMessageSummary>> {
+  let agentId: string | null = auth.agentId;
+  if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
+  const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null }, q);
+  return { data: res.rows.map(toReceivedSummary), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+}
+
+export async function getReceivedMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedMessage> {
+  const r = await loadVisible(ctx, auth, id);
+  return toReceivedMessage(ctx, r, await attachmentsOf(ctx.db, r.id));
+}
+
+/** The original bytes exactly as received (GET /v1/messages/{rcv_id}/raw). Over-limit records keep none → 404. */
+export async function getReceivedRaw(ctx: AppContext, auth: AuthContext, id: string): Promise<{ filename: string; raw: Buffer }> {
+  const r = await loadVisible(ctx, auth, id);
+  const raw = await getReceivedRawBytes(ctx.db, auth.workspaceId, r.id);
+  if (!raw) throw Errors.notFound('raw message', id);
+  return { filename: `${id}.eml`, raw: Buffer.from(raw) };
+}
+
+export interface ReceivedForReply {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  thread_id: string | null;
+  test_mode: boolean;
+  from: { address: string; name: string | null };
+  /** Reply-To when the sender set one (where a reply goes), else null. */
+  reply_to: string | null;
+  to: string[];
+  cc: string[];
+  delivered_to: string;
+  subject: string;
+  /** Bare RFC Message-ID (no angle brackets), or null when the message had none. */
+  rfc_message_id: string | null;
+  references: string[];
+  text: string | null;
+  html: string | null;
+  attachments: { filename: string | null; content_type: string; size: number; sha256: string; content: Buffer }[];
+  received_at: string;
+}
+
+/** What reply / forward of a received message need (POST /v1/messages/{rcv_id}/reply|forward). */
+export async function getReceivedForReply(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedForReply> {
+  const r = await loadVisible(ctx, auth, id);
+  if (r.over_limit) throw Errors.notFound('received message', id);
+  const replyTo = r.headers.find(([k]) => k.toLowerCase() === 'reply-to')?.[1] ?? null;
+  const replyAddr = replyTo ? /<?([^\s<>@,]+@[^\s<>,]+?)>?\s*$/.exec(replyTo.split(',')[0])?.[1]?.toLowerCase() ?? null : null;
+  const atts = await attachmentContents(ctx.db, r.id);
+  return {
+    id: r.id, workspace_id: r.workspace_id, agent_id: r.agent_id, thread_id: r.thread_id, test_mode: r.test_mode,
+    from: { address: r.from_address, name: r.from_name }, reply_to: replyAddr, to: r.to, cc: r.cc, delivered_to: r.recipient,
+    subject: r.subject, rfc_message_id: r.rfc_message_id, references: r.references, text: r.text, html: r.html,
+    attachments: atts.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.size, sha256: a.sha256, content: Buffer.from(a.content) })),
+    received_at: r.received_at,
+  };
+}
+
+// ---- the test simulator (spec: POST /v1/test/inbound)
+
+function encodeWord(s: string): string {
+  // RFC 2047 encoded-word only when needed; CR/LF never reach a header.
+  const clean = s.replace(/[\r\n]+/g, ' ');
+  return /^[\x20-\x7e]*$/.test(clean) ? clean : `=?UTF-8?B?${Buffer.from(clean, 'utf8').toString('base64')}?=`;
+}
+
+const b64 = (s: string) => (Buffer.from(s, 'utf8').toString('base64').match(/.{1,76}/g) ?? ['']).join('\r\n');
+
+function rfc2822Date(ms: number): string {
+  return new Date(ms).toUTCString().replace('GMT', '+0000');
+}
+
+export function buildSimulatedRaw(m: {
+  from: string; fromName: string | null; to: string; subject: string; text: string; html: string | null;
+  messageId: string; inReplyTo: string | null; references: string[]; at: number; spf?: string; dkim?: string;
+}): Buffer {
+  const h: string[] = [];
+  if (m.spf || m.dkim) h.push(`Authentication-Results: simulator; spf=${m.spf ?? 'none'}; dkim=${m.dkim ?? 'none'}`);
+  h.push(`From: ${m.fromName ? `"${encodeWord(m.fromName).replace(/"/g, '')}" ` : ''}<${m.from}>`);
+  h.push(`To: <${m.to}>`, `Subject: ${encodeWord(m.subject)}`, `Date: ${rfc2822Date(m.at)}`, `Message-ID: <${m.messageId}>`);
+  if (m.inReplyTo) h.push(`In-Reply-To: <${m.inReplyTo}>`);
+  if (m.references.length) h.push(`References: ${m.references.map((r) => `<${r}>`).join(' ')}`);
+  h.push('MIME-Version: 1.0');
+  if (!m.html) {
+    h.push('Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: base64');
+    return Buffer.from(`${h.join('\r\n')}\r\n\r\n${b64(m.text)}\r\n`, 'utf8');
+  }
+  const boundary = `sim-${randomBytes(8).toString('hex')}`;
+  h.push(`Content-Type: multipart/alternative; boundary="${boundary}"`);
+  const part = (type: string, body: string) =>
+    `--${boundary}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${b64(body)}\r\n`;
+  return Buffer.from(`${h.join('\r\n')}\r\n\r\n${part('text/plain', m.text)}${part('text/html', m.html)}--${boundary}--\r\n`, 'utf8');
+}
+
+export async function simulateInbound(ctx: AppContext, auth: AuthContext, body: SimulateInbound) {
+  if (auth.mode !== 'test') throw Errors.testModeRequired('POST /v1/test/inbound');
+  const agent = await resolveAgent(ctx, auth, body.agent, 'filter', 'agent');
+  if (agent.status === 'archived') throw Errors.agentArchived(agent.id, 422);
+  let to = agent.email;
+  if (body.to) {
+    const p = splitPlus(body.to);
+    if (!p || p.base !== agent.email) throw Errors.invalidParam('to', `"${body.to}" is not ${agent.email} or one of its plus addresses (${agent.name}+tag@${agent.domain}).`);
+    to = `${p.local}@${p.domain}`;
+  }
+  let inReplyTo: string | null = null;
+  let references: string[] = [];
+  if (body.in_reply_to_message_id) {
+    const ref = await ctx.db.selectFrom('message_refs').select(['rfc_message_id', 'agent_id'])
+      .where('workspace_id', '=', auth.workspaceId).where('message_id', '=', body.in_reply_to_message_id).executeTakeFirst();
+    if (!ref || (auth.agentId && ref.agent_id !== auth.agentId)) {
+      throw Errors.invalidParam('in_reply_to_message_id', `No message ${body.in_reply_to_message_id} of this workspace is known to reply to.`);
+    }
+    inReplyTo = ref.rfc_message_id;
+    references = [ref.rfc_message_id];
+  }
+  const now = ctx.clock.now();
+  const raw = buildSimulatedRaw({
+    from: body.from.toLowerCase(), fromName: body.from_name ?? null, to, subject: body.subject ?? '', text: body.body_text ?? '',
+    html: body.body_html ?? null, messageId: `sim-${randomBytes(12).toString('hex')}@test.${ctx.config.agentDomain}`,
+    inReplyTo, references, at: now, spf: body.spf, dkim: body.dkim,
+  });
+  const verdict = (v: 'pass' | 'fail' | undefined) => (v === undefined ? null : v === 'pass');
+  const res = await ingestInbound(ctx, {
+    raw, mailFrom: body.from, rcptTo: [to], source: 'simulator', testMode: true,
+    auth: { spf: verdict(body.spf), dkim: verdict(body.dkim) },
+  });
+  const s = res.stored?.[0];
+  if (!s || !s.eventId || !s.threadId || !s.classification) throw Errors.internal();
+  return {
+    message_id: s.messageId, thread_id: s.threadId, event_id: s.eventId, event_type: s.eventType!,
+    quarantined: s.quarantined, test_mode: true, classification: s.classification as unknown as Classification,
+  };
+}

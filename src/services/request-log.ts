@@ -1,0 +1,95 @@
+import type { LogEntry, LogQuery } from '../contract/account.js';
+import type { PageOf } from '../contract/common.js';
+import { insertLog, listLogs, type LogRow } from '../db/repos/logs.js';
+import { Errors } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import type { AppContext, AuthContext } from './context.js';
+import { hasScope } from './auth.js';
+import { resolveAgent } from './agents.js';
+import { REQUEST_CATEGORY } from './audit-log.js';
+
+export interface RequestRecord {
+  auth: AuthContext;
+  method: string;
+  /** The path without the query string (a query may carry addresses). */
+  path: string;
+  route: string | null;
+  status: number;
+  requestId: string;
+  clientAddress: string | null;
+  userAgent: string | null;
+  durationMs: number;
+}
+
+/**
+ * Request-log rows are buffered and written in one transaction per batch, so a GET costs no extra
+ * fsync of its own (synchronous=FULL makes each commit durable). Reads flush first.
+ */
+const pending = new WeakMap<AppContext, LogRow[]>();
+const timers = new WeakMap<AppContext, NodeJS.Timeout>();
+const FLUSH_AFTER_MS = 250;
+const FLUSH_AT_ROWS = 200;
+
+export function recordRequest(ctx: AppContext, r: RequestRecord): void {
+  const row: LogRow = {
+    id: newId('log', ctx.clock), workspace_id: r.auth.workspaceId, category: REQUEST_CATEGORY, action: `${r.method} ${r.route ?? r.path}`,
+    target_resource_id: null, agent_id: r.auth.agentId, key_id: r.auth.keyId,
+    metadata: {
+      method: r.method, path: r.path, status: r.status, request_id: r.requestId, key_id: r.auth.keyId,
+      mode: r.auth.mode, client_address: r.clientAddress, user_agent: r.userAgent, duration_ms: Math.round(r.durationMs),
+    },
+    created_at: isoAt(ctx.clock.now()),
+  };
+  let list = pending.get(ctx);
+  if (!list) pending.set(ctx, (list = []));
+  list.push(row);
+  if (list.length >= FLUSH_AT_ROWS) {
+    void flushRequestLog(ctx);
+  } else if (!timers.has(ctx)) {
+    const t = setTimeout(() => void flushRequestLog(ctx), FLUSH_AFTER_MS);
+    t.unref();
+    timers.set(ctx, t);
+  }
+}
+
+export async function flushRequestLog(ctx: AppContext): Promise<void> {
+  const t = timers.get(ctx);
+  if (t) clearTimeout(t);
+  timers.delete(ctx);
+  const rows = pending.get(ctx);
+  if (!rows?.length) return;
+  pending.set(ctx, []);
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const row of rows) await insertLog(trx, row);
+    });
+  } catch (err) {
+    ctx.log.error({ err, rows: rows.length }, 'request log: could not write');
+  }
+}
+
+export function toLogEntry(r: LogRow): LogEntry {
+  return {
+    id: r.id, object: 'log', category: r.category, action: r.action, target_resource_id: r.target_resource_id,
+    agent_id: r.agent_id, key_id: r.key_id, metadata: r.metadata, created_at: r.created_at,
+  };
+}
+
+/**
+ * GET /v1/logs. The audit log by default; `category=request` is the request log, which only an
+ * unbound key with `manage` may read (spec: Agent-bound keys → 403 on the request log). A bound
+ * key sees its own agent's audit entries.
+ */
+export async function listLogsPage(ctx: AppContext, auth: AuthContext, q: LogQuery): Promise<PageOf<LogEntry>> {
+  if (q.category === REQUEST_CATEGORY) {
+    if (auth.agentId) throw Errors.insufficientScope('An agent-bound key cannot read the request log; use a key that is not bound to an agent.');
+    if (!hasScope(auth, 'manage')) throw Errors.insufficientScope('Reading the request log needs the `manage` scope.');
+    await flushRequestLog(ctx);
+  }
+  const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
+  const res = await listLogs(ctx.db, auth.workspaceId, {
+    category: q.category ?? null, excludeCategories: [REQUEST_CATEGORY], action: q.action ?? null, agentId,
+  }, q);
+  return { data: res.rows.map(toLogEntry), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+}

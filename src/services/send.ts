@@ -1,0 +1,634 @@
+import { SEND_LIMITS, type SentMessage, type ClassifierWarning } from '../contract/messages.js';
+import { screenOutbound } from '../classifier/index.js';
+import { liveAgents, type AgentRow } from '../db/repos/agents.js';
+import {
+  insertSentMessage, updateSentMessage, transitionStatus, insertSimulatedReply, getSentMessage, listAttachments,
+  type SentMessageRow, type AttachmentRow,
+} from '../db/repos/messages.js';
+import { getReceived } from '../db/repos/received.js';
+import type { WorkspaceRow } from '../db/repos/workspaces.js';
+import { parseMailbox, domainOf, localPartOf, domainMatches, addressKey, type Mailbox } from '../mail/address.js';
+import { ApiError } from '../contract/errors.js';
+import { Errors } from '../shared/errors.js';
+import { newId, hasPrefix } from '../shared/ids.js';
+import { isoAt, SECOND, MINUTE } from '../shared/clock.js';
+import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName } from './agents.js';
+import { hasScope } from './auth.js';
+import { emitEvent } from './events.js';
+import { assignThread, bareMessageId } from './threads.js';
+import { findSuppression } from './suppression.js';
+import { isLocalRecipient } from './inbound.js';
+import { reserveSend, releaseSend } from './limits.js';
+import { contentHash, isContentCleared } from './appeals.js';
+import { buildWireMessage, deliverLocal, relayFor, toSentMessage, RelayError } from './outbound-delivery.js';
+
+/** A send request after validation: every address is one mailbox, every limit checked. */
+export interface NormalizedSend {
+  agentRef: string | null;
+  fromRef: { name: string; display: string | null } | null;
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  replyTo: Mailbox[];
+  subject: string | null;
+  text: string | null;
+  html: string | null;
+  attachments: { filename: string; contentType: string; content: Buffer }[];
+  tags: { name: string; value: string }[];
+  metadata: Record<string, string>;
+  scheduledAt: number | null;
+  references: string[];
+  inReplyToMessageId: string | null;
+  poolHint: 'clean' | 'mixed' | null;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const BASE64_RE = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+// eslint-disable-next-line no-control-regex
+const MSGID_RE = /^<?[^\s<>\u0000-\u001f\u007f]+>?$/;
+
+function str(v: unknown, param: string, max: number, opts: { allowEmpty?: boolean } = {}): string {
+  if (typeof v !== 'string') throw Errors.invalidParam(param, `\`${param}\` must be a string.`);
+  if (!opts.allowEmpty && !v.length) throw Errors.invalidParam(param, `\`${param}\` must not be empty.`);
+  if (v.length > max) throw Errors.invalidParam(param, `\`${param}\` is ${v.length} characters long; at most ${max} are allowed.`);
+  return v;
+}
+
+function addressList(v: unknown, param: string): Mailbox[] {
+  if (v === undefined || v === null) return [];
+  const items = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(items)) throw Errors.invalidParam(param, `\`${param}\` must be an address or an array of addresses.`);
+  if (items.length > SEND_LIMITS.recipients) {
+    throw Errors.invalidParam(param, `\`${param}\` has ${items.length} addresses; at most ${SEND_LIMITS.recipients} are allowed.`);
+  }
+  const seen = new Set<string>();
+  const out: Mailbox[] = [];
+  items.forEach((item, i) => {
+    const p = typeof v === 'string' ? param : `${param}[${i}]`;
+    if (typeof item !== 'string') throw Errors.invalidParam(p, `\`${p}\` must be a string.`);
+    const m = parseMailbox(item);
+    if (!m) {
+      throw Errors.invalidParam(p, `${JSON.stringify(item.slice(0, 200))} is not one valid email address (give one address per item, e.g. "bob@example.com" or "Bob <bob@example.com>").`);
+    }
+    const k = addressKey(m.address);
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(m);
+    }
+  });
+  return out;
+}
+
+function guessType(filename: string): string {
+  const ext = filename.toLowerCase().split('.').pop() ?? '';
+  const types: Record<string, string> = {
+    txt: 'text/plain', html: 'text/html', htm: 'text/html', csv: 'text/csv', pdf: 'application/pdf', json: 'application/json',
+    png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', zip: 'application/zip', ics: 'text/calendar',
+    eml: 'message/rfc822', xml: 'application/xml', doc: 'application/msword', md: 'text/markdown',
+  };
+  return types[ext] ?? 'application/octet-stream';
+}
+
+/**
+ * Validate a send request (spec: Messages → send request; Limits → Single-message payload;
+ * compat.md extras). Unknown fields are ignored; each known one is checked and a refusal names it.
+ */
+export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean; requireSubject?: boolean; requireBody?: boolean } = {}): NormalizedSend {
+  if (!isObj(body)) throw Errors.invalidField('body', 'The request body must be a JSON object (a send request).');
+  const b = body;
+  const agentRef = b.agent === undefined || b.agent === null ? null : str(b.agent, 'agent', 320).trim();
+  let fromRef: NormalizedSend['fromRef'] = null;
+  if (b.from !== undefined && b.from !== null) {
+    const raw = str(b.from, 'from', 998).trim();
+    const m = raw.includes('@') ? parseMailbox(raw) : null;
+    if (raw.includes('@') && !m) throw Errors.invalidParam('from', `${JSON.stringify(raw)} is not an agent handle or one address.`);
+    const name = m ? localPartOf(m.address) : raw;
+    fromRef = { name: normalizeAgentName(name, 'from'), display: m?.name ?? null };
+  }
+  const to = addressList(b.to, 'to');
+  const cc = addressList(b.cc, 'cc');
+  const bcc = addressList(b.bcc, 'bcc');
+  const replyTo = addressList(b.reply_to, 'reply_to');
+  if (opts.requireTo !== false && !to.length && !cc.length && !bcc.length) {
+    if (b.to === undefined || b.to === null) throw Errors.missingField('to', 'Give at least one recipient in `to`.');
+    throw Errors.invalidParam('to', '`to` must name at least one recipient.');
+  }
+  let subject: string | null = null;
+  if (b.subject !== undefined && b.subject !== null) subject = str(b.subject, 'subject', SEND_LIMITS.subject, { allowEmpty: true });
+  else if (opts.requireSubject !== false) throw Errors.missingField('subject');
+
+  const pick = (...names: string[]): string | null => {
+    for (const n of names) {
+      if (b[n] !== undefined && b[n] !== null) return str(b[n], n, SEND_LIMITS.body, { allowEmpty: true });
+    }
+    return null;
+  };
+  const text = pick('body_text', 'text', 'body');
+  const html = pick('body_html', 'html');
+  if (opts.requireBody !== false && text === null && html === null) {
+    throw Errors.missingField('body_text', 'Give a body: `body_text`, `body_html` or both.');
+  }
+
+  const tags: { name: string; value: string }[] = [];
+  if (b.tags !== undefined && b.tags !== null) {
+    if (!Array.isArray(b.tags)) throw Errors.invalidParam('tags', '`tags` must be an array of {name, value}.');
+    if (b.tags.length > SEND_LIMITS.tags) throw Errors.invalidParam('tags', `\`tags\` has ${b.tags.length} items; at most ${SEND_LIMITS.tags} are allowed.`);
+    b.tags.forEach((t, i) => {
+      if (!isObj(t)) throw Errors.invalidParam(`tags[${i}]`, `\`tags[${i}]\` must be an object {name, value}.`);
+      if (t.name === undefined) throw Errors.missingField(`tags[${i}].name`);
+      tags.push({ name: str(t.name, `tags[${i}].name`, 256), value: t.value === undefined || t.value === null ? '' : str(t.value, `tags[${i}].value`, 256, { allowEmpty: true }) });
+    });
+  }
+
+  const metadata: Record<string, string> = {};
+  if (b.metadata !== undefined && b.metadata !== null) {
+    if (!isObj(b.metadata)) throw Errors.invalidParam('metadata', '`metadata` must be an object of string keys and string values.');
+    for (const [k, v] of Object.entries(b.metadata)) {
+      const p = `metadata.${k.slice(0, 80)}`;
+      if (!k.length || k.length > SEND_LIMITS.metadataKey) throw Errors.invalidParam(p, `Metadata keys must be 1 to ${SEND_LIMITS.metadataKey} characters long.`);
+      if (typeof v !== 'string') throw Errors.invalidParam(p, `Metadata value \`${k}\` must be a string.`);
+      if (v.length > SEND_LIMITS.metadataValue) throw Errors.invalidParam(p, `Metadata value \`${k}\` is ${v.length} characters long; at most ${SEND_LIMITS.metadataValue} are allowed.`);
+      metadata[k] = v;
+    }
+  }
+
+  const attachments: NormalizedSend['attachments'] = [];
+  if (b.attachments !== undefined && b.attachments !== null) {
+    if (!Array.isArray(b.attachments)) throw Errors.invalidParam('attachments', '`attachments` must be an array.');
+    if (b.attachments.length > SEND_LIMITS.attachments) {
+      throw Errors.invalidParam('attachments', `\`attachments\` has ${b.attachments.length} files; at most ${SEND_LIMITS.attachments} are allowed.`);
+    }
+    let total = 0;
+    b.attachments.forEach((a, i) => {
+      const p = `attachments[${i}]`;
+      if (!isObj(a)) throw Errors.invalidParam(p, `\`${p}\` must be an object {filename, content_base64, content_type}.`);
+      if (a.filename === undefined || a.filename === null) throw Errors.missingField(`${p}.filename`);
+      const filename = str(a.filename, `${p}.filename`, 255);
+      const field = a.content_base64 !== undefined ? 'content_base64' : a.content !== undefined ? 'content' : null;
+      if (!field) throw Errors.missingField(`${p}.content_base64`);
+      const b64 = str(a[field], `${p}.${field}`, 40 * 1024 * 1024, { allowEmpty: true });
+      if (!BASE64_RE.test(b64)) throw Errors.invalidParam(`${p}.${field}`, `\`${p}.${field}\` is not base64.`);
+      const content = Buffer.from(b64, 'base64');
+      total += content.length;
+      let contentType = guessType(filename);
+      if (a.content_type !== undefined && a.content_type !== null) {
+        const ct = str(a.content_type, `${p}.content_type`, 255).trim().toLowerCase();
+        if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(ct)) throw Errors.invalidParam(`${p}.content_type`, `${JSON.stringify(ct)} is not a MIME type such as application/pdf.`);
+        contentType = ct;
+      }
+      attachments.push({ filename, contentType, content });
+    });
+    if (total > SEND_LIMITS.attachmentBytes) {
+      throw Errors.invalidField('attachments', `The attachments total ${total} bytes decoded; at most ${SEND_LIMITS.attachmentBytes} (25 MB) are allowed.`);
+    }
+  }
+
+  let scheduledAt: number | null = null;
+  if (b.scheduled_at !== undefined && b.scheduled_at !== null) {
+    const s = str(b.scheduled_at, 'scheduled_at', 64);
+    const t = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(s) ? Date.parse(s) : NaN;
+    if (!Number.isFinite(t)) throw Errors.invalidParam('scheduled_at', '`scheduled_at` must be an ISO 8601 timestamp with a time zone, e.g. 2026-05-01T09:00:00Z.');
+    scheduledAt = t;
+  }
+
+  const references: string[] = [];
+  if (b.references !== undefined && b.references !== null) {
+    const list = typeof b.references === 'string' ? b.references.trim().split(/\s+/) : b.references;
+    if (!Array.isArray(list)) throw Errors.invalidParam('references', '`references` must be an array of Message-IDs.');
+    if (list.length > 100) throw Errors.invalidParam('references', 'At most 100 references are allowed.');
+    list.forEach((r, i) => {
+      const s = str(r, `references[${i}]`, 998).trim();
+      if (!MSGID_RE.test(s)) throw Errors.invalidParam(`references[${i}]`, `${JSON.stringify(s.slice(0, 200))} is not a Message-ID.`);
+      references.push(bareMessageId(s));
+    });
+  }
+  const inReplyToMessageId = b.in_reply_to_message_id === undefined || b.in_reply_to_message_id === null
+    ? null : str(b.in_reply_to_message_id, 'in_reply_to_message_id', 200).trim();
+  let poolHint: NormalizedSend['poolHint'] = null;
+  if (b.pool_hint !== undefined && b.pool_hint !== null) {
+    if (b.pool_hint !== 'clean' && b.pool_hint !== 'mixed') throw Errors.invalidParam('pool_hint', '`pool_hint` must be one of: clean, mixed.');
+    poolHint = b.pool_hint;
+  }
+  return { agentRef, fromRef, to, cc, bcc, replyTo, subject, text, html, attachments, tags, metadata, scheduledAt, references, inReplyToMessageId, poolHint };
+}
+
+/** What reply and forward add to a send (they know the agent, the thread and the headers). */
+export interface SendExtras {
+  source?: 'api' | 'draft' | 'batch' | 'reply' | 'forward';
+  agent?: AgentRow;
+  threadId?: string | null;
+  inReplyTo?: string | null;
+  references?: string[];
+  inReplyToMessageId?: string | null;
+  forwardedFrom?: string | null;
+  isReply?: boolean;
+  /** Forwards always go at once (spec: Messages → forward). */
+  immediate?: boolean;
+  /** Extra attachments already decoded (forwarded originals). */
+  attachments?: NormalizedSend['attachments'];
+}
+
+export interface SendOptions {
+  idempotencyKey?: string | null;
+  source?: 'api' | 'draft' | 'batch';
+}
+
+/**
+ * The reusable send entry point (API, batch items, drafts): validation, agent resolution,
+ * recipient rules, the cold-email screen, caps, transports and events. Idempotency and the
+ * burst limit belong to the HTTP request and are applied around it by the send routes.
+ */
+export async function sendMessage(ctx: AppContext, auth: AuthContext, request: unknown, opts: SendOptions = {}): Promise<SentMessage> {
+  const n = normalizeSendRequest(request);
+  return performSend(ctx, auth, n, { source: opts.source ?? 'api' });
+}
+
+interface ResolvedAgent {
+  agent: AgentRow;
+  /** A send through `from` naming a new agent creates it (needs manage). */
+  create: string | null;
+}
+
+async function resolveSendAgent(ctx: AppContext, auth: AuthContext, ws: WorkspaceRow, n: NormalizedSend): Promise<ResolvedAgent> {
+  if (n.agentRef) return { agent: await resolveAgent(ctx, auth, n.agentRef, 'send', 'agent'), create: null };
+  if (n.fromRef) {
+    try {
+      return { agent: await resolveAgent(ctx, auth, n.fromRef.name, 'send', 'from'), create: null };
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'agent_not_found' || auth.agentId) throw err;
+      if (!hasScope(auth, 'manage')) {
+        throw Errors.insufficientScope(`No agent "${n.fromRef.name}" exists; a send that would create it needs the \`manage\` scope.`);
+      }
+      const placeholder = { id: '', name: n.fromRef.name } as AgentRow;
+      return { agent: placeholder, create: n.fromRef.name };
+    }
+  }
+  if (auth.agentId) return { agent: await resolveAgent(ctx, auth, auth.agentId, 'send', 'agent'), create: null };
+  const live = await liveAgents(ctx.db, ws.id, 2);
+  if (live.length === 1) return { agent: live[0], create: null };
+  throw Errors.missingField('agent', live.length
+    ? 'This workspace has more than one live agent: name the sending agent in `agent` (name, address or id).'
+    : 'This workspace has no live agent; create one with POST /v1/agents.');
+}
+
+export function testDomain(ctx: AppContext): string {
+  return `test.${ctx.config.agentDomain}`;
+}
+export function testAddress(ctx: AppContext): string {
+  return `reply@${testDomain(ctx)}`;
+}
+
+interface Recipient {
+  mailbox: Mailbox;
+  param: string;
+  kind: 'local' | 'external' | 'test';
+}
+
+/** Pass the recipient rules and sort recipients by transport. */
+async function checkRecipients(ctx: AppContext, auth: AuthContext, ws: WorkspaceRow, agent: AgentRow, n: NormalizedSend): Promise<Recipient[]> {
+  const all: Recipient[] = [];
+  for (const [field, list] of [['to', n.to], ['cc', n.cc], ['bcc', n.bcc]] as const) {
+    list.forEach((m, i) => all.push({ mailbox: m, param: `${field}[${i}]`, kind: 'external' }));
+  }
+  const tDomain = testDomain(ctx);
+  const tAddress = testAddress(ctx);
+  for (const r of all) {
+    const domain = domainOf(r.mailbox.address);
+    if (domain === tDomain) {
+      if (r.mailbox.address.toLowerCase() !== tAddress) throw Errors.unknownTestAddress(r.mailbox.address, tAddress, r.param);
+      if (auth.mode === 'live') throw Errors.testAddressNeedsTestKey(r.mailbox.address, r.param);
+      r.kind = 'test';
+      continue;
+    }
+    if (agent.blocklist_domains?.length && domainMatches(domain, agent.blocklist_domains)) {
+      throw Errors.recipientNotAllowed(r.mailbox.address, r.param, `${domain} is on agent ${agent.name}'s blocklist_domains`);
+    }
+    if (agent.allowlist_domains?.length && !domainMatches(domain, agent.allowlist_domains)) {
+      throw Errors.recipientNotAllowed(r.mailbox.address, r.param, `agent ${agent.name} may only send to its allowlist_domains (${agent.allowlist_domains.join(', ')})`);
+    }
+    if (auth.mode === 'live') {
+      // Spec: test-mode sends skip suppression refusals.
+      if (agent.id && (await findSuppression(ctx, ws.id, agent.id, r.mailbox.address))) {
+        throw Errors.recipientSuppressed(r.mailbox.address, r.param);
+      }
+      if (await isLocalRecipient(ctx, r.mailbox.address)) r.kind = 'local';
+    }
+  }
+  return all;
+}
+
+const NO_RELAY = 'No SMTP relay is configured, so mail to addresses outside this server cannot be sent. Start the daemon with `mailagent serve --relay smtp://user:pass@host:port` (or smtps://, or MAILAGENT_RELAY) — or use a test key (mk_test_...), which sends nothing.';
+
+function replySubject(subject: string): string {
+  return /^\s*re\s*:/i.test(subject) ? subject : `Re: ${subject}`;
+}
+export { replySubject };
+
+/** The send pipeline shared by send, batch items, drafts, reply and forward. */
+export async function performSend(ctx: AppContext, auth: AuthContext, n: NormalizedSend, x: SendExtras): Promise<SentMessage> {
+  const ws = await requireWorkspace(ctx, auth.workspaceId);
+  const resolved = x.agent ? { agent: x.agent, create: null } : await resolveSendAgent(ctx, auth, ws, n);
+  let agent = resolved.agent;
+  if (!resolved.create) {
+    if (agent.status === 'paused') throw Errors.agentPaused(agent.name);
+    if (agent.status === 'archived') throw Errors.agentArchived(agent.id, 422);
+  }
+  const subject = n.subject ?? '';
+  const recipients = await checkRecipients(ctx, auth, ws, agent, n);
+  const now = ctx.clock.now();
+  const live = auth.mode === 'live';
+
+  // Threading headers: explicit reply data, else in_reply_to_message_id / references (compat.md).
+  let inReplyTo = x.inReplyTo ?? null;
+  let references = x.references ?? n.references;
+  let threadId = x.threadId ?? null;
+  let inReplyToMessageId = x.inReplyToMessageId ?? null;
+  if (!x.inReplyTo && n.inReplyToMessageId) {
+    const orig = await findOriginal(ctx, auth, n.inReplyToMessageId, 'in_reply_to_message_id');
+    inReplyTo = orig.rfcMessageId;
+    references = [...new Set([...orig.references, ...(orig.rfcMessageId ? [orig.rfcMessageId] : []), ...n.references])];
+    threadId = orig.threadId;
+    inReplyToMessageId = orig.id;
+  } else if (!x.inReplyTo && n.references.length) {
+    inReplyTo = n.references[n.references.length - 1];
+  }
+  const isReply = x.isReply ?? Boolean(inReplyTo);
+
+  // Cold-email screen (spec: every send route is screened; test keys get a warning instead).
+  const allAddresses = recipients.map((r) => r.mailbox.address);
+  const screen = screenOutbound({ subject, text: n.text, html: n.html, to: allAddresses, isReply });
+  let warning: ClassifierWarning | null = null;
+  let pool: string | null = n.poolHint;
+  if (screen.blocked) {
+    if (await isContentCleared(ctx, ws.id, contentHash(subject, n.text, n.html))) {
+      pool = 'isolated';
+    } else if (live) {
+      throw Errors.coldEmailProhibited(screen.message);
+    } else {
+      warning = { code: 'cold_email_prohibited', message: screen.message, score: screen.score, reason: screen.reason };
+    }
+  }
+
+  const scheduled = !x.immediate && n.scheduledAt !== null && n.scheduledAt > now;
+  const externals = recipients.filter((r) => r.kind === 'external');
+  if (live && externals.length && !ctx.config.relayUrl) throw Errors.upstreamUnavailable(NO_RELAY);
+
+  const id = newId('msg', ctx.clock);
+  const at = isoAt(now);
+  const row: SentMessageRow = {
+    id, workspace_id: ws.id, agent_id: agent.id, thread_id: '', api_key_id: auth.keyId, test_mode: !live,
+    status: scheduled ? 'scheduled' : 'sending', source: x.source ?? 'api',
+    from_address: agent.email, from_name: agent.display_name ?? n.fromRef?.display ?? null,
+    to: n.to.map(fmt), cc: n.cc.map(fmt), bcc: n.bcc.map(fmt), reply_to: n.replyTo.map(fmt),
+    subject, body_text: n.text, body_html: n.html,
+    rfc_message_id: '', in_reply_to: inReplyTo, references,
+    in_reply_to_message_id: inReplyToMessageId, forwarded_from: x.forwardedFrom ?? null,
+    metadata: n.metadata, tags: n.tags, classifier_score: screen.score, classifier_warning: warning, pool,
+    cost_usd: live ? ctx.config.priceUsdPerMessage : 0, transport_message_id: null,
+    scheduled_at: scheduled ? isoAt(n.scheduledAt!) : null, due_at: scheduled ? isoAt(n.scheduledAt!) : null,
+    sent_at: null, delivered_at: null, canceled_at: null, error_message: null, created_at: at, updated_at: at,
+  };
+  const attachments: AttachmentRow[] = [...n.attachments, ...(x.attachments ?? [])].map((a, i) => ({
+    id: newId('att', ctx.clock), message_id: id, position: i, filename: a.filename, content_type: a.contentType,
+    size: a.content.length, content: a.content,
+  }));
+  const counted = [...new Set(allAddresses.map(addressKey))];
+
+  const ensureAgent = async (tx: Tx): Promise<void> => {
+    if (!resolved.create) return;
+    agent = await insertNewAgent(ctx, tx, ws, { name: resolved.create }, !live);
+    row.agent_id = agent.id;
+    row.from_address = agent.email;
+  };
+  const thread = async (tx: Tx): Promise<void> => {
+    row.rfc_message_id = `${id}@${agent.domain}`;
+    const t = await assignThread(ctx, tx, {
+      workspaceId: ws.id, agentId: agent.id, subject, direction: 'outbound', messageId: id, rfcMessageId: row.rfc_message_id,
+      inReplyTo, references, threadId, participants: [agent.email, ...allAddresses], testMode: !live, at: now,
+    });
+    row.thread_id = t.threadId;
+  };
+
+  if (scheduled || !live) {
+    // Test sends and scheduled sends: one transaction, nothing leaves now.
+    if (!scheduled) {
+      row.status = 'sent';
+      row.sent_at = at;
+    }
+    await inTransaction(ctx, async (tx) => {
+      await ensureAgent(tx);
+      if (live) await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
+      await thread(tx);
+      await insertSentMessage(tx.db, row, attachments);
+      await emitMessageEvent(ctx, tx, row, scheduled ? 'message.scheduled' : 'message.sent');
+      if (!scheduled && recipients.some((r) => r.kind === 'test')) {
+        await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
+      }
+    });
+    return toSentMessage(row, 'short');
+  }
+
+  // Live, now: reserve against the caps, hand over to the relay, then record the outcome.
+  await inTransaction(ctx, async (tx) => {
+    await ensureAgent(tx);
+    await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
+  });
+  row.rfc_message_id = `${id}@${agent.domain}`;
+  return transmit(ctx, row, attachments, recipients.map((r) => ({ address: r.mailbox.address, kind: r.kind })), { ws, agent, thread });
+}
+
+const fmt = (m: Mailbox) => (m.name ? `${m.name} <${m.address}>` : m.address);
+
+async function emitMessageEvent(ctx: AppContext, tx: Tx, row: SentMessageRow, type: 'message.sent' | 'message.scheduled' | 'message.failed' | 'message.canceled'): Promise<void> {
+  const msg = toSentMessage(row, 'short');
+  await emitEvent(ctx, tx, {
+    type, workspaceId: row.workspace_id, agentId: row.agent_id, threadId: row.thread_id, sourceMessageId: row.id,
+    testMode: row.test_mode,
+    data: { ...msg, message_id: row.id, from: row.from_address, ...(row.error_message ? { error_message: row.error_message } : {}) },
+  });
+}
+export { emitMessageEvent };
+
+/**
+ * Hand a live message to its transports and record the outcome. Relay unreachable → the
+ * reservation is released and nothing is recorded (503); relay refusal → recorded `failed` (502).
+ * Local recipients get the message through the inbound pipeline after the commit, so their
+ * threading finds this message's Message-ID.
+ */
+async function transmit(
+  ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], recipients: { address: string; kind: Recipient['kind'] }[],
+  h: { ws: WorkspaceRow; agent: AgentRow; thread: ((tx: Tx) => Promise<void>) | null },
+): Promise<SentMessage> {
+  const raw = await buildWireMessage(ctx, row, attachments, h.agent);
+  const externals = recipients.filter((r) => r.kind === 'external').map((r) => r.address);
+  const locals = recipients.filter((r) => r.kind === 'local').map((r) => r.address);
+  const now = ctx.clock.now();
+  if (externals.length) {
+    const relay = relayFor(ctx);
+    if (!relay) {
+      await releaseSend(ctx.db, row.id);
+      throw Errors.upstreamUnavailable(NO_RELAY);
+    }
+    try {
+      const res = await relay.send({ from: row.from_address, to: externals }, raw);
+      row.transport_message_id = res.relayId ?? `<${row.rfc_message_id}>`;
+    } catch (err) {
+      if (!(err instanceof RelayError)) throw err;
+      if (err.kind === 'unavailable') {
+        if (h.thread) await releaseSend(ctx.db, row.id);
+        throw Errors.upstreamUnavailable(`The SMTP relay is unavailable (${err.message}); nothing was sent. Retry with the same Idempotency-Key.`);
+      }
+      row.status = 'failed';
+      row.error_message = err.message;
+      row.updated_at = isoAt(now);
+      await inTransaction(ctx, async (tx) => {
+        await releaseSend(tx.db, row.id);
+        if (h.thread) {
+          await h.thread(tx);
+          await insertSentMessage(tx.db, row, attachments);
+        } else {
+          await updateSentMessage(tx.db, row.id, { status: 'failed', error_message: row.error_message, updated_at: row.updated_at });
+        }
+        await emitMessageEvent(ctx, tx, row, 'message.failed');
+      });
+      throw Errors.upstreamError(`The SMTP relay refused the message (${err.message}); it is recorded as ${row.id} with status failed.`);
+    }
+  } else {
+    row.transport_message_id = `<${row.rfc_message_id}>`;
+  }
+  row.status = 'sent';
+  row.sent_at = isoAt(now);
+  row.updated_at = row.sent_at;
+  await inTransaction(ctx, async (tx) => {
+    if (h.thread) {
+      await h.thread(tx);
+      await insertSentMessage(tx.db, row, attachments);
+    } else {
+      await updateSentMessage(tx.db, row.id, { status: 'sent', sent_at: row.sent_at, transport_message_id: row.transport_message_id, updated_at: row.updated_at });
+    }
+    await emitMessageEvent(ctx, tx, row, 'message.sent');
+  });
+  if (locals.length) {
+    const delivered = await deliverLocal(ctx, row, raw, locals);
+    if (delivered && !externals.length) {
+      row.delivered_at = isoAt(ctx.clock.now());
+      await updateSentMessage(ctx.db, row.id, { delivered_at: row.delivered_at });
+    }
+  }
+  return toSentMessage(row, 'short');
+}
+
+/** A msg_ or rcv_ message this key may see, reduced to what reply, forward and threading need. */
+export interface Original {
+  id: string;
+  kind: 'sent' | 'received';
+  agentId: string;
+  threadId: string | null;
+  rfcMessageId: string | null;
+  references: string[];
+  subject: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string[];
+  to: string[];
+  cc: string[];
+  text: string | null;
+  html: string | null;
+  date: string;
+  attachments: () => Promise<NormalizedSend['attachments']>;
+}
+
+export async function findOriginal(ctx: AppContext, auth: AuthContext, id: string, param: string | null = null): Promise<Original> {
+  const notFound = () => (param ? Object.assign(Errors.notFound('message', id), {}) : Errors.notFound('message', id));
+  if (hasPrefix(id, 'msg')) {
+    const m = await getSentMessage(ctx.db, auth.workspaceId, id);
+    if (!m || (auth.agentId && m.agent_id !== auth.agentId)) throw notFound();
+    return {
+      id: m.id, kind: 'sent', agentId: m.agent_id, threadId: m.thread_id, rfcMessageId: m.rfc_message_id, references: m.references,
+      subject: m.subject, from: m.from_address, fromName: m.from_name, replyTo: m.reply_to, to: m.to, cc: m.cc,
+      text: m.body_text, html: m.body_html, date: m.sent_at ?? m.created_at,
+      attachments: async () => (await listAttachments(ctx.db, m.id)).map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.from(a.content) })),
+    };
+  }
+  if (hasPrefix(id, 'rcv')) {
+    const r = await getReceived(ctx.db, auth.workspaceId, id);
+    if (!r || r.over_limit || (auth.agentId && r.agent_id !== auth.agentId)) throw notFound();
+    const header = (name: string) => r.headers.find(([k]) => k.toLowerCase() === name)?.[1] ?? null;
+    const replyToHeader = header('reply-to');
+    const replyTo = replyToHeader ? replyToHeader.split(',').map((s) => parseMailbox(s.trim())?.address).filter((s): s is string => Boolean(s)) : [];
+    return {
+      id: r.id, kind: 'received', agentId: r.agent_id, threadId: r.thread_id, rfcMessageId: r.rfc_message_id, references: r.references,
+      subject: r.subject, from: r.from_address, fromName: r.from_name, replyTo, to: r.to, cc: r.cc,
+      text: r.text, html: r.html, date: r.received_at,
+      attachments: async () => {
+        const { attachmentContents } = await import('../db/repos/received.js');
+        return (await attachmentContents(ctx.db, r.id)).map((a) => ({ filename: a.filename ?? 'attachment', contentType: a.content_type, content: Buffer.from(a.content) }));
+      },
+    };
+  }
+  throw notFound();
+}
+
+/**
+ * One scheduled send whose time has come (the scheduler calls this). It is claimed with a
+ * compare-and-set so two workers never send it twice, re-checked against the caps, then sent.
+ */
+export async function dispatchScheduled(ctx: AppContext, row: SentMessageRow): Promise<void> {
+  const now = ctx.clock.now();
+  const at = isoAt(now);
+  if (!(await transitionStatus(ctx.db, row.id, 'scheduled', { status: 'sending', updated_at: at }))) return;
+  const fail = async (message: string) => {
+    row.status = 'failed';
+    row.error_message = message;
+    row.updated_at = at;
+    await inTransaction(ctx, async (tx) => {
+      await releaseSend(tx.db, row.id);
+      await updateSentMessage(tx.db, row.id, { status: 'failed', error_message: message, updated_at: at });
+      await emitMessageEvent(ctx, tx, row, 'message.failed');
+    });
+  };
+  const { getAgentById } = await import('../db/repos/agents.js');
+  const agent = await getAgentById(ctx.db, row.agent_id);
+  if (!agent || agent.status !== 'active') return fail(`agent ${agent?.name ?? row.agent_id} is ${agent?.status ?? 'gone'} at send time`);
+  if (row.test_mode) {
+    row.status = 'sent';
+    row.sent_at = at;
+    await inTransaction(ctx, async (tx) => {
+      await updateSentMessage(tx.db, row.id, { status: 'sent', sent_at: at, updated_at: at });
+      await emitMessageEvent(ctx, tx, row, 'message.sent');
+      const all = [...row.to, ...row.cc, ...row.bcc].map((s) => parseMailbox(s)?.address.toLowerCase());
+      if (all.includes(testAddress(ctx))) await insertSimulatedReply(tx.db, { message_id: row.id, workspace_id: row.workspace_id, due_at: isoAt(now + SECOND) });
+    });
+    return;
+  }
+  const ws = await requireWorkspace(ctx, row.workspace_id);
+  const addresses = [...row.to, ...row.cc, ...row.bcc].map((s) => parseMailbox(s)!.address);
+  try {
+    // Spec: a scheduled send counts from acceptance and is checked again when it goes out.
+    await inTransaction(ctx, async (tx) => {
+      await releaseSend(tx.db, row.id);
+      await reserveSend(tx.db, { ws, agent, recipients: [...new Set(addresses.map(addressKey))], now, messageId: row.id });
+    });
+  } catch (err) {
+    if (err instanceof ApiError) return fail(`${err.code}: ${err.message}`);
+    throw err;
+  }
+  const recipients: { address: string; kind: Recipient['kind'] }[] = [];
+  for (const a of addresses) {
+    if (await findSuppression(ctx, ws.id, agent.id, a)) return fail(`recipient_suppressed: ${a} is suppressed`);
+    recipients.push({ address: a, kind: (await isLocalRecipient(ctx, a)) ? 'local' : 'external' });
+  }
+  const attachments = await listAttachments(ctx.db, row.id);
+  try {
+    await transmit(ctx, row, attachments, recipients, { ws, agent, thread: null });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'upstream_unavailable') {
+      // Nothing left: try again in a minute; the reservation stays.
+      await updateSentMessage(ctx.db, row.id, { status: 'scheduled', due_at: isoAt(now + MINUTE), updated_at: at });
+      return;
+    }
+    if (err instanceof ApiError && err.code === 'upstream_error') return;
+    throw err;
+  }
+}

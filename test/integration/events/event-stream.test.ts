@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { emitEvent } from '../../../src/services/events.js';
+import { inTransaction } from '../../../src/services/context.js';
+import { configureEventStream, openStreamCount } from '../../../src/services/event-stream.js';
+import type { EventType } from '../../../src/contract/events.js';
+
+let t: TestApp;
+let base: string;
+let other: { id: string };
+
+beforeAll(async () => {
+  t = await createTestApp();
+  configureEventStream(t.ctx, { keepaliveMs: 40 });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  other = (await t.req('POST', '/v1/agents', { body: { name: 'other' } })).body;
+});
+afterAll(async () => { await t.close(); });
+
+interface SseEvent { id: string; event: string; data: any }
+
+/** A minimal SSE client over a real socket: raw text kept, frames parsed as they arrive. */
+class Stream {
+  raw = '';
+  events: SseEvent[] = [];
+  comments: string[] = [];
+  status = 0;
+  headers: http.IncomingHttpHeaders = {};
+  ended = false;
+  private req!: http.ClientRequest;
+  private waiters: (() => void)[] = [];
+
+  static open(path: string, opts: { key?: string; headers?: Record<string, string> } = {}): Promise<Stream> {
+    const s = new Stream();
+    return new Promise((resolve, reject) => {
+      s.req = http.get(base + path, { headers: { authorization: `Bearer ${opts.key ?? t.liveKey}`, ...(opts.headers ?? {}) } }, (res) => {
+        s.status = res.statusCode ?? 0;
+        s.headers = res.headers;
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => { s.raw += c; s.parse(); });
+        res.on('end', () => { s.ended = true; s.notify(); });
+        res.on('error', () => { s.ended = true; s.notify(); });
+        if (s.status !== 200) res.on('end', () => resolve(s));
+        else s.until(() => s.comments.length > 0).then(() => resolve(s), reject);
+      });
+      s.req.on('error', reject);
+    });
+  }
+
+  private consumed = 0;
+  private parse() {
+    for (let end = this.raw.indexOf('\n\n', this.consumed); end >= 0; end = this.raw.indexOf('\n\n', this.consumed)) {
+      const lines = this.raw.slice(this.consumed, end).split('\n');
+      this.consumed = end + 2;
+      if (lines.every((l) => l.startsWith(':'))) {
+        this.comments.push(...lines.map((l) => l.slice(1).trim()));
+      } else {
+        const f = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+        this.events.push({ id: f.id, event: f.event, data: JSON.parse(f.data) });
+      }
+    }
+    this.notify();
+  }
+  private notify() { for (const w of this.waiters.splice(0)) w(); }
+
+  until(cond: () => boolean, ms = 5000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stream: condition not met; ${this.events.length} events, ended=${this.ended}`)), ms);
+      const check = () => {
+        if (cond()) { clearTimeout(timer); resolve(); return; }
+        if (this.ended) { clearTimeout(timer); reject(new Error('stream ended')); return; }
+        this.waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  close() { this.req.destroy(); }
+}
+
+async function emit(type: EventType = 'message.received', agentId: string | null = null): Promise<string> {
+  return inTransaction(t.ctx, async (tx) => (await emitEvent(t.ctx, tx, {
+    type, workspaceId: t.boot.workspace.id, agentId: agentId ?? t.boot.agent.id, testMode: false, data: { at: Date.now() },
+  })).id);
+}
+
+describe('GET /v1/events/stream', () => {
+  it('speaks SSE exactly: connected comment, id/event/data frames, LF only, keepalives', async () => {
+    const s = await Stream.open('/api/v1/events/stream');
+    expect(s.status).toBe(200);
+    expect(s.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(s.headers['x-request-id']).toMatch(/^req_/);
+    expect(s.raw.startsWith(': connected\n\n')).toBe(true);
+    const id = await emit('message.received');
+    await s.until(() => s.events.length === 1);
+    const stored = (await t.req('GET', `/v1/events/${id}`)).body;
+    expect(s.events[0]).toEqual({ id, event: 'message.received', data: stored });
+    expect(s.raw).toContain(`id: ${id}\nevent: message.received\ndata: ${JSON.stringify(stored)}\n\n`);
+    await s.until(() => s.comments.includes('keepalive'));
+    expect(s.raw).not.toContain('\r');
+    s.close();
+    await new Promise((r) => setTimeout(r, 50));
+  });
+
+  it('resumes after an id (since or Last-Event-ID) with every later event exactly once, in order', async () => {
+    const before = [await emit(), await emit(), await emit()];
+    // Events keep being committed while the subscriber replays: nothing may be lost or doubled.
+    let stop = false;
+    const emitted: string[] = [];
+    const producer = (async () => { while (!stop) { emitted.push(await emit()); await new Promise((r) => setImmediate(r)); } })();
+    const s = await Stream.open(`/v1/events/stream?since=${before[0]}&event_types=message.received`);
+    await new Promise((r) => setTimeout(r, 30));
+    stop = true;
+    await producer;
+    expect(emitted.length).toBeGreaterThan(0);
+    const last = emitted[emitted.length - 1];
+    await s.until(() => s.events.some((e) => e.id === last));
+    const want = [before[1], before[2], ...emitted];
+    expect(s.events.map((e) => e.id)).toEqual(want);
+    s.close();
+
+    // Last-Event-ID wins over since (a reconnecting EventSource repeats its URL)
+    const r = await Stream.open(`/v1/events/stream?since=${before[0]}&event_types=message.received`, { headers: { 'last-event-id': emitted[emitted.length - 2] } });
+    await r.until(() => r.events.length >= 1);
+    expect(r.events.map((e) => e.id)).toEqual([last]);
+    const next = await emit();
+    await r.until(() => r.events.length === 2);
+    expect(r.events[1].id).toBe(next);
+    r.close();
+  });
+
+  it('since can be a time', async () => {
+    const a = await emit('thread.created');
+    const at = (await t.req('GET', `/v1/events/${a}`)).body.created_at;
+    const b = await emit('thread.created');
+    const s = await Stream.open(`/v1/events/stream?event_types=thread.created&since=${encodeURIComponent(at)}`);
+    await s.until(() => s.events.length >= 2);
+    expect(s.events.map((e) => e.id).slice(-2)).toEqual([a, b]);
+    expect(s.events.every((e) => e.data.created_at >= at)).toBe(true);
+    s.close();
+  });
+
+  it('filters by type and keeps agent-bound keys to their agent', async () => {
+    const bound = await t.makeKey({ scopes: ['read'], agent_id: other.id });
+    const mine = await Stream.open('/v1/events/stream', { key: bound });
+    const typed = await Stream.open('/v1/events/stream?event_types=message.sent,thread.updated');
+    await emit('message.received', t.boot.agent.id);
+    const o = await emit('message.received', other.id);
+    const sent = await emit('message.sent', t.boot.agent.id);
+    const upd = await emit('thread.updated', other.id);
+    await mine.until(() => mine.events.length === 2);
+    expect(mine.events.map((e) => e.id)).toEqual([o, upd]);
+    await typed.until(() => typed.events.length === 2);
+    expect(typed.events.map((e) => e.id)).toEqual([sent, upd]);
+    mine.close();
+    typed.close();
+  });
+
+  it('refuses bad requests with the JSON envelope before streaming', async () => {
+    const bad = await Stream.open('/v1/events/stream?since=whenever');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.raw).error).toMatchObject({ code: 'invalid_param_value', param: 'since' });
+    const badType = await Stream.open('/v1/events/stream?event_types=message.sent,nope');
+    expect(JSON.parse(badType.raw).error).toMatchObject({ code: 'invalid_param_value', param: 'event_types' });
+    const badId = await Stream.open('/v1/events/stream', { headers: { 'last-event-id': 'x' } });
+    expect(JSON.parse(badId.raw).error).toMatchObject({ code: 'invalid_param_value', param: 'Last-Event-ID' });
+    const noKey = await Stream.open('/v1/events/stream', { key: 'mk_live_nope' });
+    expect(noKey.status).toBe(401);
+    const bound = await t.makeKey({ scopes: ['read'], agent_id: other.id });
+    const foreign = await Stream.open('/v1/events/stream?agent_id=agent', { key: bound });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('serves 100 concurrent subscribers and cleans up when they leave', async () => {
+    const baseline = openStreamCount(t.ctx);
+    const subs = await Promise.all(Array.from({ length: 100 }, () => Stream.open('/v1/events/stream?event_types=message.delayed')));
+    expect(openStreamCount(t.ctx)).toBe(baseline + 100);
+    const id = await emit('message.delayed');
+    await Promise.all(subs.map((s) => s.until(() => s.events.length === 1)));
+    expect(subs.every((s) => s.events[0].id === id)).toBe(true);
+    for (const s of subs) s.close();
+    await new Promise<void>((resolve) => { const c = () => (openStreamCount(t.ctx) === baseline ? resolve() : setTimeout(c, 10)); c(); });
+    expect(t.ctx.bus.listenerCount('event')).toBe(baseline);
+  });
+
+  it('daemon stop ends open streams instead of hanging', async () => {
+    const own = await createTestApp();
+    await own.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(own.app.server.address() as AddressInfo).port}/v1/events/stream`;
+    const ended = new Promise<string>((resolve) => {
+      http.get(url, { headers: { authorization: `Bearer ${own.liveKey}` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => { text += c; });
+        res.on('end', () => resolve(text));
+      });
+    });
+    await new Promise<void>((resolve) => { const c = () => (openStreamCount(own.ctx) === 1 ? resolve() : setTimeout(c, 5)); c(); });
+    await own.close();
+    expect(await ended).toContain(': connected');
+    expect(openStreamCount(own.ctx)).toBe(0);
+  });
+});

@@ -1,0 +1,76 @@
+import net from 'node:net';
+import nodemailer from 'nodemailer';
+import { startSmtpListener, type SmtpListener, type SmtpListenerOptions } from '../../../src/server/smtp/listener.js';
+import type { TestApp } from '../../helpers/app.js';
+
+/** An offline DNS: answers only what the test put in; everything else is NXDOMAIN. */
+export function fakeResolver(records: Record<string, string[][] | string[]> = {}) {
+  const calls: string[] = [];
+  const resolver = async (name: string, rrtype: string) => {
+    const key = `${rrtype} ${name.toLowerCase().replace(/\.$/, '')}`;
+    calls.push(key);
+    const hit = records[key];
+    if (hit) return hit;
+    throw Object.assign(new Error(`ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+  };
+  return { resolver, calls, records };
+}
+
+export async function startSmtp(t: TestApp, opts: Partial<SmtpListenerOptions> = {}): Promise<SmtpListener> {
+  return startSmtpListener(t.ctx, {
+    host: '127.0.0.1', port: 0, maxMessageBytes: t.config.smtpMaxMessageBytes, resolver: fakeResolver().resolver, ...opts,
+  });
+}
+
+export function transport(port: number, extra: Record<string, unknown> = {}) {
+  return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, ...extra } as never);
+}
+
+/** A raw SMTP conversation: write lines, read replies (multi-line replies joined). */
+export class RawSmtp {
+  private buf = '';
+  private waiters: (() => void)[] = [];
+  readonly sock: net.Socket;
+  constructor(port: number) {
+    this.sock = net.connect(port, '127.0.0.1');
+    this.sock.setEncoding('utf8');
+    this.sock.on('data', (d: string) => { this.buf += d; this.waiters.splice(0).forEach((w) => w()); });
+    this.sock.on('close', () => this.waiters.splice(0).forEach((w) => w()));
+  }
+  /** The next complete reply (last line has `code ` form). */
+  async reply(): Promise<string> {
+    for (;;) {
+      const m = /^(?:\d{3}-[^\n]*\n)*\d{3}(?: [^\n]*)?\r?\n/.exec(this.buf);
+      if (m) {
+        this.buf = this.buf.slice(m[0].length);
+        return m[0].trim();
+      }
+      if (this.sock.destroyed) return this.buf.trim();
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+  }
+  write(line: string): void {
+    this.sock.write(line + '\r\n');
+  }
+  async cmd(line: string): Promise<string> {
+    this.write(line);
+    return this.reply();
+  }
+  close(): void {
+    this.sock.destroy();
+  }
+}
+
+export function eml(o: { from?: string; to?: string; subject?: string; body?: string; headers?: string[] } = {}): string {
+  return [
+    `From: ${o.from ?? 'Alice <alice@sender.test>'}`,
+    `To: ${o.to ?? 'agent@local.mailagent.localhost'}`,
+    `Subject: ${o.subject ?? 'Hello'}`,
+    `Message-ID: <${Math.random().toString(36).slice(2)}@sender.test>`,
+    'Date: Thu, 01 Jan 2026 00:00:00 +0000',
+    ...(o.headers ?? []),
+    '',
+    o.body ?? 'Hi there.',
+    '',
+  ].join('\r\n');
+}

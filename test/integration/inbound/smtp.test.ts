@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { eml, RawSmtp, startSmtp, transport } from './helpers.js';
+import type { SmtpListener } from '../../../src/server/smtp/listener.js';
+import { getReceivedRaw } from '../../../src/services/received.js';
+
+let t: TestApp;
+let smtp: SmtpListener;
+const AGENT = 'agent@local.mailagent.localhost';
+
+async function eventsOf(type: string) {
+  const rows = await t.ctx.db.selectFrom('events').select('payload').where('type', '=', type).orderBy('id').execute();
+  return rows.map((r) => JSON.parse(r.payload));
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ smtpMaxMessageBytes: 64 * 1024 });
+  smtp = await startSmtp(t);
+});
+afterAll(async () => {
+  await smtp.stop();
+  await t.close();
+});
+
+describe('SMTP listener', () => {
+  it('stores mail sent with nodemailer, with attachments, visible through the API and events', async () => {
+    const tr = transport(smtp.port);
+    const info = await tr.sendMail({
+      from: 'Alice Example <alice@sender.test>', to: 'Agent@LOCAL.mailagent.localhost', subject: 'Quarterly numbers',
+      text: 'Here are the numbers.\n\nOn Mon, Bob wrote:\n> old stuff\n> more', html: '<p>Here are the numbers.</p>',
+      attachments: [{ filename: 'q.csv', content: 'a,b\n1,2\n', contentType: 'text/csv' }],
+    });
+    expect(info.response).toMatch(/^250 .*stored as rcv_/);
+    const id = /rcv_[0-9a-z]+/.exec(info.response)![0];
+
+    const list = await t.req('GET', '/v1/messages/received');
+    expect(list.status).toBe(200);
+    const item = list.body.data.find((m: { id: string }) => m.id === id);
+    expect(item).toMatchObject({ from: { address: 'alice@sender.test', name: 'Alice Example' }, subject: 'Quarterly numbers', delivered_to: AGENT, source: 'smtp' });
+    expect(item.body_text_excerpt).toBe('Here are the numbers.');
+    expect(item.extracted_text).toBe('Here are the numbers.');
+    expect(item).not.toHaveProperty('body_text');
+
+    const full = await t.req('GET', `/v1/messages/received/${id}`);
+    expect(full.status).toBe(200);
+    expect(full.body.body_html).toContain('<p>Here are the numbers.</p>');
+    expect(full.body.body_text).toContain('> old stuff');
+    expect(full.body.raw_url).toBe(`${t.config.publicUrl}/v1/messages/${id}/raw`);
+    expect(full.body.attachments).toHaveLength(1);
+    expect(full.body.attachments[0]).toMatchObject({ filename: 'q.csv', content_type: 'text/csv', size: 8 });
+    expect(full.body.attachments[0].sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(full.body.headers.find((h: { name: string }) => h.name.toLowerCase() === 'subject').value).toBe('Quarterly numbers');
+    // no SPF record and no signature (offline resolver) → both fail → unauthenticated
+    expect(full.body.spf_pass).toBe(false);
+    expect(full.body.dkim_pass).toBe(false);
+
+    const raw = await getReceivedRaw(t.ctx, { ...t.boot.keys.live, keyId: 'k', workspaceId: t.boot.workspace.id, mode: 'live', scopes: ['read'], agentId: null, expiresAt: null }, id);
+    expect(raw.filename).toBe(`${id}.eml`);
+    expect(raw.raw.toString()).toContain('Subject: Quarterly numbers');
+
+    const ev = (await eventsOf('message.received.unauthenticated')).find((e) => e.source_message_id === id);
+    expect(ev).toBeTruthy();
+    expect(ev).toMatchObject({ agent_id: t.boot.agent.id, thread_id: full.body.thread_id, test_mode: false, quarantined: false });
+    expect(ev.data).toMatchObject({ from: 'alice@sender.test', subject: 'Quarterly numbers', body_text_excerpt: 'Here are the numbers.', thread_id: full.body.thread_id, source_message_id: id });
+    for (const k of ['intent', 'entities', 'urgency', 'injection_score', 'injection_categories', 'sender_reputation', 'classifier_model']) expect(ev).toHaveProperty(k);
+    expect((await eventsOf('thread.created')).some((e) => e.thread_id === full.body.thread_id)).toBe(true);
+  });
+
+  it('keeps the original bytes exactly', async () => {
+    const body = eml({ subject: 'Bytes', body: 'caf\xe9 latin-1 and trailing spaces   \r\n.leading dot' });
+    const bytes = Buffer.from(body, 'latin1');
+    const r = await transport(smtp.port).sendMail({ envelope: { from: 'a@sender.test', to: [AGENT] }, raw: bytes });
+    const id = /rcv_[0-9a-z]+/.exec(r.response)![0];
+    const raw = await getReceivedRaw(t.ctx, { keyId: 'k', workspaceId: t.boot.workspace.id, mode: 'live', scopes: ['read'], agentId: null, expiresAt: null }, id);
+    expect(raw.raw.equals(bytes)).toBe(true);
+  });
+
+  it('refuses unknown recipients at RCPT with 550 5.1.1 and other domains (never an open relay)', async () => {
+    const c = new RawSmtp(smtp.port);
+    expect(await c.reply()).toMatch(/^220 /);
+    expect(await c.cmd('EHLO client.test')).toMatch(/^250/);
+    expect(await c.cmd('MAIL FROM:<a@sender.test>')).toMatch(/^250/);
+    expect(await c.cmd('RCPT TO:<nobody@local.mailagent.localhost>')).toMatch(/^550 5\.1\.1/);
+    expect(await c.cmd('RCPT TO:<victim@gmail.com>')).toMatch(/^550 5\.7\.1 Relaying denied/);
+    expect(await c.cmd('RCPT TO:<agent@local.mailagent.localhost.evil.com>')).toMatch(/^550 5\.7\.1/);
+    expect(await c.cmd('RCPT TO:<agent+news@local.mailagent.localhost>')).toMatch(/^250/);
+    expect(await c.cmd('RCPT TO:<AGENT@local.mailagent.localhost>')).toMatch(/^250/);
+    c.close();
+    await expect(transport(smtp.port).sendMail({ from: 'a@sender.test', to: 'someone@example.com', text: 'x' })).rejects.toThrow(/Relaying denied/);
+  });
+
+  it('answers 552 when the message exceeds SIZE, and refuses an oversized SIZE= at MAIL FROM', async () => {
+    const big = 'x'.repeat(70 * 1024);
+    await expect(transport(smtp.port).sendMail({ from: 'a@sender.test', to: AGENT, text: big })).rejects.toMatchObject({ responseCode: 552 });
+    const c = new RawSmtp(smtp.port);
+    await c.reply();
+    const ehlo = await c.cmd('EHLO client.test');
+    expect(ehlo).toContain(`SIZE ${64 * 1024}`);
+    expect(ehlo).not.toContain('STARTTLS');
+    expect(ehlo).not.toMatch(/\bAUTH\b/);
+    expect(await c.cmd(`MAIL FROM:<a@sender.test> SIZE=${1024 * 1024}`)).toMatch(/^552/);
+    c.close();
+    // the listener is still fine afterwards
+    expect((await transport(smtp.port).sendMail({ from: 'a@sender.test', to: AGENT, text: 'small' })).response).toMatch(/^250/);
+  });
+
+  it('accepts 100 recipients and answers 452 to the 101st', async () => {
+    const c = new RawSmtp(smtp.port);
+    await c.reply();
+    await c.cmd('EHLO client.test');
+    await c.cmd('MAIL FROM:<a@sender.test>');
+    for (let i = 0; i < 100; i++) expect(await c.cmd(`RCPT TO:<agent+r${i}@local.mailagent.localhost>`)).toMatch(/^250/);
+    expect(await c.cmd('RCPT TO:<agent+r100@local.mailagent.localhost>')).toMatch(/^452 4\.5\.3/);
+    c.close();
+  });
+
+  it('rejects overlong command lines', async () => {
+    const c = new RawSmtp(smtp.port);
+    await c.reply();
+    await c.cmd('EHLO client.test');
+    expect(await c.cmd('MAIL FROM:<' + 'a'.repeat(5000) + '@sender.test>')).toMatch(/^(421|500|501)/);
+    c.close();
+  });
+
+  it('greets without smtp-server\'s fixed 100 ms wait (init is never used)', async () => {
+    const spy = vi.spyOn(SMTPConnection.prototype as unknown as { init(): void }, 'init');
+    const c = new RawSmtp(smtp.port);
+    expect(await c.reply()).toMatch(/^220 .*mailagent ESMTP/);
+    c.close();
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
+  });
+
+  it('still answers an early talker 421 when a greeting delay is configured', async () => {
+    const slow = await startSmtp(t, { greetingDelayMs: 300 });
+    try {
+      const c = new RawSmtp(slow.port);
+      c.write('EHLO early.test');
+      expect(await c.reply()).toMatch(/^421 .*too soon/i);
+      c.close();
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('limits concurrent connections', async () => {
+    const small = await startSmtp(t, { maxClients: 2 });
+    try {
+      const a = new RawSmtp(small.port);
+      const b = new RawSmtp(small.port);
+      expect(await a.reply()).toMatch(/^220/);
+      expect(await b.reply()).toMatch(/^220/);
+      const c = new RawSmtp(small.port);
+      expect(await c.reply()).toMatch(/^421 .*Too many/);
+      [a, b, c].forEach((x) => x.close());
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it('closes idle connections', async () => {
+    const idle = await startSmtp(t, { socketTimeoutMs: 200 });
+    try {
+      const c = new RawSmtp(idle.port);
+      expect(await c.reply()).toMatch(/^220/);
+      expect(await c.reply()).toMatch(/^421 .*[Tt]imeout/);
+      c.close();
+    } finally {
+      await idle.stop();
+    }
+  });
+});

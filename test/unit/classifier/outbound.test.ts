@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { screenOutbound, reviewAppeal, type OutboundInput } from '../../../src/classifier/index.js';
+
+const out = (subject: string, text: string, extra: Partial<OutboundInput> = {}): OutboundInput => ({ subject, text, to: ['dana@customer.example'], isReply: false, ...extra });
+
+const COLD = out('Quick question', 'Hi Tom,\n\nI came across your profile on LinkedIn and was impressed by what Initech is building. We help SaaS companies book more qualified sales meetings.\n\nWould you be open to a 15-minute call next week?\n\nBest,\nKevin');
+const SOFT_COLD = out('Partnership idea', 'Hello,\n\nWe build mobile apps for growing businesses. I have a few ideas for how an app could help your customers. Let me know if this is something you would be interested in.\n\nThanks,\nJo');
+const NEAR_LINE = out('Following up on our call', 'Hi Dana,\n\nGreat speaking with you yesterday. As discussed, we help teams like yours cut their cloud bill by 30%. Would you be open to a 15-minute call next week with our engineer to go over the numbers?\n\nBest, Lee');
+
+describe('cold-email screen', () => {
+  it('blocks a cold pitch and says what fired and what would pass', () => {
+    const r = screenOutbound(COLD);
+    expect(r.blocked).toBe(true);
+    expect(r.reason).toBe('cold_outreach');
+    expect(r.score).toBeGreaterThan(0.9);
+    expect(r.signals).toEqual(expect.arrayContaining(['cold_opener', 'meeting_ask']));
+    expect(r.message).toMatch(/Fired: .*call or demo/);
+    expect(r.message).toMatch(/Would pass: a reply in an existing conversation/);
+  });
+
+  it.each([
+    ['receipt', out('Your receipt from Acme [#4821]', 'Receipt #4821-3390\n\nAmount paid: $49.00\nDate paid: March 3, 2025\nPayment method: Visa ending in 4242\n\nThanks for your purchase!')],
+    ['password reset', out('Reset your password', 'Hi Ana,\n\nWe received a request to reset the password for your account. Click the link below to choose a new one:\nhttps://app.example.com/reset?t=abc123\n\nThis link expires in 30 minutes. If you did not request a password reset, you can ignore this email.')],
+    ['reply to a customer', out('Re: Pricing for 50 seats', 'Hi Olga,\n\nThanks for your question. The Business plan is $12 per seat per month billed annually; I attached a formal quote. Happy to set up a call if useful.\n\nBest,\nLee', { isReply: true })],
+    ['shipping notice', out('Your order #55812 has shipped', 'Good news! Your order #55812 is on its way.\nTracking number: 1Z999AA10123456784\nEstimated delivery: Friday.')],
+    ['scheduling', out('Re: Catch up next week?', 'Tuesday at 3pm works for me. I will send a calendar invite.\n\nThanks!\nSam', { isReply: true })],
+    ['invoice', out('Invoice INV-2207', 'Dear Mark,\n\nPlease find attached invoice INV-2207 for March. Amount due: €1.200,00. Due date: April 15.\n\nKind regards,\nAccounts')],
+  ])('passes transactional mail (%s)', (_name, input) => {
+    const r = screenOutbound(input);
+    expect(r.blocked).toBe(false);
+    expect(r.score).toBeLessThan(0.5);
+    expect(r.message).toMatch(/^Allowed/);
+  });
+
+  it('makes multi-signal cold pitches a fixed-policy block', () => {
+    const r = screenOutbound(COLD);
+    expect(r.appealable).toBe(false);
+    expect(r.message).toMatch(/cannot be appealed/);
+  });
+
+  it('makes bulk list wording a fixed-policy block', () => {
+    const r = screenOutbound(out('Spring sale', 'Hi {{first_name}},\n\nOur spring sale is live: 30% off everything. Shop now!\n\nYou are receiving this email because you signed up. Unsubscribe.'));
+    expect(r).toMatchObject({ blocked: true, appealable: false, reason: 'bulk_marketing' });
+    expect(r.signals).toContain('merge_tags');
+  });
+
+  it('blocks prohibited content without appeal', () => {
+    const r = screenOutbound(out('Leads', 'We sell verified B2B email lists: 2 million contacts for $99. Guaranteed returns on your campaigns.'));
+    expect(r).toMatchObject({ blocked: true, appealable: false, reason: 'spam' });
+  });
+
+  it('counts many recipients as bulk', () => {
+    const to = Array.from({ length: 150 }, (_, i) => `p${i}@example.com`);
+    const r = screenOutbound(out('News from Acme', 'Our new product is here. Learn more on our website.', { to }));
+    expect(r.signals).toContain('many_recipients');
+    expect(r.blocked).toBe(true);
+    expect(r.appealable).toBe(false);
+  });
+
+  it('keeps an appealable block for a single-signal cold pitch', () => {
+    const r = screenOutbound(SOFT_COLD);
+    expect(r.blocked).toBe(true);
+    expect(r.appealable).toBe(true);
+  });
+});
+
+describe('appeal review', () => {
+  it('says not_blocked for content the screen passes', () => {
+    expect(reviewAppeal(out('Your receipt', 'Receipt #4821. Amount paid: $49.00.'))).toMatchObject({ outcome: 'not_blocked' });
+  });
+
+  it('says not_appealable for fixed-policy blocks, without a review score', () => {
+    const a = reviewAppeal(COLD);
+    expect(a.outcome).toBe('not_appealable');
+    expect(a.review_score).toBeUndefined();
+  });
+
+  it('overturns a near-line refusal with conversation evidence', () => {
+    expect(screenOutbound(NEAR_LINE)).toMatchObject({ blocked: true, appealable: true });
+    const a = reviewAppeal(NEAR_LINE);
+    expect(a.outcome).toBe('overturned');
+    expect(a.review_score).toBeLessThan(0.8);
+  });
+
+  it('upholds a clear cold pitch', () => {
+    const a = reviewAppeal(SOFT_COLD);
+    expect(a.outcome).toBe('upheld');
+    expect(a.review_score).toBeGreaterThanOrEqual(0.8);
+    expect(a.reason).toBe('cold_outreach');
+  });
+
+  it('is deterministic for the same content', () => {
+    for (const input of [COLD, SOFT_COLD, NEAR_LINE]) {
+      const first = reviewAppeal(input);
+      for (let i = 0; i < 5; i++) expect(reviewAppeal({ ...input, to: [...input.to] })).toEqual(first);
+    }
+  });
+});

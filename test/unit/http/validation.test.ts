@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { Type } from 'typebox';
+import { compileValidator, pointerToParam, validationToApiError } from '../../../src/server/http/validation.js';
+import { AgentCreate } from '../../../src/contract/agents.js';
+import { ListQuerySchema } from '../../../src/contract/common.js';
+
+// Issue "HTTP core": param names the field as the client wrote it (`to[2]`, `limit`).
+describe('pointerToParam', () => {
+  it('turns JSON pointers into the client’s notation', () => {
+    expect(pointerToParam('')).toBe('');
+    expect(pointerToParam('/name')).toBe('name');
+    expect(pointerToParam('/to/2')).toBe('to[2]');
+    expect(pointerToParam('/to/3/address')).toBe('to[3].address');
+    expect(pointerToParam('/tags/0/name')).toBe('tags[0].name');
+    expect(pointerToParam('/metadata/a~1b')).toBe('metadata.a/b');
+    expect(pointerToParam('/metadata/a~0b')).toBe('metadata.a~b');
+  });
+});
+
+function errorFor(schema: object, value: unknown, part = 'body') {
+  const v = compileValidator(schema, part);
+  expect(v(value)).toBe(false);
+  return validationToApiError(v.errors!, part === 'querystring' ? 'querystring' : part);
+}
+
+describe('validationToApiError', () => {
+  it('missing required body field → missing_field', () => {
+    const e = errorFor(AgentCreate, {});
+    expect([e.status, e.code, e.param]).toEqual([400, 'missing_field', 'name']);
+  });
+
+  it('unknown field → invalid_field naming it', () => {
+    const e = errorFor(AgentCreate, { name: 'x', nope: 1 });
+    expect([e.code, e.param]).toEqual(['invalid_field', 'nope']);
+  });
+
+  it('nested item → invalid_param_value with index notation', () => {
+    const e = errorFor(AgentCreate, { name: 'x', allowlist_domains: ['a', 'b', 3] });
+    expect([e.code, e.param]).toEqual(['invalid_param_value', 'allowlist_domains[2]']);
+    const nested = Type.Object({ to: Type.Array(Type.Object({ address: Type.String({ minLength: 3 }) })) });
+    const e2 = errorFor(nested, { to: [{ address: 'abc' }, { address: 'abc' }, { address: 'abc' }, { address: '' }] });
+    expect(e2.param).toBe('to[3].address');
+  });
+
+  it('enum errors list the allowed values', () => {
+    const e = errorFor(Type.Object({ mode: Type.Enum(['live', 'test'] as const) }), { mode: 'prod' });
+    expect(e.code).toBe('invalid_param_value');
+    expect(e.message).toContain('live');
+    expect(e.message).toContain('test');
+  });
+
+  it('a body of the wrong type → invalid_field, param body', () => {
+    const e = errorFor(AgentCreate, [1, 2]);
+    expect([e.code, e.param]).toEqual(['invalid_field', 'body']);
+  });
+
+  it('query strings coerce: "5" is a valid limit, "0" and "x" are not', () => {
+    const v = compileValidator(ListQuerySchema, 'querystring');
+    const q: Record<string, unknown> = { limit: '5' };
+    expect(v(q)).toBe(true);
+    expect(q.limit).toBe(5);
+    const d: Record<string, unknown> = {};
+    expect(v(d)).toBe(true);
+    expect(d.limit).toBe(25);
+    for (const limit of ['0', 'x', '101', '2.5']) {
+      const e = errorFor(ListQuerySchema, { limit }, 'querystring');
+      expect([e.code, e.param], limit).toEqual(['invalid_param_value', 'limit']);
+    }
+  });
+
+  it('a required query parameter → missing_param; bodies never coerce', () => {
+    const e = errorFor(Type.Object({ address: Type.String() }), {}, 'querystring');
+    expect([e.code, e.param]).toEqual(['missing_param', 'address']);
+    const b = errorFor(Type.Object({ n: Type.Integer() }), { n: '5' });
+    expect([e.status, b.code, b.param]).toEqual([400, 'invalid_param_value', 'n']);
+  });
+});
