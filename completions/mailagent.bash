@@ -9,16 +9,16 @@ _mailagent() {
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
     case "$cmd $w" in
-      "mailagent init"|"mailagent serve"|"mailagent whoami"|"mailagent agents"|"mailagent agents list"|"mailagent agents create"|"mailagent agents get"|"mailagent agents update"|"mailagent agents pause"|"mailagent agents resume"|"mailagent agents archive"|"mailagent keys"|"mailagent keys list"|"mailagent keys create"|"mailagent keys revoke"|"mailagent api"|"mailagent completion") cmd="$cmd $w" ;;
+      "mailagent init"|"mailagent serve"|"mailagent whoami"|"mailagent agents"|"mailagent agents list"|"mailagent agents create"|"mailagent agents get"|"mailagent agents update"|"mailagent agents pause"|"mailagent agents resume"|"mailagent agents archive"|"mailagent keys"|"mailagent keys list"|"mailagent keys create"|"mailagent keys revoke"|"mailagent send"|"mailagent messages"|"mailagent messages list"|"mailagent messages get"|"mailagent messages raw"|"mailagent messages reply"|"mailagent messages forward"|"mailagent messages cancel"|"mailagent messages reschedule"|"mailagent appeal"|"mailagent api"|"mailagent completion") cmd="$cmd $w" ;;
     esac
   done
   case "$prev" in
-    --agent|--allowlist-domains|--api-key|--base-url|--blocklist-domains|--config|--cursor|--daily-send-limit|--data|--data-dir|--display-name|--domain|--expires-at|--header|--host|--hourly-send-limit|--limit|--log-level|--mode|--name|--port|--profile|--public-url|--query|--relay|--scopes|--smtp-port|--status|--tls-cert|--tls-key|--workspace|-H|-d|-q)
+    --agent|--allowlist-domains|--api-key|--at|--attach|--base-url|--bcc|--blocklist-domains|--body|--body-file|--cc|--config|--cursor|--daily-send-limit|--data|--data-dir|--display-name|--domain|--expires-at|--header|--host|--hourly-send-limit|--html-file|--idempotency-key|--limit|--log-level|--meta|--mode|--name|--output|--port|--profile|--public-url|--query|--relay|--scopes|--smtp-port|--status|--subject|--tag|--thread|--tls-cert|--tls-key|--to|--workspace|-H|-d|-q)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
   esac
   case "$cmd" in
-    "mailagent") subs='init serve whoami agents keys api completion'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent") subs='init serve whoami agents keys send messages appeal api completion'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent init") subs=''; opts='--data-dir --workspace --display-name --domain --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent serve") subs=''; opts='--data-dir --host --port --smtp-port --domain --public-url --relay --tls-cert --tls-key --allow-private-webhooks --log-level --config --print-config --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent whoami") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
@@ -34,6 +34,16 @@ _mailagent() {
     "mailagent keys list") subs=''; opts='--limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent keys create") subs=''; opts='--name --scopes --mode --agent --expires-at --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent keys revoke") subs=''; opts='--yes -y --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent send") subs=''; opts='--to --cc --bcc --subject --body --body-file --html-file --attach --agent --at --idempotency-key --tag --meta --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages") subs='list get raw reply forward cancel reschedule'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages list") subs=''; opts='--agent --thread --limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages get") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages raw") subs=''; opts='--output --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages reply") subs=''; opts='--body --body-file --html-file --all --to --cc --attach --idempotency-key --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages forward") subs=''; opts='--to --body --idempotency-key --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages cancel") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent messages reschedule") subs=''; opts='--at --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent appeal") subs=''; opts='--subject --body --body-file --html-file --agent --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent api") subs=''; opts='--data -d --query -q --header -H --include -i --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent completion") subs='bash zsh fish'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
   esac

@@ -12,6 +12,7 @@ import { threadRoutes } from './threads.js';
 import { suppressionRoutes } from './suppression.js';
 import { domainRoutes } from './domains.js';
 import { accountRoutes } from './account.js';
+import { publicRoutes } from './public.js';
 
 /** The one route table: route id → method, path, scope, schemas, status. */
 export const routes = {
@@ -28,6 +29,7 @@ export const routes = {
   ...suppressionRoutes,
   ...domainRoutes,
   ...accountRoutes,
+  ...publicRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type Routes = typeof routes;

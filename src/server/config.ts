@@ -32,6 +32,7 @@ export interface ConfigInput {
   tlsKey?: string;
   logLevel?: string;
   allowPrivateWebhooks?: string | boolean;
+  customDomains?: string | boolean;
   pricePerMessage?: string | number;
   smtpMaxMessageBytes?: string | number;
   config?: string;
@@ -39,7 +40,7 @@ export interface ConfigInput {
 
 export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'dataDir', 'host', 'port', 'smtpHost', 'smtpPort', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey',
-  'logLevel', 'allowPrivateWebhooks', 'pricePerMessage', 'smtpMaxMessageBytes', 'config',
+  'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -155,6 +156,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     priceUsdPerMessage: price,
     relayUrl,
     allowPrivateWebhooks: bool('allowPrivateWebhooks', c.allowPrivateWebhooks) ?? isLoopbackHost(host),
+    customDomains: bool('customDomains', c.customDomains) ?? true,
     tlsCert: c.tlsCert ?? null,
     tlsKey: c.tlsKey ?? null,
     logLevel,

@@ -14,6 +14,9 @@ import { capsFor } from '../shared/tiers.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { requireUnbound } from './auth.js';
 import { emitEvent } from './events.js';
+import { recordAudit } from './audit-log.js';
+import { requireVerifiedDomain } from './domains.js';
+import { agentHasLiveDraft } from '../db/repos/drafts.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -68,9 +71,9 @@ export async function requireWorkspace(ctx: AppContext, id: string): Promise<Wor
 }
 
 /** Create an agent row (used by the API and by bootstrap); the caller owns the transaction. */
-export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, body: AgentCreate, testMode: boolean): Promise<AgentRow> {
+export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, body: AgentCreate, testMode: boolean, customDomain: string | null = null): Promise<AgentRow> {
   const name = normalizeAgentName(body.name);
-  const domain = workspaceDomain(ctx, ws);
+  const domain = customDomain ?? workspaceDomain(ctx, ws);
   const email = `${name}@${domain}`;
   if (await agentByEmail(tx.db, email)) {
     throw Errors.agentAddressTaken(email);
@@ -91,9 +94,8 @@ export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, 
 
 export async function createAgent(ctx: AppContext, auth: AuthContext, body: AgentCreate): Promise<Agent> {
   requireUnbound(auth, 'create an agent');
-  if (body.domain !== undefined) {
-    throw Errors.featureDisabled('Agents on custom domains need a verified sending domain; see POST /v1/domains.');
-  }
+  // An agent on a verified custom domain gets its address there (spec: Agent → email).
+  const customDomain = body.domain !== undefined ? await requireVerifiedDomain(ctx, auth.workspaceId, body.domain) : null;
   const ws = await requireWorkspace(ctx, auth.workspaceId);
   checkLimitsAgainstPlan(ws.tier, body);
   return inTransaction(ctx, async (tx) => {
@@ -101,7 +103,9 @@ export async function createAgent(ctx: AppContext, auth: AuthContext, body: Agen
     if ((await countLiveAgents(tx.db, ws.id)) >= caps.agents) {
       throw Errors.planLimitExceeded(`The ${ws.tier} plan allows ${caps.agents} live agents; archive one or upgrade the plan.`);
     }
-    return toAgent(await insertNewAgent(ctx, tx, ws, body, auth.mode === 'test'));
+    const created = await insertNewAgent(ctx, tx, ws, body, auth.mode === 'test', customDomain);
+    await recordAudit(ctx, tx.db, { workspaceId: ws.id, keyId: auth.keyId, category: 'agent', action: 'agent.created', targetId: created.id, agentId: created.id, metadata: { name: created.name, email: created.email } });
+    return toAgent(created);
   });
 }
 
@@ -159,8 +163,8 @@ export async function getAgentByRef(ctx: AppContext, auth: AuthContext, ref: str
 /** Spec: live_mode_required — a test key changing an agent that has a live key or live mail. */
 async function assertTestKeyMayChange(ctx: AppContext, auth: AuthContext, agent: AgentRow, what: string): Promise<void> {
   if (auth.mode !== 'test') return;
-  if ((await agentHasLiveKey(ctx.db, agent.id)) || (await agentHasLiveThreads(ctx.db, agent.id))) {
-    throw Errors.liveModeRequired(`${what} agent ${agent.name}, which has a live key or live mail`);
+  if ((await agentHasLiveKey(ctx.db, agent.id)) || (await agentHasLiveThreads(ctx.db, agent.id)) || (await agentHasLiveDraft(ctx.db, agent.id))) {
+    throw Errors.liveModeRequired(`${what} agent ${agent.name}, which has a live key, live mail or a live-key draft`);
   }
 }
 
@@ -185,6 +189,7 @@ export async function updateAgentByRef(ctx: AppContext, auth: AuthContext, ref: 
   return inTransaction(ctx, async (tx) => {
     await updateAgent(tx.db, agent.id, patch);
     const updated = { ...agent, ...patch } as AgentRow;
+    await recordAudit(ctx, tx.db, { workspaceId: agent.workspace_id, keyId: auth.keyId, category: 'agent', action: 'agent.updated', targetId: agent.id, agentId: agent.id, metadata: { changes: body } });
     if (body.status && body.status !== agent.status) {
       await emitEvent(ctx, tx, {
         type: body.status === 'paused' ? 'agent.paused' : 'agent.resumed', workspaceId: agent.workspace_id,
@@ -202,6 +207,7 @@ export async function archiveAgentByRef(ctx: AppContext, auth: AuthContext, ref:
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {
     await updateAgent(tx.db, agent.id, { status: 'archived', archived_at: at, updated_at: at });
+    await recordAudit(ctx, tx.db, { workspaceId: agent.workspace_id, keyId: auth.keyId, category: 'agent', action: 'agent.archived', targetId: agent.id, agentId: agent.id, metadata: { name: agent.name } });
     await emitEvent(ctx, tx, {
       type: 'agent.archived', workspaceId: agent.workspace_id, agentId: agent.id, testMode: auth.mode === 'test',
       data: { agent: toAgent({ ...agent, status: 'archived', archived_at: at, updated_at: at }) },

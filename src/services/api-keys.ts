@@ -5,9 +5,11 @@ import { ApiError } from '../contract/errors.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
-import type { AppContext, AuthContext } from './context.js';
+import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import { recordAudit } from './audit-log.js';
 import { generateKey } from './auth.js';
 import { resolveAgent } from './agents.js';
+import { getAgent } from '../db/repos/agents.js';
 
 const bindingRefused = (agentId: string) =>
   Errors.insufficientScope(`This key is bound to agent ${agentId}; it can only create keys bound to the same agent.`);
@@ -65,7 +67,12 @@ export async function createApiKey(ctx: AppContext, auth: AuthContext, body: Api
     if (agent.status === 'archived') throw Errors.agentArchived(agent.id);
     agentId = agent.id;
   }
-  if (auth.agentId) agentId = auth.agentId;
+  if (auth.agentId && !agentId) {
+    // The implicit binding follows the same rule as an explicit one: no new keys for an archived agent.
+    const own = await getAgent(ctx.db, auth.workspaceId, auth.agentId);
+    if (!own || own.status === 'archived') throw Errors.agentArchived(auth.agentId);
+    agentId = own.id;
+  }
   const now = ctx.clock.now();
   let expiresAt: string | null = null;
   if (body.expires_at) {
@@ -80,9 +87,13 @@ export async function createApiKey(ctx: AppContext, auth: AuthContext, body: Api
     }
     expiresAt ??= auth.expiresAt;
   }
-  return insertNewKey(ctx, ctx.db, {
-    workspaceId: auth.workspaceId, name: body.name, mode: body.mode, scopes: body.scopes, agentId, expiresAt,
-    createdByKeyId: auth.keyId,
+  return inTransaction(ctx, async (tx) => {
+    const created = await insertNewKey(ctx, tx.db, {
+      workspaceId: auth.workspaceId, name: body.name, mode: body.mode, scopes: body.scopes, agentId, expiresAt,
+      createdByKeyId: auth.keyId,
+    });
+    await recordAudit(ctx, tx.db, { workspaceId: auth.workspaceId, keyId: auth.keyId, category: 'api_key', action: 'api_key.created', targetId: created.id, agentId, metadata: { name: created.name, prefix: created.prefix, mode: created.mode, scopes: created.scopes, expires_at: created.expires_at } });
+    return created;
   });
 }
 
@@ -97,5 +108,9 @@ export async function revokeApiKey(ctx: AppContext, auth: AuthContext, id: strin
   // Mode first: a test key gets 403 for a live key whether or not it is already revoked.
   if (auth.mode === 'test' && row.mode === 'live') throw Errors.liveModeRequired('revoke a live key');
   if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
-  return { id: row.id, revoked_at: await revokeApiKeyRow(ctx.db, row.id, isoAt(ctx.clock.now())) };
+  return inTransaction(ctx, async (tx) => {
+    const revokedAt = await revokeApiKeyRow(tx.db, row.id, isoAt(ctx.clock.now()));
+    await recordAudit(ctx, tx.db, { workspaceId: auth.workspaceId, keyId: auth.keyId, category: 'api_key', action: 'api_key.revoked', targetId: row.id, agentId: row.agent_id, metadata: { name: row.name, prefix: row.prefix, mode: row.mode } });
+    return { id: row.id, revoked_at: revokedAt };
+  });
 }

@@ -18,6 +18,8 @@ export interface ServiceConfig {
   relayUrl: string | null;
   /** Allow webhook URLs on private / loopback addresses. */
   allowPrivateWebhooks: boolean;
+  /** Custom sending domains (POST /v1/domains); off → 400 feature_not_enabled. */
+  customDomains: boolean;
   dataDir: string;
   version: string;
 }

@@ -203,8 +203,10 @@ export async function deleteDraftView(ctx: AppContext, auth: AuthContext, id: st
 }
 
 function sendRequestOf(r: DraftRow): Record<string, unknown> {
+  // Empty lists are left out so a draft without recipients gets the send's missing_field `to`.
+  const list = (k: string, v: string[]) => (v.length ? { [k]: v } : {});
   return {
-    agent: r.agent_id, to: r.to, cc: r.cc, bcc: r.bcc, subject: r.subject,
+    agent: r.agent_id, ...list('to', r.to), ...list('cc', r.cc), ...list('bcc', r.bcc), subject: r.subject,
     ...(r.body_text !== null ? { body_text: r.body_text } : {}), ...(r.body_html !== null ? { body_html: r.body_html } : {}),
     tags: r.tags, metadata: r.metadata, ...r.extra,
   };

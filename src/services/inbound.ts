@@ -10,7 +10,8 @@ import { excerptOf, extractReplyText } from '../mail/extract.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { EventType } from '../contract/events.js';
-import { inTransaction, type AppContext, type Tx } from './context.js';
+import { sql } from 'kysely';
+import type { AppContext, Tx } from './context.js';
 import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
 import { findSuppression } from './suppression.js';
@@ -150,7 +151,7 @@ export async function ingestInbound(ctx: AppContext, input: InboundInput): Promi
     prepared.push({ routes: group, classification });
   }
 
-  await inTransaction(ctx, async (tx) => {
+  await commitGrouped(ctx, async (tx) => {
     for (const { routes: group, classification } of prepared) {
       const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now });
       if (!stored) {
@@ -162,6 +163,77 @@ export async function ingestInbound(ctx: AppContext, input: InboundInput): Promi
     }
   });
   return result;
+}
+
+/**
+ * Group commit. Every inbound message must be on disk before its 250 (synchronous=FULL), and one
+ * fsync per message caps a busy listener at the disk's fsync rate. Messages that arrive while a
+ * commit is in progress are written together in the next transaction, each inside its own
+ * savepoint (a failing one is rolled back alone), and each caller resolves only after that
+ * transaction has committed. Bus notifications of a message run after the commit, as with
+ * inTransaction.
+ */
+interface Job {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (err: unknown) => void;
+}
+const queues = new WeakMap<AppContext, { jobs: Job[]; running: boolean }>();
+const MAX_BATCH = 128;
+
+function commitGrouped<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  let q = queues.get(ctx);
+  if (!q) queues.set(ctx, (q = { jobs: [], running: false }));
+  const queue = q;
+  return new Promise<T>((resolve, reject) => {
+    queue.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    if (!queue.running) void flush(ctx, queue);
+  });
+}
+
+async function flush(ctx: AppContext, q: { jobs: Job[]; running: boolean }): Promise<void> {
+  q.running = true;
+  try {
+    while (q.jobs.length) {
+      const batch = q.jobs.splice(0, MAX_BATCH);
+      const done: { job: Job; value: unknown; after: (() => void)[] }[] = [];
+      const failed: { job: Job; err: unknown }[] = [];
+      try {
+        await ctx.db.transaction().execute(async (trx) => {
+          for (const job of batch) {
+            const after: (() => void)[] = [];
+            await sql`savepoint inbound_message`.execute(trx);
+            try {
+              const value = await job.fn({ db: trx, afterCommit: (f) => after.push(f) });
+              await sql`release savepoint inbound_message`.execute(trx);
+              done.push({ job, value, after });
+            } catch (err) {
+              await sql`rollback to savepoint inbound_message`.execute(trx);
+              await sql`release savepoint inbound_message`.execute(trx);
+              failed.push({ job, err });
+            }
+          }
+        });
+      } catch (err) {
+        for (const d of done) d.job.reject(err);
+        for (const f of failed) f.job.reject(f.err);
+        continue;
+      }
+      for (const f of failed) f.job.reject(f.err);
+      for (const d of done) {
+        for (const f of d.after) {
+          try {
+            f();
+          } catch (err) {
+            ctx.log.error({ err }, 'after-commit callback failed');
+          }
+        }
+        d.job.resolve(d.value);
+      }
+    }
+  } finally {
+    q.running = false;
+  }
 }
 
 interface Derived {

@@ -6,6 +6,8 @@ import { parseMailbox, type Mailbox } from '../mail/address.js';
 import { createRelay, RelayError, type Relay } from '../mail/transport-relay.js';
 import type { AppContext } from './context.js';
 import { ingestInbound } from './inbound.js';
+import { unsubscribeHeaders } from './unsubscribe.js';
+import { dkimFor } from './dkim.js';
 
 export { RelayError };
 
@@ -62,8 +64,14 @@ export function mimeInput(row: SentMessageRow, attachments: AttachmentRow[], fro
 
 /** The message as it goes on the wire: no Bcc header (RFC 5322 §3.6.3). */
 export async function buildWireMessage(ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], agent: AgentRow): Promise<Buffer> {
-  void ctx;
-  return buildMime(mimeInput(row, attachments, row.from_name ?? agent.display_name));
+  const input = mimeInput(row, attachments, row.from_name ?? agent.display_name);
+  // Live mail carries List-Unsubscribe (RFC 8058) and is DKIM-signed on a verified custom domain.
+  if (!row.test_mode) {
+    const recipients = mailboxes([...row.to, ...row.cc, ...row.bcc]).map((m) => m.address);
+    input.extraHeaders = { ...input.extraHeaders, ...(await unsubscribeHeaders(ctx, { workspaceId: row.workspace_id, agentId: row.agent_id, recipients, messageId: row.id })) };
+  }
+  input.dkim = await dkimFor(ctx, agent);
+  return buildMime(input);
 }
 
 /** The sender's copy for GET /v1/messages/{id}/raw: Bcc kept, as a Sent folder keeps it. */

@@ -95,3 +95,8 @@ export async function setWorkspaceTier(ctx: AppContext, tier: string): Promise<{
     return { workspace_id: ws.id, from: ws.tier, tier: tier as Tier };
   });
 }
+
+/** The tier of the instance's workspace, for the public billing page. */
+export async function firstWorkspaceTier(ctx: AppContext): Promise<string> {
+  return (await firstWorkspace(ctx.db))?.tier ?? 'free';
+}

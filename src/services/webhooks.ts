@@ -6,6 +6,7 @@ import type { EventRedeliver, EventRedelivered } from '../contract/events.js';
 import { EVENT_TYPES } from '../contract/events.js';
 import type { ListQuery, PageOf } from '../contract/common.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
+import type { WebhookDeliveryAttemptsTable } from '../db/tables/webhooks.js';
 import {
   insertEndpoint, getEndpoint, getEndpointById, listEndpoints, allEndpoints, updateEndpoint, getDelivery, listDeliveries,
   insertDeliveries, listAttempts, retireEndpointDeliveries, eventPayload, recordAttempt, releaseDelivery, giveUpDelivery,
@@ -255,14 +256,23 @@ export function nextRetryDelay(attempts: number, retryAfterSeconds: number | nul
   return Math.max(jittered, asked);
 }
 
+export interface AttemptRecord {
+  attempt: WebhookDeliveryAttemptsTable;
+  delivery: Partial<WebhookDeliveriesTable>;
+  /** The endpoint to switch off (410 Gone), if any. */
+  disableEndpoint: string | null;
+  outcome: AttemptOutcome;
+}
+
 /**
- * One attempt of a claimed delivery, recorded in the history whatever happens. 2xx succeeds;
- * 410 switches the endpoint off (the delivery stays queued for when it is switched on again);
+ * One attempt of a claimed delivery, up to (not including) writing it down: 2xx succeeds; 410
+ * switches the endpoint off (the delivery stays queued for when it is switched on again);
  * anything else is retried on the schedule, and after the last attempt the delivery is `dlq`.
+ * Returns the outcome when there is nothing to record (skipped, or given up without an attempt).
  */
-export async function attemptDelivery(
+export async function performAttempt(
   ctx: AppContext, due: DueDelivery, opts: { timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<AttemptOutcome> {
+): Promise<AttemptRecord | AttemptOutcome> {
   const endpoint = await getEndpointById(ctx.db, due.webhook_endpoint_id);
   const ev = await eventPayload(ctx.db, due.event_id);
   if (!endpoint || !endpoint.active || endpoint.deleted_at) {
@@ -297,17 +307,39 @@ export async function attemptDelivery(
     status = 'failed';
     nextRetryAt = gone ? at : isoAt(now + nextRetryDelay(attempt, res.retryAfterSeconds));
   }
-  await inTransaction(ctx, async (tx) => {
-    await recordAttempt(tx.db, {
+  return {
+    outcome: status,
+    disableEndpoint: gone ? endpoint.id : null,
+    attempt: {
       delivery_id: due.id, attempt_number: attempt, workspace_id: endpoint.workspace_id, webhook_endpoint_id: endpoint.id,
       event_id: due.event_id, status: res.ok ? 'succeeded' : 'failed', http_status: res.httpStatus,
       response_body_excerpt: res.excerpt, error: res.error, duration_ms: res.durationMs, attempted_at: at,
-    }, {
+    },
+    delivery: {
       attempt_number: attempt, status, http_status: res.httpStatus, response_body_excerpt: res.excerpt,
       last_error: res.error, next_retry_at: nextRetryAt, delivered_at: res.ok ? at : null, updated_at: at,
-    });
-    // 410 Gone: the receiver asks us to stop. Switch the endpoint off; what follows is kept.
-    if (gone) await updateEndpoint(tx.db, endpoint.id, { active: false, disabled_reason: 'gone', updated_at: at });
+    },
+  };
+}
+
+/** Write attempts down, several in one transaction (group commit: one fsync for many). */
+export async function recordAttempts(ctx: AppContext, records: AttemptRecord[]): Promise<void> {
+  if (!records.length) return;
+  await inTransaction(ctx, async (tx) => {
+    for (const r of records) {
+      await recordAttempt(tx.db, r.attempt, r.delivery);
+      // 410 Gone: the receiver asks us to stop. Switch the endpoint off; what follows is kept.
+      if (r.disableEndpoint) await updateEndpoint(tx.db, r.disableEndpoint, { active: false, disabled_reason: 'gone', updated_at: r.attempt.attempted_at });
+    }
   });
-  return status;
+}
+
+/** One attempt, recorded at once (the worker batches the recording instead). */
+export async function attemptDelivery(
+  ctx: AppContext, due: DueDelivery, opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<AttemptOutcome> {
+  const r = await performAttempt(ctx, due, opts);
+  if (typeof r === 'string') return r;
+  await recordAttempts(ctx, [r]);
+  return r.outcome;
 }

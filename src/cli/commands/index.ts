@@ -6,6 +6,9 @@ import { register as agents } from './agents.js';
 import { register as keys } from './keys.js';
 import { register as api } from './api.js';
 import { register as completion } from './completion.js';
+import { register as send } from './send.js';
+import { register as messages } from './messages.js';
+import { register as appeal } from './appeal.js';
 
 export type Register = (program: Command) => void;
 
@@ -16,6 +19,9 @@ export const nouns: Register[] = [
   whoami,
   agents,
   keys,
+  send,
+  messages,
+  appeal,
   api,
   completion,
 ];

@@ -44,8 +44,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('received_workspace_id').on('received_messages').columns(['workspace_id', 'id']).execute();
   await db.schema.createIndex('received_agent_id').on('received_messages').columns(['agent_id', 'id']).execute();
   await db.schema.createIndex('received_thread_id').on('received_messages').columns(['thread_id', 'id']).execute();
-  await db.schema.createIndex('received_from').on('received_messages').columns(['workspace_id', 'from_address']).execute();
-  await db.schema.createIndex('received_from_domain').on('received_messages').columns(['workspace_id', 'from_domain']).execute();
+  // Covering indexes: sender history is counted from the index alone (classifier input).
+  await db.schema.createIndex('received_from').on('received_messages').columns(['workspace_id', 'from_address', 'over_limit', 'answers_message_id']).execute();
+  await db.schema.createIndex('received_from_domain').on('received_messages').columns(['workspace_id', 'from_domain', 'over_limit']).execute();
   await db.schema.createIndex('received_over_limit').on('received_messages').columns(['workspace_id', 'over_limit', 'received_at']).execute();
 
   await db.schema

@@ -177,16 +177,19 @@ export async function nextReceived(
   return r && decode(r);
 }
 
-/** Sender history for the classifier (earlier mail to this workspace). */
+/**
+ * Sender history for the classifier (earlier mail to this workspace). Counts stop at HISTORY_CAP:
+ * reputation uses their logarithm, and a prolific sender must not make every message slower.
+ */
+export const HISTORY_CAP = 1000;
 export async function senderCounts(db: Db, workspaceId: string, from: string, domain: string): Promise<{ fromSender: number; fromDomain: number; repliesFromSender: number }> {
-  const a = await db.selectFrom('received_messages')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('answers_message_id').as('replies')])
-    .where('workspace_id', '=', workspaceId).where('from_address', '=', from).where('over_limit', 'is', null)
-    .executeTakeFirstOrThrow();
-  const d = await db.selectFrom('received_messages').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('workspace_id', '=', workspaceId).where('from_domain', '=', domain).where('over_limit', 'is', null)
-    .executeTakeFirstOrThrow();
-  return { fromSender: Number(a.n), fromDomain: Number(d.n), repliesFromSender: Number(a.replies) };
+  const count = async (q: { as(name: string): never }) =>
+    Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const base = db.selectFrom('received_messages').where('workspace_id', '=', workspaceId).where('over_limit', 'is', null);
+  const fromSender = await count(base.select('id').where('from_address', '=', from).limit(HISTORY_CAP) as never);
+  const replies = await count(base.select('id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
+  const fromDomain = await count(base.select('id').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
+  return { fromSender, fromDomain, repliesFromSender: replies };
 }
 
 // ---- plus addresses (spec: Limits → Plus addresses)

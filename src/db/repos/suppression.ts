@@ -48,3 +48,15 @@ export async function listAllows(db: Db, workspaceId: string, f: { includeRevoke
   if (!f.includeRevoked) q = q.where('revoked_at', 'is', null);
   return paginate<ConsentAllowRow>(q, 'id', page);
 }
+
+// ---- per-instance settings (the unsubscribe signing key)
+
+export async function getSetting(db: Db, name: string): Promise<string | undefined> {
+  const r = await db.selectFrom('instance_settings').select('value').where('name', '=', name).executeTakeFirst();
+  return r?.value;
+}
+
+/** Insert once; a concurrent first writer wins and everyone reads its value. */
+export async function putSettingIfAbsent(db: Db, name: string, value: string, at: string): Promise<void> {
+  await db.insertInto('instance_settings').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute();
+}

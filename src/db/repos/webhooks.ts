@@ -133,6 +133,16 @@ export async function claimDelivery(db: Db, id: string, now: string, leaseUntil:
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** Claim several in one transaction (one commit, not one per delivery); returns the ids won. */
+export async function claimDeliveries(db: Db, ids: string[], now: string, leaseUntil: string): Promise<string[]> {
+  if (!ids.length) return [];
+  return db.transaction().execute(async (trx) => {
+    const won: string[] = [];
+    for (const id of ids) if (await claimDelivery(trx, id, now, leaseUntil)) won.push(id);
+    return won;
+  });
+}
+
 export async function releaseDelivery(db: Db, id: string): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', '=', id).execute();
 }

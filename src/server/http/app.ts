@@ -80,6 +80,15 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // Real clients send Content-Type: application/json with an empty body on GET/DELETE and on
   // body-less POSTs (compat.md): empty means {}. Malformed JSON is a 400 with the envelope.
   app.removeContentTypeParser('application/json');
+  // HTML forms and RFC 8058 one-click unsubscribe POSTs (urlencoded or multipart; only simple fields are read).
+  app.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'string' }, (req, body, done) => {
+    const text = String(body);
+    const type = String(req.headers['content-type'] ?? '');
+    if (type.startsWith('application/x-www-form-urlencoded')) return done(null, Object.fromEntries(new URLSearchParams(text)));
+    const fields: Record<string, string> = {};
+    for (const m of text.matchAll(/name="([^"]+)"\r?\n\r?\n([^\r\n]*)/g)) fields[m[1]] = m[2];
+    done(null, fields);
+  });
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (!text.trim()) return done(null, undefined);

@@ -1,7 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import type { AppContext } from '../../services/context.js';
-import { attemptDelivery, type AttemptOutcome } from '../../services/webhooks.js';
+import { performAttempt, recordAttempts, type AttemptOutcome, type AttemptRecord } from '../../services/webhooks.js';
 import { closeWebhookAgents, DELIVERY_TIMEOUT_MS } from '../../services/webhook-dispatch.js';
-import { claimDelivery, dueDeliveries, type DueDelivery } from '../../db/repos/webhooks.js';
+import { claimDeliveries, dueDeliveries, type DueDelivery } from '../../db/repos/webhooks.js';
 import { isoAt } from '../../shared/clock.js';
 import type { Worker } from './index.js';
 
@@ -40,6 +41,7 @@ export class WebhookDeliveryWorker implements Worker {
     this.perEndpoint = opts.perEndpoint ?? 4;
     this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.pollMs = opts.pollMs ?? 1000;
+    setMaxListeners(0, this.abort.signal); // one listener per attempt in flight
   }
 
   start(): void {
@@ -94,13 +96,22 @@ export class WebhookDeliveryWorker implements Worker {
       if (this.abort.signal.aborted) break;
       const free = this.concurrency - inflight.size;
       let claimed = 0;
-      if (free > 0) {
+      // Refill when half the slots are free (or none is busy): each claim is a commit, and one
+      // commit per claimed batch instead of one per delivery is what makes a backlog drain fast.
+      if (free > 0 && (free >= Math.ceil(this.concurrency / 2) || inflight.size === 0)) {
         const now = this.ctx.clock.now();
         const candidates = await dueDeliveries(this.ctx.db, isoAt(now), free * 4 + inflight.size);
+        const picked: DueDelivery[] = [];
+        const planned = new Map(perEndpoint);
         for (const d of candidates) {
-          if (claimed >= free) break;
-          if (inflight.has(d.id) || (perEndpoint.get(d.webhook_endpoint_id) ?? 0) >= this.perEndpoint) continue;
-          if (!(await claimDelivery(this.ctx.db, d.id, isoAt(now), isoAt(now + this.timeoutMs + 60_000)))) continue;
+          if (picked.length >= free) break;
+          if (inflight.has(d.id) || (planned.get(d.webhook_endpoint_id) ?? 0) >= this.perEndpoint) continue;
+          planned.set(d.webhook_endpoint_id, (planned.get(d.webhook_endpoint_id) ?? 0) + 1);
+          picked.push(d);
+        }
+        const won = new Set(await claimDeliveries(this.ctx.db, picked.map((d) => d.id), isoAt(now), isoAt(now + this.timeoutMs + 60_000)));
+        for (const d of picked) {
+          if (!won.has(d.id)) continue;
           claimed++;
           attempted++;
           perEndpoint.set(d.webhook_endpoint_id, (perEndpoint.get(d.webhook_endpoint_id) ?? 0) + 1);
@@ -120,10 +131,39 @@ export class WebhookDeliveryWorker implements Worker {
 
   private async attempt(d: DueDelivery): Promise<AttemptOutcome | void> {
     try {
-      return await attemptDelivery(this.ctx, d, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+      const r = await performAttempt(this.ctx, d, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+      if (typeof r === 'string') return r;
+      await this.record(r);
+      return r.outcome;
     } catch (err) {
       this.ctx.log.error({ err, delivery_id: d.id }, 'webhook delivery attempt failed');
     }
+  }
+
+  // Group commit: attempts finishing together are written in one transaction (one fsync with
+  // synchronous=FULL instead of one each); each attempt resolves once its record is on disk.
+  private writes: { r: AttemptRecord; done: (err?: unknown) => void }[] = [];
+  private flushing = false;
+
+  private record(r: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.writes.push({ r, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.writes.length) {
+      const batch = this.writes.splice(0, 200);
+      try {
+        await recordAttempts(this.ctx, batch.map((w) => w.r));
+        for (const w of batch) w.done();
+      } catch (err) {
+        for (const w of batch) w.done(err);
+      }
+    }
+    this.flushing = false;
   }
 }
 

@@ -90,6 +90,14 @@ describe('POST /v1/agents', () => {
     }
   });
 
+  it('concurrent creates of one name: exactly one 201, the rest 409, one row', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => t.req('POST', '/v1/agents', { body: { name: 'racer' } })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    const rows = await t.ctx.db.selectFrom('agents').select('id').where('name', '=', 'racer').execute();
+    expect(rows.length).toBe(1);
+    await t.req('DELETE', '/v1/agents/racer');
+  });
+
   it('a name already in use is 409 agent_name_conflict, param name', async () => {
     const r = await t.req('POST', '/v1/agents', { body: { name: 'Support' } });
     expect(r.status).toBe(409);

@@ -136,6 +136,17 @@ describe('a key never exceeds its maker (spec: Authentication rule 5)', () => {
     expect(nullBinding.body.agent_id).toBe(t.boot.agent.id);
   });
 
+  it('a key bound to an archived agent cannot make keys (409 agent_archived)', async () => {
+    const a = await t.req('POST', '/v1/agents', { body: { name: 'archived-maker' } });
+    const bound = await t.makeKey({ scopes: ['manage', 'read'], agent_id: a.body.id });
+    await t.req('DELETE', `/v1/agents/${a.body.id}`);
+    for (const body of [{ name: 'x', scopes: [], mode: 'live' }, { name: 'x', scopes: [], mode: 'live', agent_id: a.body.id }]) {
+      const r = await t.req('POST', '/v1/api-keys', { key: bound, body });
+      expect(r.status).toBe(409);
+      expect(code(r)).toBe('agent_archived');
+    }
+  });
+
   it('expires_at no later than the maker’s; none inherits the maker’s', async () => {
     const makerExpiry = iso(t.clock.now() + DAY);
     const maker = await t.makeKey({ scopes: ['manage', 'read'], expires_at: makerExpiry });
@@ -297,6 +308,16 @@ describe('DELETE /v1/api-keys/{id}', () => {
       expect(code(r)).toBe('insufficient_scope');
     }
     expect((await t.req('GET', '/v1/me', { key: t.testKey })).status).toBe(200);
+  });
+
+  it('concurrent revokes agree on one revoked_at', async () => {
+    const k = await t.req('POST', '/v1/api-keys', { body: { name: 'race', scopes: [], mode: 'live' } });
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => {
+      if (i === 4) t.clock.advance(5000);
+      return t.req('DELETE', `/v1/api-keys/${k.body.id}`);
+    }));
+    expect(new Set(answers.map((r) => r.status))).toEqual(new Set([200]));
+    expect(new Set(answers.map((r) => r.body.revoked_at)).size).toBe(1);
   });
 
   it('a key may revoke itself, and is refused from the next request on', async () => {

@@ -11,6 +11,7 @@ import { threadHandlers } from './threads.js';
 import { suppressionHandlers } from './suppression.js';
 import { domainHandlers } from './domains.js';
 import { accountHandlers } from './account.js';
+import { publicHandlers } from './public.js';
 
 /** One handler per route id; buildApp refuses to start if a route in the table has none. */
 export const allHandlers = {
@@ -27,4 +28,5 @@ export const allHandlers = {
   ...suppressionHandlers,
   ...domainHandlers,
   ...accountHandlers,
+  ...publicHandlers,
 };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });

@@ -1,18 +1,10 @@
-import { createServer } from 'node:net';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, isolatedEnv, runCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+import { ROOT, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 
+// End-to-end: the real CLI binary against a real daemon on port 0 (test/helpers/daemon.ts).
 const ERROR_LINE = /^error: .+ \(code [a-z_]+(, param [^,]+)?, request req_[0-9a-z]+\)$/m;
-
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('serve on a fresh data dir, then the CLI against it', () => {
   let d: TestDaemon;
@@ -203,97 +195,3 @@ describe('serve on a fresh data dir, then the CLI against it', () => {
   });
 });
 
-describe('init, then serve on the initialised data dir', () => {
-  const home = tempHome();
-  const env = isolatedEnv(home);
-  const dataDir = join(home, 'data-dir');
-  let d: TestDaemon | undefined;
-  afterAll(async () => {
-    await d?.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  it('init --json prints exactly one object and saves the profile', async () => {
-    const r = await runCli(['init', '--data-dir', dataDir, '--workspace', 'acme', '--display-name', 'Acme', '--json'], { env });
-    expect(r.code, r.stderr).toBe(0);
-    const out = r.json(); // the whole of stdout is one JSON document
-    expect(Object.keys(out).sort()).toEqual(['agent', 'keys', 'workspace']);
-    expect(out.workspace).toMatchObject({ slug: 'acme', display_name: 'Acme', tier: 'free', tier_status: 'active' });
-    expect(out.agent.email).toBe('agent@acme.mailagent.localhost');
-    expect(out.keys.live).toMatchObject({ mode: 'live', scopes: ['send', 'read', 'manage', 'draft'] });
-    expect(out.keys.test.key).toMatch(/^mk_test_/);
-    const file = join(env.XDG_CONFIG_HOME!, 'mailagent', 'config.json');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    const saved = JSON.parse(readFileSync(file, 'utf8')).profiles.default;
-    expect(saved).toMatchObject({ live_key: out.keys.live.key, test_key: out.keys.test.key });
-  });
-
-  it('a second init on the same data dir refuses with exit 1, naming the directory', async () => {
-    const r = await runCli(['init', '--data-dir', dataDir], { env });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(dataDir);
-    expect(r.stderr).toMatch(/already initialised/);
-  });
-
-  it('a bad workspace slug is a usage error', async () => {
-    const r = await runCli(['init', '--data-dir', join(home, 'other'), '--workspace', 'API'], { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--workspace');
-  });
-
-  it('serve on the initialised dir prints no keys and the init keys work', async () => {
-    d = await startDaemon({ home, dataDir });
-    expect(d.stderr()).not.toMatch(/mk_(live|test)_/);
-    const who = await d.cli(['whoami', '--json']);
-    expect(who.code, who.stderr).toBe(0);
-    expect(who.json().workspace.slug).toBe('acme');
-  });
-});
-
-describe('without a daemon', () => {
-  it('a refused connection names the URL and says serve may not be running (exit 1)', async () => {
-    const port = await closedPort();
-    const home = tempHome();
-    try {
-      const r = await runCli(['whoami', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'mk_test_00000000000000000000000000000000'], { env: isolatedEnv(home) });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`http://127.0.0.1:${port}`);
-      expect(r.stderr).toContain('mailagent serve');
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
-
-  it('serve --print-config prints the resolved config with secrets redacted', async () => {
-    const home = tempHome();
-    try {
-      const r = await runCli(['serve', '--print-config', '--port', '8123', '--relay', 'smtp://user:hunter2@relay.example:587'], { env: isolatedEnv(home) });
-      expect(r.code, r.stderr).toBe(0);
-      const c = r.json();
-      expect(c.port).toBe(8123);
-      expect(c.relayUrl).toBe('smtp://user:****@relay.example:587');
-      expect(r.stdout).not.toContain('hunter2');
-      expect(existsSync(join(home, 'data', 'mailagent', 'mailagent.db'))).toBe(false);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
-
-  it('serve with a bad flag value is a usage error naming the field', async () => {
-    const r = await runCli(['serve', '--print-config', '--port', 'eighty'], { env: isolatedEnv(tempHome()) });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/port/);
-  });
-
-  it('--help and --version exit 0; no arguments prints help', async () => {
-    const help = await runCli(['--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Usage: mailagent');
-    for (const noun of ['init', 'serve', 'whoami', 'agents', 'keys', 'api', 'completion']) expect(help.stdout).toContain(noun);
-    const version = await runCli(['--version']);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-    const none = await runCli([]);
-    expect(none.code).toBe(0);
-    expect(none.stdout).toContain('Usage: mailagent');
-  });
-});

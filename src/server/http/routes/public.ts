@@ -1,0 +1,42 @@
+import { defineHandlers } from '../handler.js';
+import { resolveUnsubscribe, takePublicSlot, unsubscribe } from '../../../services/unsubscribe.js';
+import { firstWorkspaceTier } from '../../../services/usage.js';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
+    + `<meta name="robots" content="noindex"><title>${esc(title)}</title>`
+    + `<style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style>`
+    + `</head><body><h1>${esc(title)}</h1>${body}</body></html>`;
+}
+
+export const publicHandlers = defineHandlers({
+  // A GET never unsubscribes: link scanners and prefetchers follow links (RFC 8058 §1).
+  'unsubscribe.page': async ({ ctx, params, req, reply }) => {
+    takePublicSlot(ctx, req.ip);
+    const t = await resolveUnsubscribe(ctx, params.token);
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    const who = t.recipient
+      ? `<p>Stop mail from <b>${esc(t.agentEmail)}</b> to <b>${esc(t.recipient)}</b>?</p>`
+      : `<p>Stop mail from <b>${esc(t.agentEmail)}</b> to:</p>` + t.choices.map((c, i) =>
+        `<label><input type="radio" name="address" value="${esc(c)}"${i === 0 ? ' checked' : ''}> ${esc(c)}</label><br>`).join('');
+    return page('Unsubscribe', `<form method="post">${who}<p><button type="submit">Unsubscribe</button></p></form>`);
+  },
+  'unsubscribe.confirm': async ({ ctx, params, body, req, reply }) => {
+    takePublicSlot(ctx, req.ip);
+    const form = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+    const address = typeof form.address === 'string' ? form.address : undefined;
+    const r = await unsubscribe(ctx, params.token, req.ip, address);
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    return page('Unsubscribed', `<p><b>${esc(r.address)}</b> will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`);
+  },
+  'billing.page': async ({ ctx, query, req, reply }) => {
+    takePublicSlot(ctx, req.ip);
+    const tier = await firstWorkspaceTier(ctx);
+    const back = query.return_url && /^https?:\/\//i.test(query.return_url) ? `<p><a href="${esc(query.return_url)}">Back</a></p>` : '';
+    reply.type('text/html; charset=utf-8');
+    return page('Billing', `<p>This is a self-hosted mailagent instance: there is no billing provider and nothing is charged.</p>`
+      + `<p>The workspace is on the <b>${esc(tier)}</b> tier. The operator changes it with <code>mailagent admin tier &lt;free|pro|scale&gt;</code>.</p>${back}`);
+  },
+});

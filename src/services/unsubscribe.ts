@@ -1,0 +1,137 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { getAgentById } from '../db/repos/agents.js';
+import { getSentMessageById } from '../db/repos/messages.js';
+import { getSetting, putSettingIfAbsent } from '../db/repos/suppression.js';
+import { Errors } from '../shared/errors.js';
+import { isoAt, MINUTE } from '../shared/clock.js';
+import { inTransaction, type AppContext } from './context.js';
+import { addSuppression, normalizeAddress } from './suppression.js';
+
+/**
+ * One-click unsubscribe (RFC 8058, RFC 2369). Every live send carries a link to a public,
+ * unauthenticated route on this daemon; the link is an HMAC-signed token naming the agent and
+ * the recipient, so it cannot be forged to unsubscribe someone else. The key is made once per
+ * instance and kept in the database (instance_settings).
+ */
+const SECRET_NAME = 'unsubscribe_hmac_key';
+const secrets = new WeakMap<AppContext, Buffer>();
+
+async function secretOf(ctx: AppContext): Promise<Buffer> {
+  const cached = secrets.get(ctx);
+  if (cached) return cached;
+  let value = await getSetting(ctx.db, SECRET_NAME);
+  if (!value) {
+    await putSettingIfAbsent(ctx.db, SECRET_NAME, randomBytes(32).toString('hex'), isoAt(ctx.clock.now()));
+    value = (await getSetting(ctx.db, SECRET_NAME))!;
+  }
+  const key = Buffer.from(value, 'hex');
+  secrets.set(ctx, key);
+  return key;
+}
+
+const sign = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 18);
+
+/** Token: base64url(`1|<agent id>|<recipient>`) + "." + base64url(HMAC-SHA256, 144 bits). */
+export async function unsubscribeToken(ctx: AppContext, agentId: string, recipient: string): Promise<string> {
+  const payload = `1|${agentId}|${normalizeAddress(recipient)}`;
+  return `${Buffer.from(payload).toString('base64url')}.${sign(await secretOf(ctx), payload).toString('base64url')}`;
+}
+
+export async function verifyUnsubscribeToken(ctx: AppContext, token: string): Promise<{ agentId: string; recipient: string } | null> {
+  const m = /^([A-Za-z0-9_-]{1,800})\.([A-Za-z0-9_-]{24})$/.exec(token);
+  if (!m) return null;
+  const payload = Buffer.from(m[1], 'base64url').toString('utf8');
+  const given = Buffer.from(m[2], 'base64url');
+  const want = sign(await secretOf(ctx), payload);
+  if (given.length !== want.length || !timingSafeEqual(given, want)) return null;
+  const parts = payload.split('|');
+  if (parts.length !== 3 || parts[0] !== '1') return null;
+  return { agentId: parts[1], recipient: parts[2] };
+}
+
+export function unsubscribeUrl(ctx: AppContext, token: string): string {
+  return `${ctx.config.publicUrl}/v1/unsubscribe/${token}`;
+}
+
+/**
+ * The List-Unsubscribe headers of one live send (RFC 2369, RFC 8058). One wire copy reaches every
+ * recipient, so only a single-recipient message can name its recipient in the link and offer
+ * one-click (List-Unsubscribe-Post). With several recipients the link names the message and its
+ * page lets the reader pick their own address; no one-click header is sent, since a mailbox
+ * provider's POST could not say which recipient asked (RFC 8058 §3.1).
+ */
+export async function unsubscribeHeaders(
+  ctx: AppContext, m: { workspaceId: string; agentId: string; recipient?: string; recipients?: string[]; messageId?: string },
+): Promise<Record<string, string>> {
+  const list = m.recipient ? [normalizeAddress(m.recipient)] : [...new Set((m.recipients ?? []).map(normalizeAddress))];
+  if (list.length === 1) {
+    const url = unsubscribeUrl(ctx, await unsubscribeToken(ctx, m.agentId, list[0]));
+    return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+  }
+  if (!list.length || !m.messageId) return {};
+  return { 'List-Unsubscribe': `<${unsubscribeUrl(ctx, await unsubscribeToken(ctx, m.agentId, `msg:${m.messageId}`))}>` };
+}
+
+export interface UnsubscribeTarget {
+  agentId: string;
+  agentEmail: string;
+  workspaceId: string;
+  /** The one recipient the link names, or null for a message link (the reader picks). */
+  recipient: string | null;
+  /** A message link: the addresses the message went to. */
+  choices: string[];
+}
+
+const bare = (s: string) => normalizeAddress(/<([^>]*)>\s*$/.exec(s)?.[1] ?? s);
+
+export async function resolveUnsubscribe(ctx: AppContext, token: string): Promise<UnsubscribeTarget> {
+  const v = await verifyUnsubscribeToken(ctx, token);
+  const agent = v ? await getAgentById(ctx.db, v.agentId) : undefined;
+  if (!v || !agent) throw Errors.notFound('unsubscribe link', token.slice(0, 16) + '…');
+  const base = { agentId: agent.id, agentEmail: agent.email, workspaceId: agent.workspace_id };
+  if (!v.recipient.startsWith('msg:')) return { ...base, recipient: v.recipient, choices: [v.recipient] };
+  const msg = await getSentMessageById(ctx.db, v.recipient.slice(4));
+  if (!msg || msg.agent_id !== agent.id) throw Errors.notFound('unsubscribe link', token.slice(0, 16) + '…');
+  return { ...base, recipient: null, choices: [...new Set([...msg.to, ...msg.cc, ...msg.bcc].map(bare))] };
+}
+
+/**
+ * Follow a link: that recipient is suppressed for that agent (type `unsubscribe`). Idempotent. On a
+ * message link the reader names their address, which must be one the message went to.
+ */
+export async function unsubscribe(ctx: AppContext, token: string, clientAddress: string | null, address?: string): Promise<UnsubscribeTarget & { address: string; created: boolean }> {
+  const t = await resolveUnsubscribe(ctx, token);
+  let target = t.recipient;
+  if (!target) {
+    if (!address) throw Errors.missingField('address', 'This message went to several people: choose your address.');
+    target = normalizeAddress(address);
+    if (!t.choices.includes(target)) throw Errors.invalidParam('address', 'That address is not one this message was sent to.');
+  }
+  const { created } = await inTransaction(ctx, (tx) => addSuppression(ctx, tx, {
+    workspaceId: t.workspaceId, agentId: t.agentId, address: target!, type: 'unsubscribe', scope: 'agent',
+    reason: `unsubscribe link${clientAddress ? ` (from ${clientAddress})` : ''}`,
+  }));
+  return { ...t, address: target, created };
+}
+
+// ---- per-address rate limit of the public routes (in memory: a window of one minute)
+
+export const PUBLIC_RATE_LIMIT = 30;
+export const PUBLIC_RATE_WINDOW_MS = MINUTE;
+const hits = new WeakMap<AppContext, Map<string, number[]>>();
+
+/** Spec: public routes need no key and are rate-limited per client address. */
+export function takePublicSlot(ctx: AppContext, clientAddress: string): void {
+  const now = ctx.clock.now();
+  let m = hits.get(ctx);
+  if (!m) hits.set(ctx, (m = new Map()));
+  if (m.size > 10_000) for (const [k, v] of m) if (!v.length || v[v.length - 1] <= now - PUBLIC_RATE_WINDOW_MS) m.delete(k);
+  const log = (m.get(clientAddress) ?? []).filter((t) => t > now - PUBLIC_RATE_WINDOW_MS);
+  m.set(clientAddress, log);
+  if (log.length >= PUBLIC_RATE_LIMIT) {
+    const wait = log[0] + PUBLIC_RATE_WINDOW_MS - now;
+    throw Errors.limit('rate_limit_exceeded', `Too many requests from ${clientAddress}; at most ${PUBLIC_RATE_LIMIT} a minute reach the public routes.`,
+      { resetsAt: isoAt(now + wait), retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) });
+  }
+  log.push(now);
+}

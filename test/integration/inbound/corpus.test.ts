@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { startSmtp } from './helpers.js';
+import { SmtpPipe } from './smtp-client.js';
+import type { SmtpListener } from '../../../src/server/smtp/listener.js';
+
+const CORPUS = '/work/shared/data/spamassassin/messages.tar.gz';
+
+/** The regular files of a (gzipped) ustar archive, read with node:zlib and a 512-byte-block walk. */
+function* tarEntries(gz: Buffer): Generator<{ name: string; data: Buffer }> {
+  const tar = gunzipSync(gz);
+  for (let off = 0; off + 512 <= tar.length;) {
+    const h = tar.subarray(off, off + 512);
+    if (h.every((b) => b === 0)) break;
+    const str = (a: number, b: number) => h.subarray(a, b).toString('utf8').replace(/\0.*$/s, '');
+    const size = parseInt(str(124, 136).trim() || '0', 8);
+    const type = String.fromCharCode(h[156] || 48);
+    const name = (str(345, 500) ? str(345, 500) + '/' : '') + str(0, 100);
+    if (type === '0') yield { name, data: tar.subarray(off + 512, off + 512 + size) };
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+}
+
+let t: TestApp;
+let smtp: SmtpListener;
+beforeAll(async () => {
+  t = await createTestApp();
+  smtp = await startSmtp(t);
+});
+afterAll(async () => {
+  await smtp?.stop();
+  await t?.close();
+});
+
+describe('robustness: the SpamAssassin public corpus over SMTP', () => {
+  it('accepts and stores every message, or refuses it with a stated reason; the listener stays up', async () => {
+    if (!existsSync(CORPUS)) throw new Error(`The corpus is missing: expected ${CORPUS} (the shared data folder ../shared/data/spamassassin). This test reads it in place and never copies it.`);
+    const messages = [...tarEntries(readFileSync(CORPUS))].filter((e) => /\.txt$/.test(e.name));
+    expect(messages.length).toBe(6046);
+
+    const outcomes: { name: string; reply: string }[] = [];
+    let next = 0;
+    const worker = async () => {
+      let c = await SmtpPipe.open(smtp.port);
+      while (next < messages.length) {
+        const m = messages[next++];
+        let reply: string;
+        try {
+          reply = await c.send('corpus@corpus.test', ['agent@local.mailagent.localhost'], m.data);
+        } catch (err) {
+          reply = `connection lost: ${(err as Error).message}`;
+          c = await SmtpPipe.open(smtp.port);
+        }
+        outcomes.push({ name: m.name, reply });
+      }
+      await c.quit();
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+
+    expect(outcomes).toHaveLength(messages.length);
+    const accepted = outcomes.filter((o) => /^250 .*stored as rcv_/.test(o.reply));
+    const refused = outcomes.filter((o) => !o.reply.startsWith('250'));
+    // every refusal is a permanent SMTP answer that says why (never a dropped connection or a 4xx)
+    for (const r of refused) expect(r.reply, r.name).toMatch(/^5\d\d [245]\.\d+\.\d+ \S.{8,}/);
+    expect(accepted.length + refused.length).toBe(messages.length);
+    const ids = accepted.map((a) => /rcv_[0-9a-z]+/.exec(a.reply)![0]);
+    const stored = await t.ctx.db.selectFrom('received_messages').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('id', 'in', ids.slice(0, 30_000)).executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(ids.length);
+    const withRaw = await t.ctx.db.selectFrom('received_messages').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('raw', 'is not', null).where('source', '=', 'smtp').executeTakeFirstOrThrow();
+    expect(Number(withRaw.n)).toBeGreaterThanOrEqual(ids.length);
+    console.log(`corpus: ${accepted.length} accepted, ${refused.length} refused`, refused.slice(0, 5).map((r) => `${r.name}: ${r.reply}`));
+
+    // still serving
+    const c = await SmtpPipe.open(smtp.port);
+    expect(await c.send('after@corpus.test', ['agent@local.mailagent.localhost'], Buffer.from('Subject: after\r\n\r\nstill here\r\n'))).toMatch(/^250/);
+    await c.quit();
+  }, 300_000);
+});
