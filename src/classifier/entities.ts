@@ -332,9 +332,20 @@ export function extractEntities(text: string, fromName: string | null | undefine
   if (money.length) e.money = money;
 
   const emails: string[] = [];
-  for (const m of text.match(EMAIL_RE) ?? []) {
-    const at = m.lastIndexOf('@');
-    pushUnique(emails, m.slice(0, at) + '@' + m.slice(at + 1).toLowerCase());
+  const rawEmails: string[] = [];
+  // anchor on '@' instead of trying the address pattern at every position
+  for (let at = text.indexOf('@'); at >= 0 && emails.length < MAX_PER_KIND; at = text.indexOf('@', at + 1)) {
+    EMAIL_RE.lastIndex = 0;
+    const seg = text.slice(Math.max(0, at - 64), at + 256);
+    let m: RegExpExecArray | null;
+    while ((m = EMAIL_RE.exec(seg)) !== null) {
+      if (Math.max(0, at - 64) + m.index + m[0].indexOf('@') === at) {
+        const i = m[0].lastIndexOf('@');
+        pushUnique(emails, m[0].slice(0, i) + '@' + m[0].slice(i + 1).toLowerCase());
+        rawEmails.push(m[0]);
+        break;
+      }
+    }
   }
   if (emails.length) e.emails = emails;
 
@@ -344,7 +355,9 @@ export function extractEntities(text: string, fromName: string | null | undefine
 
   // phones: skip URLs and emails so their digits are not read as numbers
   const phones: { text: string; e164: string }[] = [];
-  extractPhones(text.replace(URL_RE, ' ').replace(EMAIL_RE, ' '), phones);
+  let phoneText = urls.length ? text.replace(URL_RE, ' ') : text;
+  for (const raw of rawEmails) phoneText = phoneText.split(raw).join(' ');
+  extractPhones(phoneText, phones);
   const uniqPhones = phones.filter((p, i) => phones.findIndex((q) => q.e164 === p.e164) === i);
   if (uniqPhones.length) e.phones = uniqPhones;
 

@@ -22,6 +22,12 @@ function fmix(h: number): number {
   return h >>> 0;
 }
 
+/** Cheaper finaliser for the many character n-grams. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  return (h ^ (h >>> 12)) >>> 0;
+}
+
 function step(h: number, c: number): number {
   return Math.imul(h ^ c, 0x01000193);
 }
@@ -72,18 +78,13 @@ export function featurize(text: string, from: number, to: number, out: Uint32Arr
       if (prev !== 0 && n < cap) out[n++] = fmix(Math.imul(prev, 31) ^ wHash ^ SEED_BI);
       prev = wHash;
       if (!longWord && wl >= 2) {
-        // char 3-grams and 4-grams of " word "
+        // char 3-grams and 4-grams of " word "; a 4-gram extends its 3-gram
         for (let k = -1; k + 2 <= wl && n < cap; k++) {
           const a = k < 0 ? 32 : wordBuf[k];
-          const b = wordBuf[k + 1];
           const d = k + 2 < wl ? wordBuf[k + 2] : 32;
-          let h3 = step(step(step(SEED_C3, a), b), d);
-          out[n++] = fmix(h3);
-          if (k + 3 <= wl && n < cap) {
-            const e = k + 3 < wl ? wordBuf[k + 3] : 32;
-            h3 = step(step(step(step(SEED_C4, a), b), d), e);
-            out[n++] = fmix(h3);
-          }
+          const h3 = step(step(step(SEED_C3, a), wordBuf[k + 1]), d);
+          out[n++] = mix(h3);
+          if (k + 3 <= wl && n < cap) out[n++] = mix(step(h3, k + 3 < wl ? wordBuf[k + 3] : 32) ^ SEED_C4);
         }
       }
       wl = 0;

@@ -3,7 +3,7 @@
 // weights are compiled in (weights.ts). See README.md in this folder.
 import { bounded, freshText, htmlToText, scanInvisible, MAX_HIDDEN_CHARS } from './text.js';
 import { extractEntities, type Entities } from './entities.js';
-import { classifyIntent, modelProb, requestProb, type Intent } from './intent.js';
+import { classifyIntent, modelProbs, requestProb, type Intent } from './intent.js';
 import { scanInjection } from './injection.js';
 import { MODEL_VERSION, WEIGHTS_HASH } from './model.js';
 
@@ -14,6 +14,9 @@ export type { InjectionCategory } from './injection.js';
 export type { Entities } from './entities.js';
 export { screenOutbound, reviewAppeal, BLOCK_THRESHOLD, REVIEW_THRESHOLD } from './outbound.js';
 export type { ColdReason, OutboundInput, ScreenResult, AppealOutcome, AppealResult } from './outbound.js';
+
+/** Prefix read by the document-level models (spam, cold); training uses the same. */
+export const DOC_CHARS = 6000;
 
 /** injection_score at or above this quarantines the event (compat.md: hosted docs name 0.95). */
 export const QUARANTINE_THRESHOLD = 0.95;
@@ -219,14 +222,14 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const fresh = freshText(visible);
   const bodyLower = fresh.toLowerCase();
   if (input?.classifyIntent !== true) {
-    const spam = modelProb('spam', subjectLower + '\n' + bodyLower, 4000);
+    const [spam] = modelProbs(['spam'], subjectLower + '\n' + bodyLower, DOC_CHARS);
     return { intent: 'unclassified', entities: {}, urgency: urgencyOf(subjectLower, bodyLower, 'unclassified', {}, headers, now, spam), ...base };
   }
 
-  const entities = extractEntities(subject + '\n' + visible.slice(0, 16 * 1024), input?.fromName ?? null, now);
+  // entities come from the top of the message (bounded for speed)
+  const entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now);
   const lowerAll = subjectLower + '\n' + bodyLower;
-  const spam = modelProb('spam', lowerAll, 4000);
-  const cold = modelProb('cold', lowerAll, 6000);
+  const [spam, cold] = modelProbs(['spam', 'cold'], lowerAll, DOC_CHARS);
   const request = requestProb(bodyLower);
   const known = num(history?.repliesFromSender) > 0 || num(history?.sendsToSender) > 0;
   const from = typeof input?.from === 'string' ? input.from.trim().toLowerCase().slice(0, 320) : '';

@@ -84,7 +84,6 @@ const RULES: readonly Rule[] = [
 ];
 
 const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
-const B64_BLOB = /[a-z0-9+/]{40,}={0,2}/gi;
 const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward|disregard|assistant|execute|reveal)\b/;
 
 export interface InjectionResult {
@@ -141,12 +140,40 @@ export function modelScore(lower: string, maxChars = MODEL_SCAN_CHARS): number {
   return best;
 }
 
+// One pass finds which trigger words occur; a rule's regex only runs when
+// one of its literals is present (most mail skips almost every rule).
+const WORDY = /^[a-z][a-z0-9' -]*$/;
+const NEEDLES = [...new Set(RULES.flatMap((r) => r[3]))];
+const WORD_NEEDLES = NEEDLES.filter((n) => WORDY.test(n)).sort((a, b) => b.length - a.length);
+const TRIGGER = new RegExp('\\b(?:' + WORD_NEEDLES.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') + ')', 'g');
+
+function presentNeedles(lower: string): Set<string> {
+  const found = new Set<string>();
+  TRIGGER.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = TRIGGER.exec(lower)) !== null) {
+    found.add(m[0]);
+    if (found.size > 64) break;
+  }
+  const present = new Set<string>();
+  for (const n of WORD_NEEDLES) {
+    for (const f of found) {
+      if (f.startsWith(n)) {
+        present.add(n);
+        break;
+      }
+    }
+  }
+  return present;
+}
+
 function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, factor = 1): number {
   let best = 0;
+  const present = presentNeedles(lower);
   for (const [cat, w, re, need] of RULES) {
     let any = false;
     for (const n of need) {
-      if (lower.includes(n)) {
+      if (WORDY.test(n) ? present.has(n) : lower.includes(n)) {
         any = true;
         break;
       }
@@ -162,34 +189,63 @@ function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, fact
 
 function maxRepeatRun(lower: string): number {
   // token flooding ("ö ö ö ö …", ") ] } ) ] }"): longest run of one short token
+  const end = Math.min(lower.length, 8192);
   let best = 0;
   let run = 0;
-  let prev = '';
-  const toks = lower.slice(0, 8192).split(/\s+/);
-  for (const t of toks) {
-    if (t.length > 0 && t.length <= 4 && t === prev) run++;
-    else run = 1;
-    prev = t;
+  let prevStart = -1;
+  let prevLen = 0;
+  let i = 0;
+  while (i < end) {
+    while (i < end && lower.charCodeAt(i) <= 32) i++;
+    const start = i;
+    while (i < end && lower.charCodeAt(i) > 32) i++;
+    const len = i - start;
+    if (len === 0) break;
+    let same = len <= 4 && len === prevLen;
+    for (let k = 0; same && k < len; k++) if (lower.charCodeAt(start + k) !== lower.charCodeAt(prevStart + k)) same = false;
+    run = same ? run + 1 : 1;
     if (run > best) best = run;
+    prevStart = start;
+    prevLen = len;
   }
   return best;
 }
 
-function decodedBlobs(text: string): string {
+function isB64(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+}
+
+/** Runs of ≥40 base64 characters, found without a backtracking regex. */
+function base64Runs(text: string, max = 8): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length && out.length < max; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (isB64(c)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      let end = i;
+      while (end < text.length && text.charCodeAt(end) === 61 && end - i < 2) end++;
+      if (i - start >= 40) out.push(text.slice(start, end));
+      start = -1;
+    }
+  }
+  return out;
+}
+
+function decodedBlobs(runs: string[]): string {
   let out = '';
-  B64_BLOB.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  let count = 0;
-  while ((m = B64_BLOB.exec(text)) !== null && count++ < 8) {
-    const bytes = decodeBase64(m[0]);
-    let s = '';
+  for (const run of runs) {
+    const bytes = decodeBase64(run);
+    let str = '';
     let printable = 0;
-    for (let i = 0; i < bytes.length && i < 2048; i++) {
+    const n = Math.min(bytes.length, 2048);
+    for (let i = 0; i < n; i++) {
       const b = bytes[i];
       if ((b >= 32 && b < 127) || b === 10) printable++;
-      s += String.fromCharCode(b);
+      str += String.fromCharCode(b);
     }
-    if (bytes.length > 0 && printable / Math.min(bytes.length, 2048) > 0.95) out += ' ' + s.toLowerCase();
+    if (n > 0 && printable / n > 0.95) out += ' ' + str.toLowerCase();
   }
   return out;
 }
@@ -211,15 +267,15 @@ export function scanInjection(inp: InjectionInput): InjectionResult {
     const collapsed = spaced.map((s) => s.replace(/[ ._-]/g, '')).join(' ');
     if (INSTRUCTION_WORDS.test(collapsed) || ruleHits(collapsed, new Map()) > 0) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.8));
   }
-  if (B64_BLOB.test(visLower) || B64_BLOB.test(hidLower)) {
-    B64_BLOB.lastIndex = 0;
-    const decoded = decodedBlobs(inp.visible + ' ' + inp.hidden);
+  const runs = base64Runs(inp.visible);
+  if (inp.hidden) runs.push(...base64Runs(inp.hidden, 4));
+  if (runs.length) {
+    const decoded = decodedBlobs(runs);
     if (decoded && (INSTRUCTION_WORDS.test(decoded) || ruleHits(decoded, new Map()) > 0)) {
       strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.85));
       ruleHits(decoded, strengths, 0.9);
     }
   }
-  B64_BLOB.lastIndex = 0;
   const homo = visLower.length < 200000 ? (visLower.match(HOMOGLYPH)?.length ?? 0) : 0;
   if (homo >= 3) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, homo >= 8 ? 0.6 : 0.35));
   const rep = maxRepeatRun(visLower);

@@ -42,6 +42,15 @@ export function modelProb(name: ModelName, lower: string, maxChars: number): num
   return predict(m, buf, n);
 }
 
+/** Several models over one feature pass of the first `maxChars` of `lower`. */
+export function modelProbs(names: readonly ModelName[], lower: string, maxChars: number): number[] {
+  const n = featurize(lower, 0, Math.min(lower.length, maxChars), buf, 0);
+  return names.map((name) => {
+    const m = getModel(name);
+    return m ? predict(m, buf, n) : 0;
+  });
+}
+
 /** Max request probability over the first sentences of the fresh text. */
 export function requestProb(lower: string): number {
   const m = getModel('request');

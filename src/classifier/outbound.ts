@@ -3,7 +3,7 @@
 // clearly cold. Learned `cold` + `spam` models, plus named rule signals that
 // both move the score and explain the decision.
 import { htmlToText, scanInvisible, bounded } from './text.js';
-import { modelProb } from './intent.js';
+import { modelProbs } from './intent.js';
 
 export type ColdReason = 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear';
 export interface OutboundInput {
@@ -104,8 +104,7 @@ function analyse(input: OutboundInput): Analysis {
   const { text, hidden } = outboundText(input);
   const lower = text.toLowerCase();
   const all = hidden ? lower + '\n' + hidden.toLowerCase() : lower;
-  const pCold = modelProb('cold', lower, 6000);
-  const pSpam = modelProb('spam', lower, 4000);
+  const [pCold, pSpam] = modelProbs(['cold', 'spam'], lower, 6000);
   const to = Array.isArray(input?.to) ? input.to : [];
   const recipients = to.length;
   const isReply = input?.isReply === true;

@@ -69,7 +69,7 @@ export function parseRetryAfter(v: string | string[] | undefined, nowMs: number)
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
-function headersFor(ctx: AppContext, w: OutgoingWebhook): Record<string, string> {
+async function headersFor(ctx: AppContext, w: OutgoingWebhook): Promise<Record<string, string>> {
   const timestamp = Math.floor(ctx.clock.now() / 1000);
   return {
     'content-type': 'application/json',
@@ -79,7 +79,7 @@ function headersFor(ctx: AppContext, w: OutgoingWebhook): Record<string, string>
     'x-mails-event-type': w.eventType,
     ...(w.deliveryId ? { 'x-mails-delivery-id': w.deliveryId } : {}),
     // The webhook-id is the event id: the same on every retry and replay, so receivers de-duplicate.
-    ...signatureHeaders({ secrets: w.secrets, messageId: w.eventId, timestamp, body: w.body }),
+    ...(await signatureHeaders({ secrets: w.secrets, messageId: w.eventId, timestamp, body: w.body })),
   };
 }
 
@@ -88,7 +88,7 @@ function headersFor(ctx: AppContext, w: OutgoingWebhook): Record<string, string>
  * (a 3xx is a failed attempt), addresses are checked at connection time, the whole exchange is
  * bounded by timeoutMs.
  */
-export function postWebhook(
+export async function postWebhook(
   ctx: AppContext, w: OutgoingWebhook, opts: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<AttemptResult> {
   const started = Date.now();
@@ -111,6 +111,8 @@ export function postWebhook(
   }
   const isHttps = url.protocol === 'https:';
   const a = agentsFor(ctx);
+  // Signed before the timer starts: WebCrypto HMAC is async (contract/webhook-signature.ts).
+  const headers = await headersFor(ctx, w);
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
     const finish = (r: AttemptResult) => {
@@ -126,7 +128,7 @@ export function postWebhook(
       port: url.port || (isHttps ? 443 : 80),
       path: url.pathname + url.search,
       method: 'POST',
-      headers: headersFor(ctx, w),
+      headers,
       agent: isHttps ? a.https : a.http,
       lookup: guardedLookup(url.protocol, { allowPrivate, resolver: resolverFor(ctx) }),
       ...(isHttps ? { servername: isIP(host) ? undefined : host } : {}),

@@ -186,9 +186,9 @@ export async function senderCounts(db: Db, workspaceId: string, from: string, do
   const count = async (q: { as(name: string): never }) =>
     Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const base = db.selectFrom('received_messages').where('workspace_id', '=', workspaceId).where('over_limit', 'is', null);
-  const fromSender = await count(base.select('id').where('from_address', '=', from).limit(HISTORY_CAP) as never);
-  const replies = await count(base.select('id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
-  const fromDomain = await count(base.select('id').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
+  const fromSender = await count(base.select('from_address').where('from_address', '=', from).limit(HISTORY_CAP) as never);
+  const replies = await count(base.select('answers_message_id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
+  const fromDomain = await count(base.select('from_domain').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
   return { fromSender, fromDomain, repliesFromSender: replies };
 }
 

@@ -9,6 +9,8 @@ export class SmtpPipe {
   private buf = '';
   private waiters: (() => void)[] = [];
   private closed = false;
+  /** performance.now() when the last message's final dot was written (bench: DATA end → reply). */
+  dataSentAt = 0;
   private constructor(private readonly sock: net.Socket) {
     sock.setNoDelay(true);
     sock.setEncoding('latin1');
@@ -55,6 +57,7 @@ export class SmtpPipe {
     if (!mail.startsWith('250')) return mail;
     if (!data.startsWith('354')) return rcpts.find((r) => !r.startsWith('250')) ?? data;
     this.sock.write(SmtpPipe.dotStuff(raw));
+    this.dataSentAt = performance.now();
     return this.reply();
   }
 
