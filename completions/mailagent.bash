@@ -9,16 +9,16 @@ _mailagent() {
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
     case "$cmd $w" in
-      "mailagent init"|"mailagent serve"|"mailagent whoami"|"mailagent agents"|"mailagent agents list"|"mailagent agents create"|"mailagent agents get"|"mailagent agents update"|"mailagent agents pause"|"mailagent agents resume"|"mailagent agents archive"|"mailagent keys"|"mailagent keys list"|"mailagent keys create"|"mailagent keys revoke"|"mailagent send"|"mailagent messages"|"mailagent messages list"|"mailagent messages get"|"mailagent messages raw"|"mailagent messages reply"|"mailagent messages forward"|"mailagent messages cancel"|"mailagent messages reschedule"|"mailagent appeal"|"mailagent api"|"mailagent completion") cmd="$cmd $w" ;;
+      "mailagent init"|"mailagent serve"|"mailagent whoami"|"mailagent agents"|"mailagent agents list"|"mailagent agents create"|"mailagent agents get"|"mailagent agents update"|"mailagent agents pause"|"mailagent agents resume"|"mailagent agents archive"|"mailagent keys"|"mailagent keys list"|"mailagent keys create"|"mailagent keys revoke"|"mailagent send"|"mailagent messages"|"mailagent messages list"|"mailagent messages get"|"mailagent messages raw"|"mailagent messages reply"|"mailagent messages forward"|"mailagent messages cancel"|"mailagent messages reschedule"|"mailagent appeal"|"mailagent events"|"mailagent events list"|"mailagent events get"|"mailagent events redeliver"|"mailagent events tail"|"mailagent webhooks"|"mailagent webhooks list"|"mailagent webhooks create"|"mailagent webhooks get"|"mailagent webhooks update"|"mailagent webhooks delete"|"mailagent webhooks test"|"mailagent webhooks deliveries"|"mailagent webhooks delivery"|"mailagent webhooks replay"|"mailagent webhooks rotate-secret"|"mailagent webhooks listen"|"mailagent webhooks verify"|"mailagent api"|"mailagent admin"|"mailagent admin tier"|"mailagent completion") cmd="$cmd $w" ;;
     esac
   done
   case "$prev" in
-    --agent|--allowlist-domains|--api-key|--at|--attach|--base-url|--bcc|--blocklist-domains|--body|--body-file|--cc|--config|--cursor|--daily-send-limit|--data|--data-dir|--display-name|--domain|--expires-at|--header|--host|--hourly-send-limit|--html-file|--idempotency-key|--limit|--log-level|--meta|--mode|--name|--output|--port|--profile|--public-url|--query|--relay|--scopes|--smtp-port|--status|--subject|--tag|--thread|--tls-cert|--tls-key|--to|--workspace|-H|-d|-q)
+    --agent|--allowlist-domains|--api-key|--at|--attach|--base-url|--bcc|--blocklist-domains|--body|--body-file|--cc|--config|--cursor|--daily-send-limit|--data|--data-dir|--description|--display-name|--domain|--event|--expires-at|--forward-to|--header|--host|--hourly-send-limit|--html-file|--id|--idempotency-key|--limit|--log-level|--meta|--mode|--name|--output|--port|--previous-secret-ttl|--profile|--public-url|--query|--relay|--scopes|--secret|--since|--smtp-port|--status|--subject|--tag|--thread|--timestamp|--tls-cert|--tls-key|--to|--tolerance|--type|--url|--webhook|--workspace|-H|-d|-q)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
   esac
   case "$cmd" in
-    "mailagent") subs='init serve whoami agents keys send messages appeal api completion'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent") subs='init serve whoami agents keys send messages appeal events webhooks api admin completion'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent init") subs=''; opts='--data-dir --workspace --display-name --domain --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent serve") subs=''; opts='--data-dir --host --port --smtp-port --domain --public-url --relay --tls-cert --tls-key --allow-private-webhooks --log-level --config --print-config --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent whoami") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
@@ -44,7 +44,27 @@ _mailagent() {
     "mailagent messages cancel") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent messages reschedule") subs=''; opts='--at --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent appeal") subs=''; opts='--subject --body --body-file --html-file --agent --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent events") subs='list get redeliver tail'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent events list") subs=''; opts='--type --agent --since --limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent events get") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent events redeliver") subs=''; opts='--webhook --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent events tail") subs=''; opts='--type --agent --since --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks") subs='list create get update delete test deliveries delivery replay rotate-secret listen verify'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks list") subs=''; opts='--limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks create") subs=''; opts='--url --type --description --paused --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks get") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks update") subs=''; opts='--url --type --description --active --paused --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks delete") subs=''; opts='--yes -y --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks test") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks deliveries") subs=''; opts='--status --event --limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks delivery") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks replay") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks rotate-secret") subs=''; opts='--previous-secret-ttl --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks listen") subs=''; opts='--forward-to --type --agent --since --secret --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks verify") subs=''; opts='--secret --header --id --timestamp --tolerance --body-file --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent api") subs=''; opts='--data -d --query -q --header -H --include -i --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent admin") subs='tier'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent admin tier") subs=''; opts='--data-dir --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent completion") subs='bash zsh fish'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
   esac
   if [[ "$cur" == -* ]]; then

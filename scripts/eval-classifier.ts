@@ -175,21 +175,26 @@ out('');
     .slice(0, 2000)
     .map(({ e }) => ({ from: String(e.meta?.from ?? ''), subject: e.subject ?? '', text: e.text, html: (e.meta?.html as string) || null, headers: (e.meta?.headers as Record<string, string>) ?? {}, classifyIntent: true, history: H }));
   for (let i = 0; i < 200; i++) classifyInbound(msgs[i % msgs.length], NOW); // warm up
-  const t: number[] = [];
-  for (const m of msgs) {
-    const s = process.hrtime.bigint();
-    classifyInbound(m, NOW);
-    t.push(Number(process.hrtime.bigint() - s) / 1e6);
-  }
-  t.sort((a, b) => a - b);
-  const o: number[] = [];
-  for (const m of msgs) {
-    const s = process.hrtime.bigint();
-    screenOutbound({ subject: m.subject, text: m.text, html: m.html, to: ['a@example.com'], isReply: false });
-    o.push(Number(process.hrtime.bigint() - s) / 1e6);
-  }
-  o.sort((a, b) => a - b);
-  out(`LATENCY (${msgs.length} real 2–20 KB messages, one core, after warm-up)`);
-  out(`  classifyInbound (intent+entities on): p50 ${t.length ? percentile(t, 0.5).toFixed(3) : 'n/a'} ms  p99 ${percentile(t, 0.99).toFixed(3)} ms  max ${t[t.length - 1].toFixed(3)} ms`);
-  out(`  screenOutbound:                       p50 ${percentile(o, 0.5).toFixed(3)} ms  p99 ${percentile(o, 0.99).toFixed(3)} ms`);
+  // CPU time per message (process.cpuUsage), so a busy shared machine that
+  // deschedules us does not count; wall-clock figures are printed beside it.
+  const measure = (f: (m: (typeof msgs)[number]) => unknown) => {
+    const cpu: number[] = [];
+    const wall: number[] = [];
+    for (const m of msgs) {
+      const c0 = process.cpuUsage();
+      const w0 = process.hrtime.bigint();
+      f(m);
+      const w = Number(process.hrtime.bigint() - w0) / 1e6;
+      const c = process.cpuUsage(c0);
+      cpu.push((c.user + c.system) / 1000);
+      wall.push(w);
+    }
+    cpu.sort((a, b) => a - b);
+    wall.sort((a, b) => a - b);
+    return `CPU p50 ${percentile(cpu, 0.5).toFixed(3)} ms  p99 ${percentile(cpu, 0.99).toFixed(3)} ms  (wall p50 ${percentile(wall, 0.5).toFixed(3)} ms  p99 ${percentile(wall, 0.99).toFixed(3)} ms)`;
+  };
+  out(`LATENCY (${msgs.length} real 2–20 KB SpamAssassin messages incl. HTML, one core, after warm-up)`);
+  out(`  classifyInbound (intent+entities on): ${measure((m) => classifyInbound(m, NOW))}`);
+  out(`  classifyInbound (scan only):          ${measure((m) => classifyInbound({ ...m, classifyIntent: false }, NOW))}`);
+  out(`  screenOutbound:                       ${measure((m) => screenOutbound({ subject: m.subject, text: m.text, html: m.html, to: ['a@example.com'], isReply: false }))}`);
 }

@@ -60,6 +60,8 @@ export interface SseMessage {
 export interface StreamOptions {
   lastEventId?: string | null;
   signal?: AbortSignal;
+  /** Called once the daemon has answered 2xx, before any event (for "Ready!" / reconnected lines). */
+  onOpen?: (res: { status: number; headers: Headers }) => void;
 }
 
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
@@ -214,6 +216,7 @@ export function createClient(opts: ClientOptions): Client {
       const { body, text } = await readBody(res);
       throw errorFromResponse(res.status, body, text, res.headers.get('x-request-id'));
     }
+    o.onOpen?.({ status: res.status, headers: res.headers });
     if (!res.body) return;
     const parser = new SseParser();
     const decoder = new TextDecoder();

@@ -9,6 +9,9 @@ import { register as completion } from './completion.js';
 import { register as send } from './send.js';
 import { register as messages } from './messages.js';
 import { register as appeal } from './appeal.js';
+import { register as events } from './events.js';
+import { register as webhooks } from './webhooks.js';
+import { register as admin } from './admin.js';
 
 export type Register = (program: Command) => void;
 
@@ -22,6 +25,9 @@ export const nouns: Register[] = [
   send,
   messages,
   appeal,
+  events,
+  webhooks,
   api,
+  admin,
   completion,
 ];

@@ -42,9 +42,14 @@ describe('without a daemon', () => {
   });
 
   it('serve with a bad flag value is a usage error naming the field', async () => {
-    const r = await runCli(['serve', '--print-config', '--port', 'eighty'], { env: isolatedEnv(tempHome()) });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/port/);
+    const home = tempHome();
+    try {
+      const r = await runCli(['serve', '--print-config', '--port', 'eighty'], { env: isolatedEnv(home) });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/port/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('--help and --version exit 0; no arguments prints help', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyInbound, INTENTS, CLASSIFIER_MODEL } from '../../../src/classifier/index.js';
+import { classifyInbound, INTENTS, CLASSIFIER_MODEL, type SenderHistory } from '../../../src/classifier/index.js';
 import { inbound, NOW } from './helpers.js';
 
 const intentOf = (p: Parameters<typeof inbound>[0]) => classifyInbound(inbound(p), NOW).intent;
@@ -106,8 +106,8 @@ describe('scores', () => {
   });
 
   it('computes sender reputation from history facts', () => {
-    const rep = (h: Partial<typeof base>) => classifyInbound(inbound({ text: 'hi', history: { ...base, ...h } }), NOW).sender_reputation;
-    const base = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
+    const base: SenderHistory = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
+    const rep = (h: Partial<SenderHistory>) => classifyInbound(inbound({ text: 'hi', history: { ...base, ...h } }), NOW).sender_reputation;
     const unknown = rep({});
     const friend = rep({ repliesFromSender: 5, sendsToSender: 8, messagesFromSender: 10, spfPass: true, dkimPass: true });
     const spoofy = rep({ spfPass: false, dkimPass: false });

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { findSuppression } from '../../../src/services/suppression.js';
+import { unsubscribeToken, PUBLIC_RATE_LIMIT } from '../../../src/services/unsubscribe.js';
+
+let t: TestApp;
+let other: { id: string; email: string };
+
+beforeAll(async () => {
+  t = await createTestApp({ publicUrl: 'https://mail.example.net' });
+  other = (await t.req('POST', '/v1/agents', { body: { name: 'other' } })).body;
+});
+afterAll(async () => { await t.close(); });
+
+async function lastRawTo(agentId: string): Promise<string> {
+  const row = await t.ctx.db.selectFrom('received_messages').select('raw').where('agent_id', '=', agentId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  return Buffer.from(row.raw!).toString('utf8');
+}
+const unfold = (raw: string) => raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+
+describe('List-Unsubscribe on live sends', () => {
+  it('a single-recipient live send carries a signed one-click link (RFC 8058)', async () => {
+    const s = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: other.email, subject: 'Weekly update', body_text: 'Here is what happened on the project this week.' } });
+    expect(s.status, s.text).toBe(201);
+    const head = unfold(await lastRawTo(other.id));
+    const m = /^List-Unsubscribe: <(https:\/\/mail\.example\.net\/v1\/unsubscribe\/([^>]+))>$/m.exec(head);
+    expect(m, head).toBeTruthy();
+    expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    const token = m![2];
+
+    // GET shows a confirmation page and changes nothing (link scanners follow links).
+    const page = await t.req('GET', `/v1/unsubscribe/${token}`, { key: null });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.text).toContain(other.email);
+    expect(page.text).toContain('<form method="post">');
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, t.boot.agent.id, other.email)).toBeNull();
+
+    // The one-click POST a mailbox provider sends.
+    const post = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(post.status, post.text).toBe(200);
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, t.boot.agent.id, other.email)).toMatchObject({ type: 'unsubscribe', scope: 'agent' });
+    // Only for that agent.
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, other.email)).toBeNull();
+    const again = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: '--x\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--x--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+    expect(again.status).toBe(200);
+    const ev = await t.req('GET', '/v1/events', { query: { event_type: 'suppression.added' } });
+    expect(ev.body.data.filter((e: any) => e.data.address === other.email)).toHaveLength(1);
+    // The next send to that address is refused.
+    const refused = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: other.email, subject: 'Another update', body_text: 'More news from the project.' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('recipient_suppressed');
+  });
+
+  it('a message to several people links to a page where the reader picks their address', async () => {
+    const third = (await t.req('POST', '/v1/agents', { body: { name: 'third' } })).body;
+    const s = await t.req('POST', '/v1/messages', { body: { agent: 'other', to: [t.boot.agent.email, third.email], subject: 'Team lunch', body_text: 'Lunch is at noon on Friday in the usual place.' } });
+    expect(s.status, s.text).toBe(201);
+    const head = unfold(await lastRawTo(third.id));
+    const token = /^List-Unsubscribe: <[^>]*\/v1\/unsubscribe\/([^>]+)>$/m.exec(head)![1];
+    expect(head).not.toMatch(/List-Unsubscribe-Post/);
+    const page = await t.req('GET', `/api/v1/unsubscribe/${token}`, { key: null });
+    expect(page.text).toContain(third.email);
+    expect(page.text).toContain(t.boot.agent.email);
+    const none = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(none.body.error).toMatchObject({ code: 'missing_field', param: 'address' });
+    const wrong = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: 'address=someone%40else.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(wrong.body.error.param).toBe('address');
+    const ok = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: `address=${encodeURIComponent(third.email.toUpperCase())}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, third.email)).toMatchObject({ type: 'unsubscribe' });
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, t.boot.agent.email)).toBeNull();
+  });
+});
+
+describe('forged and unknown links; rate limit', () => {
+  it('a forged or altered token is 404 and suppresses nothing', async () => {
+    const good = await unsubscribeToken(t.ctx, t.boot.agent.id, 'victim@example.com');
+    const [payload, sig] = good.split('.');
+    const forgedPayload = Buffer.from(`1|${t.boot.agent.id}|ceo@example.com`).toString('base64url');
+    for (const tok of [`${forgedPayload}.${sig}`, `${payload}.${'A'.repeat(24)}`, 'garbage', `${payload}.${sig}x`]) {
+      const r = await t.req('POST', `/v1/unsubscribe/${tok}`, { key: null, body: {} });
+      expect(r.status, tok).toBe(404);
+    }
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, t.boot.agent.id, 'ceo@example.com')).toBeNull();
+    const real = await t.req('POST', `/v1/unsubscribe/${good}`, { key: null, body: {} });
+    expect(real.status).toBe(200);
+  });
+
+  it('public routes are rate-limited per client address', async () => {
+    t.clock.advance(120_000);
+    const tok = await unsubscribeToken(t.ctx, t.boot.agent.id, 'x@example.com');
+    let last;
+    for (let i = 0; i < PUBLIC_RATE_LIMIT; i++) last = await t.req('GET', `/v1/unsubscribe/${tok}`, { key: null });
+    expect(last!.status).toBe(200);
+    const over = await t.req('GET', `/v1/unsubscribe/${tok}`, { key: null });
+    expect(over.status).toBe(429);
+    expect(over.body.error.code).toBe('rate_limit_exceeded');
+    expect(over.headers['retry-after']).toBeTruthy();
+    // Another address is not affected.
+    const other = await t.app.inject({ method: 'GET', url: `/v1/unsubscribe/${tok}`, remoteAddress: '10.0.0.9' });
+    expect(other.statusCode).toBe(200);
+    t.clock.advance(61_000);
+    expect((await t.req('GET', `/v1/unsubscribe/${tok}`, { key: null })).status).toBe(200);
+  });
+
+  it('the billing page explains the self-hosted tier', async () => {
+    const r = await t.req('GET', '/v1/public/billing', { key: null, query: { return_url: 'https://app.example.com/' } });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('mailagent admin tier');
+    expect(r.text).toContain('href="https://app.example.com/"');
+  });
+});
