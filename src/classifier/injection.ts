@@ -19,7 +19,7 @@ export type InjectionCategory = (typeof INJECTION_CATEGORIES)[number];
 /** Window size for the learned model (training uses the same windows). */
 export const WINDOW_CHARS = 1000;
 /** Most visible text the learned model reads. */
-export const MODEL_SCAN_CHARS = 24 * 1024;
+export const MODEL_SCAN_CHARS = 16 * 1024;
 
 // [category, strength, pattern, literals of which one must occur (cheap pre-check)]
 type Rule = readonly [InjectionCategory, number, RegExp, readonly string[]];

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type DatabaseConnection, type Driver, type TransactionSettings } from 'kysely';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
@@ -10,6 +11,76 @@ export interface OpenedDb {
   /** The pragmas in force, read back after setting them (tests check they stuck). */
   pragmas: { journal_mode: string; synchronous: number; foreign_keys: number; busy_timeout: number };
   close(): Promise<void>;
+}
+
+/**
+ * SQLite has one connection, guarded by a mutex that a transaction holds until it ends. Without
+ * help, a query on the root `db` issued from inside a transaction callback (a helper that was
+ * handed ctx.db instead of tx.db) waits for that mutex forever, and the whole daemon with it.
+ * `holdingConnection` marks the async chain that owns the connection; the driver then lets that
+ * chain's root-db queries use the held connection (they join the transaction) instead of waiting.
+ */
+const held = new AsyncLocalStorage<ReadonlySet<Driver>>();
+const driverOf = new WeakMap<object, Driver>();
+
+class ReentrantDriver implements Driver {
+  private connection: DatabaseConnection | undefined;
+  /** A transaction is open on the connection (only then may its owner's chain borrow it). */
+  private inTransaction = false;
+  /** Borrowed acquisitions not yet released (their release must not unlock the mutex). */
+  private borrowed = 0;
+  constructor(private readonly inner: Driver) {}
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.connection && this.inTransaction && held.getStore()?.has(this)) {
+      this.borrowed++;
+      return this.connection;
+    }
+    this.connection = await this.inner.acquireConnection();
+    return this.connection;
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    if (this.borrowed > 0 && held.getStore()?.has(this)) {
+      this.borrowed--; // the enclosing transaction releases the connection
+      return;
+    }
+    return this.inner.releaseConnection(connection);
+  }
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await this.inner.beginTransaction(connection, settings);
+    this.inTransaction = true;
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    this.inTransaction = false;
+    await this.inner.commitTransaction(connection);
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    this.inTransaction = false;
+    await this.inner.rollbackTransaction(connection);
+  }
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+class ReentrantSqliteDialect extends SqliteDialect {
+  driver: ReentrantDriver | undefined;
+  override createDriver(): Driver {
+    this.driver = new ReentrantDriver(super.createDriver());
+    return this.driver;
+  }
+}
+
+/**
+ * Run fn as the owner of `db`'s connection (called by services' inTransaction around its
+ * callback). A database not opened by openDatabase is left as it is.
+ */
+export function holdingConnection<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
+  const driver = driverOf.get(db);
+  if (!driver) return fn();
+  return held.run(new Set([...(held.getStore() ?? []), driver]), fn);
 }
 
 /**
@@ -29,7 +100,9 @@ export function openDatabase(file: string): OpenedDb {
     foreign_keys: Number(sqlite.pragma('foreign_keys', { simple: true })),
     busy_timeout: Number(sqlite.pragma('busy_timeout', { simple: true })),
   };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const dialect = new ReentrantSqliteDialect({ database: sqlite });
+  const db = new Kysely<Database>({ dialect });
+  if (dialect.driver) driverOf.set(db, dialect.driver);
   return { db, pragmas, close: () => db.destroy() };
 }
 

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { holdingConnection } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -55,15 +57,22 @@ export interface Tx {
   afterCommit(fn: () => void): void;
 }
 
+const currentTx = new AsyncLocalStorage<{ root: Kysely<Database>; tx: Tx }>();
+
 /**
  * Run fn in one short transaction. An event row, its webhook delivery rows and the change
  * that caused them commit together; bus notifications run only after the commit.
  */
 export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  // A service calling another service that opens its own transaction joins the enclosing one
+  // (SQLite cannot nest BEGIN); its afterCommit callbacks wait for the outer commit.
+  const outer = currentTx.getStore();
+  if (outer && outer.root === ctx.db) return fn(outer.tx);
   const after: (() => void)[] = [];
-  const result = await ctx.db.transaction().execute(async (trx: Transaction<Database>) =>
-    fn({ db: trx, afterCommit: (f) => after.push(f) }),
-  );
+  const result = await ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
+    const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
+    return currentTx.run({ root: ctx.db, tx }, () => holdingConnection(ctx.db, () => fn(tx)));
+  });
   for (const f of after) {
     try {
       f();

@@ -82,7 +82,8 @@ export async function isLocalRecipient(ctx: AppContext, address: string): Promis
   return (await routeRecipient(ctx, address)).kind === 'agent';
 }
 
-async function senderHistory(ctx: AppContext, workspaceId: string, agentId: string, from: string, auth: InboundInput['auth']) {
+/** What the workspace knows of a sender (the classifier's sender_reputation input). */
+export async function senderHistory(ctx: AppContext, workspaceId: string, agentId: string, from: string, auth: InboundInput['auth']) {
   const domain = from.split('@')[1] ?? '';
   const counts = await senderCounts(ctx.db, workspaceId, from, domain);
   const entries = from ? await suppressionsFor(ctx.db, workspaceId, from, agentId) : [];

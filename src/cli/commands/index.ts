@@ -12,6 +12,7 @@ import { register as appeal } from './appeal.js';
 import { register as events } from './events.js';
 import { register as webhooks } from './webhooks.js';
 import { register as admin } from './admin.js';
+import { register as classify } from './classify.js';
 
 export type Register = (program: Command) => void;
 
@@ -25,6 +26,7 @@ export const nouns: Register[] = [
   send,
   messages,
   appeal,
+  classify,
   events,
   webhooks,
   api,

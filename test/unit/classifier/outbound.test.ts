@@ -5,7 +5,12 @@ const out = (subject: string, text: string, extra: Partial<OutboundInput> = {}):
 
 const COLD = out('Quick question', 'Hi Tom,\n\nI came across your profile on LinkedIn and was impressed by what Initech is building. We help SaaS companies book more qualified sales meetings.\n\nWould you be open to a 15-minute call next week?\n\nBest,\nKevin');
 const SOFT_COLD = out('Partnership idea', 'Hello,\n\nWe build mobile apps for growing businesses. I have a few ideas for how an app could help your customers. Let me know if this is something you would be interested in.\n\nThanks,\nJo');
-const NEAR_LINE = out('Following up on our call', 'Hi Dana,\n\nGreat speaking with you yesterday. As discussed, we help teams like yours cut their cloud bill by 30%. Would you be open to a 15-minute call next week with our engineer to go over the numbers?\n\nBest, Lee');
+// Pitch-like wording inside an existing relationship: close to the line.
+const NEAR_LINE = [
+  out('Proposal as discussed', 'Hi Dana, great talking with you. Per our call, we are an agency that helps B2B companies rank on the first page of Google. Are you free for a 15-minute call on Thursday to go over the plan?'),
+  out('Following up on our call', 'Hi Dana,\n\nGreat speaking with you yesterday. As discussed, we help teams like yours cut their cloud bill by 30%. Would you be open to a 15-minute call next week with our engineer to go over the numbers?\n\nBest, Lee'),
+  out('Next steps', 'Hi Dana,\n\nThanks for your time on Tuesday. As discussed, our platform helps engineering teams cut their AWS bill by 20 to 40 percent. Would it make sense to hop on a call this week to review the analysis?\n\nBest, Lee'),
+];
 
 describe('cold-email screen', () => {
   it('blocks a cold pitch and says what fired and what would pass', () => {
@@ -75,11 +80,16 @@ describe('appeal review', () => {
     expect(a.review_score).toBeUndefined();
   });
 
-  it('overturns a near-line refusal with conversation evidence', () => {
-    expect(screenOutbound(NEAR_LINE)).toMatchObject({ blocked: true, appealable: true });
-    const a = reviewAppeal(NEAR_LINE);
-    expect(a.outcome).toBe('overturned');
-    expect(a.review_score).toBeLessThan(0.8);
+  it('overturns near-line refusals that carry conversation evidence', () => {
+    const refused = NEAR_LINE.filter((m) => screenOutbound(m).blocked);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const m of refused) {
+      expect(screenOutbound(m).appealable).toBe(true);
+      const a = reviewAppeal(m);
+      expect(a.outcome).toBe('overturned');
+      expect(a.review_score).toBeLessThan(0.8);
+      expect(a.message).toMatch(/transactional evidence|close to the line/);
+    }
   });
 
   it('upholds a clear cold pitch', () => {
@@ -90,7 +100,7 @@ describe('appeal review', () => {
   });
 
   it('is deterministic for the same content', () => {
-    for (const input of [COLD, SOFT_COLD, NEAR_LINE]) {
+    for (const input of [COLD, SOFT_COLD, ...NEAR_LINE]) {
       const first = reviewAppeal(input);
       for (let i = 0; i < 5; i++) expect(reviewAppeal({ ...input, to: [...input.to] })).toEqual(first);
     }

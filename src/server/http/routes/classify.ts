@@ -1,3 +1,6 @@
 import { defineHandlers } from '../handler.js';
+import { classifyRequest } from '../../../services/classify.js';
 
-export const classifyHandlers = defineHandlers({});
+export const classifyHandlers = defineHandlers({
+  'classify.create': async ({ ctx, auth, body }) => classifyRequest(ctx, auth, body),
+});

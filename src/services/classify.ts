@@ -1,0 +1,52 @@
+import type { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
+import { classifyInbound, isQuarantined, screenOutbound } from '../classifier/index.js';
+import { parseMessage } from '../mail/parse.js';
+import { Errors } from '../shared/errors.js';
+import type { AppContext, AuthContext } from './context.js';
+import { resolveAgent } from './agents.js';
+import { senderHistory } from './inbound.js';
+
+const UNKNOWN_SENDER = {
+  messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
+  spfPass: null, dkimPass: null, suppressed: false, complaints: 0,
+};
+
+/** POST /v1/classify: the same classifier the pipelines use, with nothing stored and no event. */
+export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: ClassifyRequest): Promise<ClassifyResult> {
+  const direction = body.direction ?? 'inbound';
+  let from = body.from ?? '';
+  let fromName = body.from_name ?? null;
+  let subject = body.subject ?? '';
+  let text = body.body_text ?? '';
+  let html = body.body_html ?? null;
+  let to = body.to ?? [];
+  let headers: Record<string, string> = {};
+  if (body.raw !== undefined) {
+    if (!body.raw.trim()) throw Errors.invalidParam('raw', '`raw` is empty; give a whole RFC 822 message.');
+    const parsed = await parseMessage(Buffer.from(body.raw, 'utf8'));
+    from = parsed.from?.address ?? from;
+    fromName = parsed.from?.name ?? fromName;
+    subject = parsed.subject || subject;
+    text = parsed.text ?? text;
+    html = parsed.html ?? html;
+    to = parsed.to.length ? parsed.to : to;
+    headers = parsed.headerMap;
+  } else if (!subject && !text && !html) {
+    throw Errors.missingField('body_text', 'Give `raw` (a whole message) or at least one of `subject`, `body_text`, `body_html`.');
+  }
+
+  if (direction === 'outbound') {
+    const s = screenOutbound({ subject, text, html, to, isReply: body.is_reply ?? /^\s*re\s*:/i.test(subject) });
+    return { direction, cold_screen: { ...s, signals: [...s.signals] } };
+  }
+  const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;
+  const history = agent && from ? await senderHistory(ctx, auth.workspaceId, agent.id, from.toLowerCase(), undefined) : UNKNOWN_SENDER;
+  const c = classifyInbound({
+    from, fromName, subject, text, html, headers, classifyIntent: agent ? agent.classify_inbound : true, history,
+  }, new Date(ctx.clock.now()));
+  return {
+    direction,
+    classification: { ...c, entities: c.entities as Record<string, unknown>, injection_categories: [...c.injection_categories] },
+    quarantined: isQuarantined(c),
+  };
+}
