@@ -102,7 +102,7 @@ describe('events list / get / redeliver', () => {
   it('lists events as the API page, filtered by type and agent', async () => {
     const all = await d.cli(['events', 'list', '--json']);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.json()).toMatchObject({ object: 'list', has_more: false });
+    expect(all.json()).toMatchObject({ has_more: false });
     const types = all.json().data.map((e: any) => e.type);
     expect(types.filter((t: string) => t === 'agent.created').length).toBeGreaterThanOrEqual(2);
 
