@@ -8,6 +8,9 @@ import { register as api } from './api.js';
 import { register as completion } from './completion.js';
 import { register as send } from './send.js';
 import { register as messages } from './messages.js';
+import { register as inbox } from './inbox.js';
+import { register as inbound } from './inbound.js';
+import { register as wait } from './wait.js';
 import { register as appeal } from './appeal.js';
 import { register as events } from './events.js';
 import { register as webhooks } from './webhooks.js';
@@ -25,6 +28,9 @@ export const nouns: Register[] = [
   keys,
   send,
   messages,
+  inbox,
+  inbound,
+  wait,
   appeal,
   classify,
   events,

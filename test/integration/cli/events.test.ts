@@ -174,11 +174,12 @@ describe('events list / get / redeliver', () => {
   });
 
   it('has examples in --help', async () => {
-    for (const verb of ['list', 'get', 'tail', 'redeliver']) {
-      const h = await d.cli(['events', verb, '--help']);
-      expect(h.code).toBe(0);
-      expect(h.stdout).toContain(`$ mailagent events ${verb}`);
-    }
+    const verbs = ['list', 'get', 'tail', 'redeliver'];
+    const helps = await Promise.all(verbs.map((v) => d.cli(['events', v, '--help'])));
+    verbs.forEach((verb, i) => {
+      expect(helps[i].code).toBe(0);
+      expect(helps[i].stdout).toContain(`$ mailagent events ${verb}`);
+    });
   });
 });
 
@@ -233,12 +234,14 @@ describe('events tail', () => {
   });
 
   it('refuses bad input before streaming', async () => {
-    const typo = await d.cli(['events', 'tail', '--type', 'nope']);
+    const [typo, unknownAgent, badSince] = await Promise.all([
+      d.cli(['events', 'tail', '--type', 'nope']),
+      d.cli(['events', 'tail', '--agent', 'nobody']),
+      d.cli(['events', 'tail', '--since', 'evt_nope']),
+    ]);
     expect(typo.code).toBe(2);
-    const unknownAgent = await d.cli(['events', 'tail', '--agent', 'nobody']);
     expect(unknownAgent.code).toBe(1);
     expect(unknownAgent.stderr).toMatch(ERROR_LINE);
-    const badSince = await d.cli(['events', 'tail', '--since', 'evt_nope']);
     expect(badSince.code).toBe(1);
     expect(badSince.stderr).toContain('param since');
   });

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { startSink, type Sink, type SinkRequest } from '../../helpers/sink.js';
 
@@ -76,6 +77,15 @@ async function api(d: TestDaemon, method: string, path: string, body?: unknown):
   return json;
 }
 
+/** A port nothing listens on (bound, then released). */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
 /** The X-Mails-Signature v1 values a secret should produce (compat.md), computed independently. */
 function mailsSig(secret: string, t: string, body: Buffer | string): string {
   return createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
@@ -101,6 +111,10 @@ describe('webhooks: endpoints, deliveries, replay, rotation and verify', () => {
   });
   afterAll(async () => {
     await Promise.all([d?.stop(), sink?.close()]);
+  });
+  // Each test starts with no endpoint, so one failing cannot feed the next one's sink.
+  afterEach(async () => {
+    for (const w of (await api(d, 'GET', '/v1/webhooks?limit=100')).data) await api(d, 'DELETE', `/v1/webhooks/${w.id}`);
   });
 
   it('create prints the secret once; list, get, update (pause/resume) and delete', async () => {
@@ -135,18 +149,20 @@ describe('webhooks: endpoints, deliveries, replay, rotation and verify', () => {
     const resumed = await d.cli(['webhooks', 'update', w.id, '--active', '--type', '*', '--json']);
     expect(resumed.json()).toMatchObject({ active: true, event_types: ['*'] });
 
-    expect((await d.cli(['webhooks', 'update', w.id])).code).toBe(2);
-    expect((await d.cli(['webhooks', 'update', w.id, '--active', '--paused'])).code).toBe(2);
-    expect((await d.cli(['webhooks', 'create'])).code).toBe(2);
-    const typo = await d.cli(['webhooks', 'create', '--url', sink.url, '--type', 'agent.craeted']);
-    expect(typo.code).toBe(2);
+    const [nothing, both, noUrl, typo, refused, noYes] = await Promise.all([
+      d.cli(['webhooks', 'update', w.id]),
+      d.cli(['webhooks', 'update', w.id, '--active', '--paused']),
+      d.cli(['webhooks', 'create']),
+      d.cli(['webhooks', 'create', '--url', sink.url, '--type', 'agent.craeted']),
+      d.cli(['webhooks', 'create', '--url', 'https://user:secret@example.com/hooks']),
+      d.cli(['webhooks', 'delete', secondId]),
+    ]);
+    expect([nothing.code, both.code, noUrl.code, typo.code]).toEqual([2, 2, 2, 2]);
     expect(typo.stderr).toContain('unknown event type "agent.craeted"');
-    const refused = await d.cli(['webhooks', 'create', '--url', 'http://169.254.169.254/latest']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(ERROR_LINE);
     expect(refused.stderr).toContain('param url');
 
-    const noYes = await d.cli(['webhooks', 'delete', secondId]);
     expect(noYes.code).toBe(2);
     expect(noYes.stderr).toContain('--yes');
     const del = await d.cli(['webhooks', 'delete', secondId, '--yes', '--json']);
@@ -196,8 +212,10 @@ describe('webhooks: endpoints, deliveries, replay, rotation and verify', () => {
     const filtered = await d.cli(['webhooks', 'deliveries', w.id, '--status', 'dlq', '--json']);
     expect(filtered.json().data).toEqual([]);
     expect((await d.cli(['webhooks', 'deliveries', w.id, '--status', 'done'])).code).toBe(2);
-    const rowsOut = (await d.cli(['webhooks', 'deliveries', w.id])).stdout.trim().split('\t');
-    expect(rowsOut.slice(0, 5)).toEqual([whd, req.headers['webhook-id'], 'agent.created', 'succeeded', '1']);
+    const listed = await d.cli(['webhooks', 'deliveries', w.id]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rowsOut = listed.stdout.trim().split('\t');
+    expect(rowsOut.slice(0, 5), listed.stderr).toEqual([whd, req.headers['webhook-id'], 'agent.created', 'succeeded', '1']);
 
     const one = await d.cli(['webhooks', 'delivery', whd, '--json']);
     expect(one.json().attempts).toHaveLength(1);
@@ -276,11 +294,12 @@ describe('webhooks: endpoints, deliveries, replay, rotation and verify', () => {
   });
 
   it('has examples in --help', async () => {
-    for (const verb of ['list', 'create', 'get', 'update', 'delete', 'test', 'deliveries', 'delivery', 'replay', 'rotate-secret', 'listen', 'verify']) {
-      const h = await d.cli(['webhooks', verb, '--help']);
-      expect(h.code).toBe(0);
-      expect(h.stdout).toContain(`$ mailagent webhooks ${verb}`);
-    }
+    const verbs = ['list', 'create', 'get', 'update', 'delete', 'test', 'deliveries', 'delivery', 'replay', 'rotate-secret', 'listen', 'verify'];
+    const helps = await Promise.all(verbs.map((v) => d.cli(['webhooks', v, '--help'])));
+    verbs.forEach((verb, i) => {
+      expect(helps[i].code).toBe(0);
+      expect(helps[i].stdout).toContain(`$ mailagent webhooks ${verb}`);
+    });
   });
 });
 
@@ -338,7 +357,8 @@ describe('webhooks listen', () => {
   it('human lines show → status; --secret reuses a secret; an unreachable target is reported, not fatal', async () => {
     const secret = 'whsec_' + Buffer.from('listen-secret-listen-sec').toString('base64');
     const l = spawnCli(['webhooks', 'listen', '--forward-to', sink.url, '--type', 'agent.created', '--secret', secret], d.env);
-    const dead = spawnCli(['webhooks', 'listen', '--forward-to', 'http://127.0.0.1:1/hooks', '--type', 'agent.created'], d.env);
+    const closed = await freePort();
+    const dead = spawnCli(['webhooks', 'listen', '--forward-to', `http://127.0.0.1:${closed}/hooks`, '--type', 'agent.created'], d.env);
     try {
       await l.until((o) => o.stderr.includes('Ready!'));
       await dead.until((o) => o.stderr.includes('Ready!'));
@@ -360,9 +380,13 @@ describe('webhooks listen', () => {
   });
 
   it('refuses bad input', async () => {
-    expect((await d.cli(['webhooks', 'listen'])).code).toBe(2);
-    expect((await d.cli(['webhooks', 'listen', '--forward-to', 'ftp://x'])).code).toBe(2);
-    expect((await d.cli(['webhooks', 'listen', '--forward-to', sink.url, '--secret', 'not-a-secret'])).code).toBe(2);
-    expect((await d.cli(['webhooks', 'listen', '--forward-to', sink.url, '--type', 'bogus'])).code).toBe(2);
+    const runs = await Promise.all([
+      d.cli(['webhooks', 'listen']),
+      d.cli(['webhooks', 'listen', '--forward-to', 'ftp://x']),
+      d.cli(['webhooks', 'listen', '--forward-to', sink.url, '--secret', 'not-a-secret']),
+      d.cli(['webhooks', 'listen', '--forward-to', sink.url, '--type', 'bogus']),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(runs[0].stderr).toContain('missing --forward-to');
   });
 });

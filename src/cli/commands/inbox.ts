@@ -1,0 +1,140 @@
+import type { Command } from 'commander';
+import type { ReceivedMessage, ReceivedMessageSummary } from '../../contract/received.js';
+import { examples, parseIntOption, run, type CommandContext } from '../context.js';
+import type { Column } from '../output.js';
+
+/** The FLAGS column: what a reader should notice before opening the message. */
+export function flags(m: ReceivedMessageSummary): string {
+  const bits: string[] = [];
+  if (m.over_limit) bits.push(`over_limit:${m.over_limit}`);
+  if (m.quarantined) bits.push('quarantined');
+  if (m.classification?.intent) bits.push(m.classification.intent);
+  if (m.spf_pass === false && m.dkim_pass === false) bits.push('unauthenticated');
+  if (m.test_mode) bits.push('test');
+  return bits.join(' ');
+}
+
+const fromText = (f: ReceivedMessageSummary['from']) => (f.name ? `${f.name} <${f.address}>` : f.address);
+const pass = (v: boolean | null) => (v === null ? 'not checked' : v ? 'pass' : 'fail');
+
+export const RECEIVED_COLUMNS: Column<ReceivedMessageSummary>[] = [
+  ['ID', (m) => m.id],
+  ['FROM', (m) => m.from.address],
+  ['SUBJECT', (m) => (m.subject.length > 60 ? m.subject.slice(0, 59) + '…' : m.subject)],
+  ['RECEIVED', (m) => m.received_at],
+  ['FLAGS', (m) => flags(m)],
+];
+
+/**
+ * The human view of one received message: a header block like a mail reader's, then the text
+ * body. Over-limit records keep no body (docs/inbound.md), so they say so instead.
+ */
+export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
+  const rec: Record<string, unknown> = {
+    id: m.id,
+    from: fromText(m.from),
+    to: m.to.join(', '),
+    ...(m.cc.length ? { cc: m.cc.join(', ') } : {}),
+    delivered_to: m.delivered_to,
+    subject: m.subject,
+    date: m.received_at,
+    agent: m.agent_id,
+    thread: m.thread_id ?? '',
+    message_id: m.message_id ?? '',
+    ...(m.in_reply_to ? { in_reply_to: m.in_reply_to } : {}),
+    ...(m.in_reply_to_message_id ? { reply_to_sent: m.in_reply_to_message_id } : {}),
+    auth: `spf ${pass(m.spf_pass)}, dkim ${pass(m.dkim_pass)}, dmarc ${m.dmarc ?? 'not checked'}`,
+    ...(m.classification ? {
+      intent: m.classification.intent,
+      injection: `${m.classification.injection_score}${m.classification.injection_categories.length ? ` (${m.classification.injection_categories.join(', ')})` : ''}`,
+    } : {}),
+    quarantined: m.quarantined ? 'yes' : 'no',
+    ...(m.over_limit ? { over_limit: m.over_limit } : {}),
+    mode: m.test_mode ? 'test' : 'live',
+    source: m.source,
+    size: `${m.size} bytes`,
+  };
+  m.attachments.forEach((a, i) => {
+    rec[`attachment ${i + 1}`] = `${a.filename ?? '(unnamed)'}  ${a.content_type}  ${a.size} bytes  sha256:${a.sha256}`;
+  });
+  ctx.out.record(rec);
+  ctx.out.line();
+  if (m.over_limit) ctx.out.line(`(not kept: ${m.over_limit}; only the sender, recipient and time are recorded)`);
+  else if (m.body_text !== null && m.body_text !== '') ctx.out.line(m.body_text.replace(/\r\n/g, '\n').replace(/\n$/, ''));
+  else if (m.body_html) ctx.out.line(`(no text body; HTML body of ${m.body_html.length} characters: use --json or \`mailagent inbox raw ${m.id}\`)`);
+  else ctx.out.line('(empty body)');
+}
+
+/**
+ * The original bytes of a message, unchanged: the client's `raw()` decodes text, which would
+ * re-encode 8-bit and invalid UTF-8 mail, so this reads the body as bytes itself.
+ */
+export async function fetchRawBytes(ctx: CommandContext, id: string): Promise<Buffer> {
+  const conn = ctx.connection();
+  await ctx.client(); // throws the missing-key / bad-URL errors with their exit codes
+  const { splitBaseUrl, errorFromResponse, ConnectionError } = await import('../../client/index.js');
+  const { origin, prefix } = splitBaseUrl(conn.baseUrl);
+  let res: Response;
+  try {
+    res = await fetch(`${origin}${prefix}/messages/${encodeURIComponent(id)}/raw`, {
+      headers: { authorization: `Bearer ${conn.apiKey}`, accept: 'message/rfc822, application/json' },
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new ConnectionError(origin, cause?.code ?? cause?.message ?? (err as Error).message, { cause: err });
+  }
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) {
+    const text = bytes.toString('utf8');
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch { /* not JSON: errorFromResponse quotes the text */ }
+    throw errorFromResponse(res.status, body, text, res.headers.get('x-request-id'));
+  }
+  return bytes;
+}
+
+export function register(program: Command): void {
+  const inbox = program.command('inbox').description('List and read received mail (and download the original bytes)');
+
+  const list = inbox.command('list').description('List received messages, newest first (excerpts; `inbox get` for the full message)')
+    .option('--agent <agent>', 'only this agent (id, name or address)')
+    .option('--thread <thread_id>', 'only this thread')
+    .option('--limit <n>', 'page size 1..100', parseIntOption('--limit', 1, 100))
+    .option('--cursor <cursor>', 'page cursor from a previous list')
+    .addHelpText('after', '\nFLAGS shows over_limit records, quarantined mail, the classifier\'s intent, mail failing both SPF and DKIM, and test mode.')
+    .action(run(async (ctx: CommandContext, o: { agent?: string; thread?: string; limit?: number; cursor?: string }) => {
+      const client = await ctx.client();
+      const page = await client.call('received.list', { query: { agent_id: o.agent, thread_id: o.thread, limit: o.limit, cursor: o.cursor } });
+      ctx.out.page(page, RECEIVED_COLUMNS, 'no received messages');
+    }));
+  examples(list, [
+    'mailagent inbox list --agent support --limit 10',
+    'mailagent inbox list --thread thrd_01j...',
+    'mailagent inbox list --json | jq -r ".data[] | select(.quarantined) | .id"',
+  ]);
+
+  const get = inbox.command('get').description('Show one received message: headers, authentication, classification and the text body')
+    .argument('<id>', 'rcv_ id')
+    .action(run(async (ctx: CommandContext, id: string) => {
+      const client = await ctx.client();
+      ctx.out.result(await client.call('received.get', { params: { id } }), (m) => printReceived(ctx, m));
+    }));
+  examples(get, ['mailagent inbox get rcv_01j...', 'mailagent inbox get rcv_01j... --json | jq -r .body_text']);
+
+  const raw = inbox.command('raw').description('Write the original message bytes, exactly as received (RFC 822), to stdout or a file')
+    .argument('<id>', 'rcv_ id')
+    .option('--output <file>', 'write to this file instead of stdout')
+    .action(run(async (ctx: CommandContext, id: string, o: { output?: string }) => {
+      const bytes = await fetchRawBytes(ctx, id);
+      if (o.output) {
+        const { writeFile } = await import('node:fs/promises');
+        await writeFile(o.output, bytes);
+        ctx.out.result({ id, output: o.output, size: bytes.length }, () => ctx.out.info(`wrote ${bytes.length} bytes to ${o.output}`));
+      } else {
+        await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
+      }
+    }));
+  examples(raw, ['mailagent inbox raw rcv_01j... > original.eml', 'mailagent inbox raw rcv_01j... --output original.eml']);
+}

@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, migrate, type OpenedDb } from '../../../src/db/open.js';
+import { inTransaction, EventBus, type AppContext } from '../../../src/services/context.js';
+import { ManualClock } from '../../../src/shared/clock.js';
+import { silentLogger } from '../../../src/shared/log.js';
+
+// SQLite has one connection behind a mutex. A root-db query from inside a transaction callback
+// used to wait for that mutex forever (the whole daemon with it); it now joins the transaction.
+let dir: string;
+let opened: OpenedDb;
+let ctx: AppContext;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mailagent-tx-'));
+  opened = openDatabase(join(dir, 'tx.db'));
+  await migrate(opened.db);
+  ctx = {
+    config: { agentDomain: 'x.test', publicUrl: 'http://x', priceUsdPerMessage: 0, relayUrl: null, allowPrivateWebhooks: true, dataDir: dir, version: '0' },
+    db: opened.db, clock: new ManualClock(), log: silentLogger, bus: new EventBus(),
+  };
+});
+afterEach(async () => {
+  await opened.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ws = (id: string) => ({ id, slug: id.replace('wsk_', 's'), display_name: id, tier: 'free', tier_status: 'active', created_at: 'x' });
+const count = async () => (await opened.db.selectFrom('workspaces').select('id').execute()).length;
+/** A hang guard, not a timing assertion: a deadlock would otherwise stall the run until vitest's timeout. */
+const race = <T>(p: Promise<T>) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000).unref())]);
+
+describe('inTransaction', () => {
+  it('a root-db query inside the callback runs in the transaction instead of hanging', async () => {
+    const r = await race(inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      const seen = await ctx.db.selectFrom('workspaces').select('id').execute();
+      await ctx.db.insertInto('workspaces').values(ws('wsk_b')).execute();
+      return seen.map((x) => x.id);
+    }));
+    expect(r).toEqual(['wsk_a']);
+    expect(await count()).toBe(2);
+  });
+
+  it('root-db writes from inside the callback roll back with the transaction', async () => {
+    await expect(inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      await ctx.db.insertInto('workspaces').values(ws('wsk_b')).execute();
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(await count()).toBe(0);
+  });
+
+  it('a nested inTransaction joins the outer one; afterCommit runs after the outer commit', async () => {
+    const order: string[] = [];
+    await inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      await inTransaction(ctx, async (inner) => {
+        expect(inner).toBe(tx);
+        await inner.db.insertInto('workspaces').values(ws('wsk_b')).execute();
+        inner.afterCommit(() => order.push('inner after commit'));
+      });
+      order.push('outer body done');
+    });
+    order.push('returned');
+    expect(order).toEqual(['outer body done', 'inner after commit', 'returned']);
+    expect(await count()).toBe(2);
+
+    await expect(inTransaction(ctx, async () => {
+      await inTransaction(ctx, async (inner) => {
+        await inner.db.insertInto('workspaces').values(ws('wsk_c')).execute();
+      });
+      throw new Error('outer fails');
+    })).rejects.toThrow('outer fails');
+    expect(await count()).toBe(2);
+  });
+
+  it('other callers still wait for the transaction and see only committed rows', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let inserted!: () => void;
+    const didInsert = new Promise<void>((r) => { inserted = r; });
+    const tx = inTransaction(ctx, async (t) => {
+      await t.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      inserted();
+      await gate;
+    });
+    await didInsert;
+    let outsideDone = false;
+    const outside = ctx.db.selectFrom('workspaces').select('id').execute().then((rows) => { outsideDone = true; return rows; });
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(outsideDone).toBe(false);
+    release();
+    await tx;
+    expect((await outside).map((r) => r.id)).toEqual(['wsk_a']);
+  });
+
+  it('work left running after the transaction ends takes the lock normally', async () => {
+    let later!: Promise<unknown>;
+    await inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      later = new Promise((r) => setImmediate(r)).then(() => ctx.db.insertInto('workspaces').values(ws('wsk_b')).execute());
+    });
+    await later;
+    // The connection is free again: a new transaction starts and commits.
+    await race(inTransaction(ctx, async (tx) => { await tx.db.insertInto('workspaces').values(ws('wsk_c')).execute(); }));
+    expect(await count()).toBe(3);
+  });
+
+  it('a raw nested transaction fails loudly instead of hanging', async () => {
+    const r = await race(inTransaction(ctx, async () => {
+      await ctx.db.transaction().execute(async (t2) => t2.selectFrom('workspaces').selectAll().execute());
+    }).then(() => 'ok', (e: Error) => `error: ${e.message}`));
+    expect(r).not.toBe('hung');
+    // And the database is usable afterwards.
+    expect(await race(count())).toBe(0);
+  });
+});
