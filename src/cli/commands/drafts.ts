@@ -1,0 +1,178 @@
+import { Option, type Command } from 'commander';
+import type { Draft, DraftSendResult } from '../../contract/drafts.js';
+import { examples, parseIntOption, run, type CommandContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { Column } from '../output.js';
+
+// A copy of contract DRAFT_STATUSES so `--help` does not load typebox; the e2e test compares them.
+export const DRAFT_STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'failed', 'canceled'];
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+const DRAFT_COLUMNS: Column<Draft>[] = [
+  ['ID', (d) => d.id],
+  ['STATUS', (d) => d.status],
+  ['TO', (d) => d.to.join(',')],
+  ['SUBJECT', (d) => d.subject],
+  ['SEND AT', (d) => d.send_at ?? ''],
+  ['UPDATED', (d) => d.updated_at],
+];
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * `--send-at` / `--at`: an ISO 8601 time, or `+N` with a unit (s, m, h, d) counted from now,
+ * e.g. `+30m`. The daemon decides what is "future" by its own clock; this only builds the time.
+ */
+export function parseTime(flag: string, v: string, now = Date.now()): string {
+  const rel = /^\+(\d+)([smhd])$/.exec(v.trim());
+  if (rel) return new Date(now + Number(rel[1]) * UNITS[rel[2]]).toISOString();
+  const t = Date.parse(v);
+  if (!Number.isFinite(t)) throw new UsageError(`${flag} "${v}" is not a time (use ISO 8601, e.g. 2026-05-01T09:00:00Z, or +30m, +2h, +1d)`);
+  return new Date(t).toISOString();
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+interface ContentFlags {
+  to?: string[]; cc?: string[]; bcc?: string[]; subject?: string; body?: string; bodyFile?: string; htmlFile?: string;
+  inReplyTo?: string; sendAt?: string;
+}
+
+function contentOptions(cmd: Command): Command {
+  return cmd
+    .option('--to <address>', 'recipient (repeatable)', collect)
+    .option('--cc <address>', 'Cc recipient (repeatable)', collect)
+    .option('--bcc <address>', 'Bcc recipient (repeatable)', collect)
+    .option('--subject <text>', 'subject line')
+    .option('--body <text>', 'plain-text body')
+    .option('--body-file <file>', 'read the plain-text body from a file (`-`: stdin)')
+    .option('--html-file <file>', 'read an HTML body from a file')
+    .option('--in-reply-to <id>', 'the msg_ or rcv_ id this draft answers (threads it)')
+    .option('--send-at <time>', 'schedule: ISO 8601 time or +30m / +2h / +1d (needs the send scope)');
+}
+
+/**
+ * The draft fields the flags set. `stdinBody`: on create, a body piped on stdin is used when no
+ * body flag is given (like `send`); update never reads stdin unless told (`--body-file -`), so
+ * `drafts update ID --subject x` in a script cannot hang on an open pipe.
+ */
+async function contentBody(o: ContentFlags, stdinBody: boolean): Promise<Record<string, unknown>> {
+  const { readFile } = await import('node:fs/promises');
+  const body: Record<string, unknown> = {};
+  if (o.to?.length) body.to = o.to;
+  if (o.cc?.length) body.cc = o.cc;
+  if (o.bcc?.length) body.bcc = o.bcc;
+  if (o.subject !== undefined) body.subject = o.subject;
+  let text = o.body;
+  if (text === undefined && o.bodyFile) text = o.bodyFile === '-' ? await readStdin() : await readFile(o.bodyFile, 'utf8');
+  if (text === undefined && stdinBody && !o.htmlFile && !process.stdin.isTTY) {
+    const piped = await readStdin();
+    if (piped !== '') text = piped;
+  }
+  if (text !== undefined) body.body_text = text;
+  if (o.htmlFile) body.body_html = await readFile(o.htmlFile, 'utf8');
+  if (o.inReplyTo) body.in_reply_to_message_id = o.inReplyTo;
+  if (o.sendAt !== undefined) body.send_at = parseTime('--send-at', o.sendAt);
+  return body;
+}
+
+function showDraft(ctx: CommandContext, d: Draft): void {
+  ctx.out.result(d, () => {
+    ctx.out.record({
+      id: d.id, status: d.status, agent_id: d.agent_id, to: d.to, cc: d.cc, bcc: d.bcc, subject: d.subject,
+      send_at: d.send_at, sent_message_id: d.sent_message_id, thread_id: d.thread_id, error_message: d.error_message,
+      mode: d.test_mode ? 'test' : 'live', created_at: d.created_at, updated_at: d.updated_at,
+    });
+    if (d.body_text) ctx.out.line('\n' + d.body_text.replace(/\n$/, ''));
+    else if (d.body_html) ctx.out.line('\n' + d.body_html.replace(/\n$/, ''));
+  });
+}
+
+export function register(program: Command): void {
+  const drafts = program.command('drafts').description('Write, edit, schedule and send drafts');
+
+  const list = drafts.command('list').description('List drafts, newest first')
+    .option('--agent <agent>', 'only this agent (id, name or address)')
+    .addOption(new Option('--status <status>', 'only drafts in this state').choices(DRAFT_STATUSES))
+    .option('--limit <n>', 'page size 1..100 (default 25)', parseIntOption('--limit', 1, 100))
+    .option('--cursor <cursor>', 'continue after a previous page')
+    .action(run(async (ctx: CommandContext, o: { agent?: string; status?: Draft['status']; limit?: number; cursor?: string }) => {
+      const client = await ctx.client();
+      const page = await client.call('drafts.list', { query: { agent_id: o.agent, status: o.status, limit: o.limit, cursor: o.cursor } });
+      ctx.out.page(page, DRAFT_COLUMNS, 'no drafts');
+    }));
+  examples(list, ['mailagent drafts list --status scheduled', 'mailagent drafts list --agent support --json | jq -r ".data[].id"']);
+
+  const get = drafts.command('get').description('Show one draft (its fields, then its body)').argument('<id>', 'dft_ id')
+    .action(run(async (ctx: CommandContext, id: string) => {
+      const client = await ctx.client();
+      showDraft(ctx, await client.call('drafts.get', { params: { id } }));
+    }));
+  examples(get, ['mailagent drafts get dft_01j...', 'mailagent drafts get dft_01j... --json | jq .status']);
+
+  const create = contentOptions(drafts.command('create')
+    .description('Create a draft; nothing is required until it is sent (a body can be piped on stdin)')
+    .option('--agent <agent>', 'the agent it will be sent from (id, name or address; default: the only agent)'))
+    .action(run(async (ctx: CommandContext, o: ContentFlags & { agent?: string }) => {
+      const body = await contentBody(o, true);
+      if (o.agent) body.agent = o.agent;
+      const client = await ctx.client();
+      showDraft(ctx, await client.call('drafts.create', { body: body as never }));
+    }));
+  examples(create, [
+    'mailagent drafts create --agent support --to bob@example.com --subject "Follow-up" --body "Hi Bob"',
+    'echo "Weekly report" | mailagent drafts create --to team@example.com --subject Report --send-at 2026-05-01T09:00:00Z',
+    'mailagent drafts create --to bob@example.com --subject Later --body-file note.txt --send-at +2h --json',
+  ]);
+
+  const update = contentOptions(drafts.command('update')
+    .description('Edit a draft: only the fields given change (--send-at schedules it, --unschedule makes it a plain draft again)')
+    .argument('<id>', 'dft_ id'))
+    .option('--unschedule', 'clear send_at (a scheduled draft goes back to draft)')
+    .action(run(async (ctx: CommandContext, id: string, o: ContentFlags & { unschedule?: boolean }) => {
+      if (o.unschedule && o.sendAt !== undefined) throw new UsageError('--send-at and --unschedule cannot be used together');
+      const body = await contentBody(o, false);
+      if (o.unschedule) body.send_at = null;
+      if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one of --to, --cc, --bcc, --subject, --body, --body-file, --html-file, --in-reply-to, --send-at, --unschedule');
+      const client = await ctx.client();
+      showDraft(ctx, await client.call('drafts.update', { params: { id }, body: body as never }));
+    }));
+  examples(update, [
+    'mailagent drafts update dft_01j... --subject "Updated subject"',
+    'mailagent drafts update dft_01j... --send-at 2026-05-02T08:00:00Z',
+    'mailagent drafts update dft_01j... --unschedule --json',
+  ]);
+
+  const del = drafts.command('delete').description('Delete a draft (a scheduled draft is canceled)').argument('<id>', 'dft_ id')
+    .option('--yes', 'do not ask for confirmation')
+    .action(run(async (ctx: CommandContext, id: string, o: { yes?: boolean }) => {
+      if (!(await ctx.confirm(`Delete draft ${id}?`, o.yes))) return;
+      const client = await ctx.client();
+      const r = await client.call('drafts.delete', { params: { id } });
+      ctx.out.result(r, () => ctx.out.success(`${r.id} deleted`));
+    }));
+  examples(del, ['mailagent drafts delete dft_01j... --yes']);
+
+  const send = drafts.command('send').description('Send a draft now, or schedule it with --at (prints the message id)')
+    .argument('<id>', 'dft_ id')
+    .option('--at <time>', 'send at this time instead: ISO 8601 or +30m / +2h / +1d (a past time sends now)')
+    .option('--idempotency-key <key>', 'Idempotency-Key: a retry with the same key never sends twice')
+    .action(run(async (ctx: CommandContext, id: string, o: { at?: string; idempotencyKey?: string }) => {
+      const body = o.at !== undefined ? { send_at: parseTime('--at', o.at) } : {};
+      const client = await ctx.client();
+      const r: DraftSendResult = await client.call('drafts.send', {
+        params: { id }, body, headers: o.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : {},
+      });
+      ctx.out.result(r, () => {
+        if (r.message_id) ctx.out.line(r.message_id);
+        if (r.status === 'scheduled') ctx.out.success(`${r.id} scheduled for ${r.send_at}`);
+        else ctx.out.info(`${r.id} ${r.status}${r.thread_id ? ` (thread ${r.thread_id})` : ''}`);
+      });
+    }));
+  examples(send, ['mailagent drafts send dft_01j...', 'mailagent drafts send dft_01j... --at 2026-05-01T09:00:00Z', 'mailagent drafts send dft_01j... --json | jq -r .message_id']);
+}
