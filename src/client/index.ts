@@ -71,6 +71,8 @@ export interface Client {
   call<K extends RouteId>(id: K, ...args: CallArgs<Routes[K]>): Promise<ResponseOf<Routes[K]>>;
   raw(method: string, path: string, body?: unknown, opts?: { query?: Record<string, QueryValue>; headers?: Record<string, string>; signal?: AbortSignal }): Promise<RawResponse>;
   stream(path: string, query?: Record<string, QueryValue>, opts?: StreamOptions): AsyncGenerator<SseMessage>;
+  /** GET a non-JSON resource byte-exact (raw .eml); a non-2xx answer throws like call(). */
+  bytes(path: string, opts?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
 /** `http://h:p`, `http://h:p/v1` and `http://h:p/api/v1` all mean the same daemon. */
@@ -240,7 +242,18 @@ export function createClient(opts: ClientOptions): Client {
     }
   }
 
-  return { baseUrl, call: call as Client['call'], raw, stream };
+  async function bytes(path: string, o: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    const p = path.startsWith('/') ? path : `/${path}`;
+    const url = /^\/(api\/)?v1\//.test(p) ? origin + p : baseUrl + p;
+    const res = await send('GET', url, { headers: headersFor({ accept: '*/*' }), signal: o.signal });
+    if (res.status < 200 || res.status > 299) {
+      const { body, text } = await readBody(res);
+      throw errorFromResponse(res.status, body, text, res.headers.get('x-request-id'));
+    }
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  return { baseUrl, call: call as Client['call'], raw, stream, bytes };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { readStdinText } from '../input.js';
 import { UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
 
@@ -33,9 +34,7 @@ export function register(program: Command): void {
 async function readData(arg: string): Promise<string> {
   if (!arg.startsWith('@')) return arg;
   if (arg === '@-') {
-    const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return readStdinText();
   }
   const { readFile } = await import('node:fs/promises');
   try {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { readStdinText } from '../input.js';
 import { run, examples, type CommandContext } from '../context.js';
 
 interface ClassifyOpts { agent?: string; outbound?: boolean }
@@ -8,10 +9,7 @@ async function readInput(file: string | undefined): Promise<string> {
     const { readFile } = await import('node:fs/promises');
     return readFile(file, 'utf8');
   }
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return process.stdin.isTTY ? '' : readStdinText();
 }
 
 export function register(program: Command): void {

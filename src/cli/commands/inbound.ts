@@ -1,17 +1,13 @@
 import { Option, type Command } from 'commander';
 import { examples, run, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { readStdinText } from '../input.js';
 
 interface SimulateFlags {
   agent?: string; from?: string; fromName?: string; subject?: string; body?: string; bodyFile?: string; htmlFile?: string;
   inReplyTo?: string; spf?: 'pass' | 'fail'; dkim?: 'pass' | 'fail'; to?: string;
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export function register(program: Command): void {
   const inbound = program.command('inbound').description('Inbound mail tools (the test simulator)');
@@ -44,7 +40,7 @@ export function register(program: Command): void {
       if (o.body !== undefined && o.bodyFile) throw new UsageError('give --body or --body-file, not both');
       let text = o.body;
       if (text === undefined && o.bodyFile) text = await readFile(o.bodyFile, 'utf8');
-      if (text === undefined && !process.stdin.isTTY) text = await readStdin();
+      if (text === undefined && !process.stdin.isTTY) text = await readStdinText();
       const html = o.htmlFile ? await readFile(o.htmlFile, 'utf8') : undefined;
       if (text === undefined && html === undefined) throw new UsageError('missing --body, --body-file, --html-file or a body on stdin');
       const body = {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { ReceivedMessage, ReceivedMessageSummary } from '../../contract/received.js';
 import { examples, parseIntOption, run, type CommandContext } from '../context.js';
 import type { Column } from '../output.js';
+import { saveRawMessage } from '../raw-message.js';
 
 /** The FLAGS column: what a reader should notice before opening the message. */
 export function flags(m: ReceivedMessageSummary): string {
@@ -69,31 +70,6 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
  * The original bytes of a message, unchanged: the client's `raw()` decodes text, which would
  * re-encode 8-bit and invalid UTF-8 mail, so this reads the body as bytes itself.
  */
-export async function fetchRawBytes(ctx: CommandContext, id: string): Promise<Buffer> {
-  const conn = ctx.connection();
-  await ctx.client(); // throws the missing-key / bad-URL errors with their exit codes
-  const { splitBaseUrl, errorFromResponse, ConnectionError } = await import('../../client/index.js');
-  const { origin, prefix } = splitBaseUrl(conn.baseUrl);
-  let res: Response;
-  try {
-    res = await fetch(`${origin}${prefix}/messages/${encodeURIComponent(id)}/raw`, {
-      headers: { authorization: `Bearer ${conn.apiKey}`, accept: 'message/rfc822, application/json' },
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new ConnectionError(origin, cause?.code ?? cause?.message ?? (err as Error).message, { cause: err });
-  }
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (res.status !== 200) {
-    const text = bytes.toString('utf8');
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch { /* not JSON: errorFromResponse quotes the text */ }
-    throw errorFromResponse(res.status, body, text, res.headers.get('x-request-id'));
-  }
-  return bytes;
-}
 
 export function register(program: Command): void {
   const inbox = program.command('inbox').description('List and read received mail (and download the original bytes)');
@@ -127,14 +103,7 @@ export function register(program: Command): void {
     .argument('<id>', 'rcv_ id')
     .option('--output <file>', 'write to this file instead of stdout')
     .action(run(async (ctx: CommandContext, id: string, o: { output?: string }) => {
-      const bytes = await fetchRawBytes(ctx, id);
-      if (o.output) {
-        const { writeFile } = await import('node:fs/promises');
-        await writeFile(o.output, bytes);
-        ctx.out.result({ id, output: o.output, size: bytes.length }, () => ctx.out.info(`wrote ${bytes.length} bytes to ${o.output}`));
-      } else {
-        await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
-      }
+      await saveRawMessage(ctx, id, o.output);
     }));
   examples(raw, ['mailagent inbox raw rcv_01j... > original.eml', 'mailagent inbox raw rcv_01j... --output original.eml']);
 }

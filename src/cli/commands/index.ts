@@ -16,6 +16,14 @@ import { register as events } from './events.js';
 import { register as webhooks } from './webhooks.js';
 import { register as admin } from './admin.js';
 import { register as classify } from './classify.js';
+import { register as drafts } from './drafts.js';
+import { register as threads } from './threads.js';
+import { register as labels } from './labels.js';
+import { register as suppression } from './suppression.js';
+import { register as domains } from './domains.js';
+import { register as reputation } from './reputation.js';
+import { register as usage } from './usage.js';
+import { register as logs } from './logs.js';
 
 export type Register = (program: Command) => void;
 
@@ -35,6 +43,14 @@ export const nouns: Register[] = [
   classify,
   events,
   webhooks,
+  drafts,
+  threads,
+  labels,
+  suppression,
+  domains,
+  reputation,
+  usage,
+  logs,
   api,
   admin,
   completion,

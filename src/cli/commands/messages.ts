@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { run, examples, parseIntOption, type CommandContext } from '../context.js';
 import { sendBody, printSent, type SendFlags } from './send.js';
+import { saveRawMessage } from '../raw-message.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -31,14 +32,7 @@ export function register(program: Command): void {
   const raw = messages.command('raw').description('Download a message as RFC 822 (.eml) to stdout or a file')
     .argument('<id>', 'msg_ or rcv_ id').option('--output <file>', 'write to this file instead of stdout')
     .action(run(async (ctx: CommandContext, id: string, o: { output?: string }) => {
-      const client = await ctx.client();
-      const res = await client.raw('GET', `/v1/messages/${encodeURIComponent(id)}/raw`);
-      if (res.status !== 200) await client.call('messages.get', { params: { id } }); // throws the API error
-      if (o.output) {
-        const { writeFile } = await import('node:fs/promises');
-        await writeFile(o.output, res.text);
-        ctx.out.info(`wrote ${o.output}`);
-      } else process.stdout.write(res.text);
+      await saveRawMessage(ctx, id, o.output);
     }));
   examples(raw, ['mailagent messages raw msg_01j... > message.eml', 'mailagent messages raw rcv_01j... --output original.eml']);
 

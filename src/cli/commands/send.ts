@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { readStdinText } from '../input.js';
 import { run, examples, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { SentMessage } from '../../contract/messages.js';
@@ -14,11 +15,6 @@ function pairs(list: string[] | undefined, flag: string): [string, string][] {
   });
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export interface SendFlags {
   to?: string[]; cc?: string[]; bcc?: string[]; subject?: string; body?: string; bodyFile?: string; htmlFile?: string;
@@ -33,7 +29,7 @@ export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: bo
   if (need.subject) ctx.require(o.subject, '--subject');
   let text = o.body;
   if (text === undefined && o.bodyFile) text = await readFile(o.bodyFile, 'utf8');
-  if (text === undefined && !process.stdin.isTTY && !o.htmlFile) text = await readStdin();
+  if (text === undefined && !process.stdin.isTTY && !o.htmlFile) text = await readStdinText();
   const html = o.htmlFile ? await readFile(o.htmlFile, 'utf8') : undefined;
   if (text === undefined && html === undefined) throw new UsageError('missing --body, --body-file, --html-file or a body on stdin');
   const body: Record<string, unknown> = {};
