@@ -3,7 +3,7 @@
 //   npx tsx scripts/eval-classifier.ts
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
-import { injectionTask, spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley } from './lib-classifier/corpora.js';
+import { injectionTask, spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn } from './lib-classifier/corpora.js';
 import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
 import { SPAM_CHARS } from './lib-classifier/items.js';
 import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CLASSIFIER_MODEL, type SenderHistory, type Intent } from '../src/classifier/index.js';
@@ -28,6 +28,7 @@ out('');
   const labels: number[] = [];
   const bySource = new Map<string, { n: number; hit: number; fp: number }>();
   const emailNeg: number[] = [];
+  const emailNegLong: number[] = []; // the benign email set before the short set existed (comparable figure)
   const pos: number[] = [];
   for (const ex of evalSet) {
     const html = typeof ex.meta?.html === 'string' && ex.meta.html ? ex.meta.html : null;
@@ -35,7 +36,10 @@ out('');
     scores.push(c.injection_score);
     labels.push(ex.label);
     if (ex.label === 1) pos.push(c.injection_score);
-    else if (ex.meta?.email) emailNeg.push(c.injection_score);
+    else if (ex.meta?.email) {
+      emailNeg.push(c.injection_score);
+      if (!ex.source.startsWith('own/short/')) emailNegLong.push(c.injection_score);
+    }
     const s = bySource.get(ex.source) ?? { n: 0, hit: 0, fp: 0 };
     s.n++;
     if (c.injection_score >= QUARANTINE_THRESHOLD) {
@@ -49,7 +53,9 @@ out('');
   line(`at quarantine ${QUARANTINE_THRESHOLD}`, prf(scores.map((s) => s >= QUARANTINE_THRESHOLD), labels), a);
   line('at 0.5', prf(scores.map((s) => s >= 0.5), labels));
   const r1 = recallAtFpr(pos, emailNeg, 0.01);
-  out(`  recall at 1% FPR on benign email: ${pct(r1.recall)} (threshold ${f3(r1.threshold)})`);
+  out(`  recall at 1% FPR on benign email: ${pct(r1.recall)} (threshold ${f3(r1.threshold)}; ${emailNeg.length} benign emails incl. the short set)`);
+  const r1l = recallAtFpr(pos, emailNegLong, 0.01);
+  out(`  recall at 1% FPR on benign email without the short set: ${pct(r1l.recall)} (threshold ${f3(r1l.threshold)}; ${emailNegLong.length} benign emails)`);
   out(`  benign email quarantined (FPR at ${QUARANTINE_THRESHOLD}): ${pct(emailNeg.filter((s) => s >= QUARANTINE_THRESHOLD).length / emailNeg.length)} of ${emailNeg.length}`);
   out('  per source (quarantined at 0.95):');
   for (const [src, s] of [...bySource].sort()) {
@@ -123,6 +129,49 @@ out('');
   };
   out(`  enron-berkeley "logistic arrangements" (1.4) → ${dist((c) => c.includes('1.4'))}`);
   out(`  enron-berkeley "newsletters" (2.10)         → ${dist((c) => c.includes('2.10'))}`);
+  out('');
+}
+
+// ---------------- short mail ----------------
+// Held-out templates of scripts/classifier-data/short-emails.jsonl: codes,
+// notices, one-line replies and greetings (benign) and short attacks. The
+// intent/code rules were written alongside this set: the intent and code
+// figures are NOT independent; the injection figures are (held-out templates).
+{
+  const recs = shortOwn();
+  const { evalSet } = dedupAndSplit(recs.map((r) => r.ex));
+  const benign = evalSet.filter((e) => e.label === 0);
+  const attacks = evalSet.filter((e) => e.label === 1);
+  const cls = (ex: Example) => classifyInbound({ from: 'no-reply@example.com', subject: ex.subject ?? '', text: ex.text, classifyIntent: true, history: H }, NOW);
+  let over5 = 0, over3 = 0, quar = 0, cold = 0, otp = 0, otpOk = 0, codeOk = 0, maxS = 0;
+  const worst: string[] = [];
+  const codeRe = /(?<![\w-])(?:G-)?(\d{3}[- ]\d{3}|\d{4,8}|[A-Z0-9]{6})(?![\w-])/;
+  for (const ex of benign) {
+    const c = cls(ex);
+    const s = c.injection_score;
+    maxS = Math.max(maxS, s);
+    if (s >= 0.5) {
+      over5++;
+      if (worst.length < 5) worst.push(`"${ex.subject}" / ${JSON.stringify(ex.text.slice(0, 60))} ${s}`);
+    }
+    if (s >= 0.3) over3++;
+    if (s >= QUARANTINE_THRESHOLD) quar++;
+    if (c.intent === 'cold_pitch') cold++;
+    if (ex.meta?.kind === 'otp') {
+      otp++;
+      if (c.intent === 'verification_code') otpOk++;
+      const want = codeRe.exec(ex.text)?.[0];
+      if (want && c.entities.codes?.includes(want)) codeOk++;
+    }
+  }
+  const as = attacks.map((ex) => cls(ex).injection_score);
+  out(`SHORT MAIL (own set, held-out templates: ${benign.length} benign, ${attacks.length} attacks)`);
+  out(`  benign: injection ≥ 0.5 ${over5} (${pct(over5 / Math.max(1, benign.length))}), ≥ 0.3 ${over3}, quarantined ${quar}, max ${f3(maxS)}${worst.length ? ' — ' + worst.join('; ') : ''}`);
+  out(`  benign: intent cold_pitch ${cold}; verification mail → verification_code ${otpOk}/${otp}, code extracted ${codeOk}/${otp}`);
+  out(`  attacks: quarantined ${as.filter((s) => s >= QUARANTINE_THRESHOLD).length}/${as.length}, ≥ 0.5 ${as.filter((s) => s >= 0.5).length}/${as.length}`);
+  let refused = 0;
+  for (const ex of benign) if (screenOutbound({ subject: ex.subject ?? '', text: ex.text, to: ['a@example.com'], isReply: /^(re|aw|sv|r|odp|回复):/i.test(ex.subject ?? '') }).blocked) refused++;
+  out(`  cold screen refusals of short benign mail sent outbound: ${refused}/${benign.length}`);
   out('');
 }
 

@@ -98,6 +98,15 @@ export function injectionOwn(): InjRecord[] {
   return readJsonl<InjRecord>(path.join(ownDataDir, 'injection-emails.jsonl'));
 }
 
+export interface ShortRecord { id: string; group: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string }
+/** Own short emails (scripts/classifier-data/generate-short.ts): codes, notices, one-line replies; a few short attacks. */
+export function shortOwn(): { ex: Example; rec: ShortRecord }[] {
+  return readJsonl<ShortRecord>(path.join(ownDataDir, 'short-emails.jsonl')).map((r) => ({
+    rec: r,
+    ex: { text: r.text, subject: r.subject, label: r.label, source: `own/short/${r.kind}`, group: r.group, meta: { email: true, kind: r.kind, lang: r.lang } },
+  }));
+}
+
 /** BIPIA attack categories that instruct the reading model (the first five are plain tasks, not attacks on an email agent). */
 const BIPIA_PLAIN = new Set(['Information Retrieval', 'Content Creation', 'Learning and Tutoring', 'Language Translation', 'Programming Help']);
 
@@ -140,6 +149,9 @@ export function injectionTask(): Example[] {
   for (const r of injectionOwn()) {
     out.push({ text: r.text, subject: r.subject, label: r.label, source: `own/injection/${r.label ? r.placement : 'benign'}`, group: r.group, meta: { email: true, html: r.html ?? '' } });
   }
+  // short mail (codes, notices, replies): without it the model met short
+  // texts almost only as attack prompts
+  for (const { ex } of shortOwn()) out.push(ex);
   // ham email bodies (a sample: most of the benign mass)
   const ham = enronSpam().filter((x) => x.label === 0);
   for (let i = 0; i < ham.length; i += 4) out.push({ ...ham[i], source: 'enron-ham', meta: { email: true } });

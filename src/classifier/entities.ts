@@ -302,9 +302,65 @@ function extractPhones(text: string, out: { text: string; e164: string }[]): voi
   }
 }
 
-const CODE_RE = /\b(?:verification|confirmation|security|login|log-in|sign[- ]?in|one[- ]time|access|authentication|auth|2fa|mfa|otp|passcode|pin|bestätigungs|sicherheits|de vérification|de verificación|de confirmación)\s*(?:code|pin|number|nummer|código)?\s*(?:is|:|-|ist|est|es)?\s*:?\s*([A-Z0-9]{3,4}[- ]?[A-Z0-9]{2,4}|\d{4,8})\b/gi;
-const CODE_RE2 = /\b(?:code|código|pin|otp)\s*(?:is|:|ist|est|es)\s*:?\s*([A-Z0-9]{3,4}[- ]?[A-Z0-9]{2,4}|\d{4,8})\b/gi;
-const CODE_RE3 = /(?<![\w-])(\d{4,8}|[A-Z0-9]{3}-[A-Z0-9]{3})\s+(?:is|est|es|ist)\s+(?:your|votre|tu|su|ihr)\b[^.\n]{0,30}\b(?:code|código|pin|otp)/gi;
+// One-time codes: a code-shaped token in the same sentence as, and within 50
+// characters of, a word that announces one ("code", "OTP", "passcode",
+// "to sign in", "enter", 認証, код, …). The token is matched case-sensitively (letters
+// only upper case): 4–8 digits, 3+3 / 4+4 digit groups
+// (123-456, 661 904, 5021 8837), Google's "G-123456" (the digits are kept),
+// or 5–8 upper-case alphanumerics; 6–8 upper-case letters only right after
+// "code is" / "code:". Promo, zip, error and similar codes are
+// not one-time codes.
+const CODE_KEY = /\b(?:codes?|otp|passcode|pin|tan|one[- ]time[- ](?:password|passcode|pin)|2fa|mfa|(?:to|on the) (?:sign|log)[- ]?in|enter|c[oó]digo|codice|kod|koden|verificatiecode|bestätigungscode|sicherheitscode|anmeldecode|einmalpasswort)\b|код|コード|验证码|校验码|確認番号/gi;
+const NOT_OTP = /(?:promo|discount|coupon|voucher|zip|postal|post|area|error|status|source|country|dress|qr|bar|tracking|gift|referral|invite|invitation|reference|booking|exit|http|response)[\s-]*$/i;
+const CODE_TOKEN = /(?<![\w$€£¥.,:/#-])(?:[A-Z]-)?(\d{3}[- ]\d{3}|\d{4}[ -]\d{4}|\d{4,8}|(?=[A-Z0-9]{0,7}\d)[A-Z0-9]{5,8}|[A-Z]{6,8})(?![\w-]|[.,]\d|%|:\d)/g;
+/** Between a keyword and a letters-only code ("code is BGJRZB"): nothing but "is" or a colon. */
+const CODE_GLUE = /^\s*(?:is|ist|est|es|é|è|lautet)?\s*:?\s*$/i;
+const SENTENCE_END = /[.!?。！？]\s|\n\s*\n|\n(?=\s*[-*•])/g;
+
+function extractCodes(text: string, codes: string[]): void {
+  CODE_KEY.lastIndex = 0;
+  let k: RegExpExecArray | null;
+  let seen = 0;
+  while ((k = CODE_KEY.exec(text)) !== null && seen++ < 40 && codes.length < MAX_PER_KIND) {
+    const ks = k.index;
+    const ke = ks + k[0].length;
+    if (NOT_OTP.test(text.slice(Math.max(0, ks - 24), ks))) continue;
+    // the sentence around the keyword, at most 50 characters either side
+    let from = Math.max(0, ks - 50);
+    let to = Math.min(text.length, ke + 64); // a token must start within 50; it may end later
+    SENTENCE_END.lastIndex = from;
+    let e: RegExpExecArray | null;
+    while ((e = SENTENCE_END.exec(text)) !== null && e.index < to) {
+      const after = e.index + e[0].length;
+      if (e.index < ks) from = Math.max(from, after);
+      else if (e.index >= ke) {
+        to = e.index;
+        break;
+      }
+    }
+    let best: string | null = null;
+    let bestDist = Infinity;
+    CODE_TOKEN.lastIndex = 0;
+    const seg = text.slice(from, to);
+    let t: RegExpExecArray | null;
+    while ((t = CODE_TOKEN.exec(seg)) !== null) {
+      const a = from + t.index;
+      const b = a + t[0].length;
+      if ((a < ke && b > ks) || a > ke + 50) continue; // inside the keyword itself, or too far
+      const c = t[1];
+      if (/^(19|20)\d{2}$/.test(c)) continue;
+      // letters-only codes exist, but so do upper-case words: only right after the keyword
+      if (!/\d/.test(c) && !(a >= ke && CODE_GLUE.test(text.slice(ke, a)))) continue;
+      const dist = a >= ke ? a - ke : ks - b + 5; // a code after its keyword wins a near tie
+      if (dist < bestDist) {
+        bestDist = dist;
+        best = c;
+      }
+    }
+    if (best) pushUnique(codes, best);
+  }
+}
+
 const ORDER_RE = /\b(?:order|purchase order|po|bestellung|bestellnummer|commande|pedido|ordine|encomenda)\s*(?:number|no\.?|num\.?|nr\.?|n°|nº|n\.º|id|#|número)?\s*[:#]?\s*#?\s*((?=[A-Z0-9-]{0,24}\d)[A-Z0-9][A-Z0-9-]{3,24})\b/gi;
 const TRACK_CTX_RE = /\b(?:tracking|track(?:ing)?\s*(?:number|no\.?|#|id|code)|sendungsnummer|numéro de suivi|número de seguimiento|waybill|awb)\s*(?:number|no\.?|#|id|code)?\s*[:#]?\s*([A-Z0-9]{8,34})\b/gi;
 const TRACK_PATTERNS = [/\b1Z[0-9A-Z]{16}\b/g, /\b9[1-5]\d{20}\b/g, /\b[A-Z]{2}\d{9}[A-Z]{2}\b/g];
@@ -366,14 +422,7 @@ export function extractEntities(text: string, fromName: string | null | undefine
   if (uniqPhones.length) e.phones = uniqPhones;
 
   const codes: string[] = [];
-  for (const re of [CODE_RE, CODE_RE2, CODE_RE3]) {
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(text)) !== null) {
-      const c = m[1];
-      if (/\d/.test(c) && !/^(19|20)\d{2}$/.test(c)) pushUnique(codes, c);
-    }
-  }
+  extractCodes(text, codes);
   if (codes.length) e.codes = codes;
 
   const orders: string[] = [];

@@ -1,7 +1,7 @@
 // Prompt-injection scan: rules per category + the learned `injection` model
 // scored over ~1,000-character windows (max), with hidden text (HTML hidden by
 // style, comments, zero-width / bidi / tag characters) counted as evidence.
-import { featurize, MAX_FEATURES, predict } from './features.js';
+import { featurize, margin, MAX_FEATURES, sigmoid } from './features.js';
 import { getModel } from './model.js';
 import { decodeBase64 } from './model.js';
 
@@ -126,15 +126,52 @@ export function windows(text: string, maxChars = MODEL_SCAN_CHARS): Array<[numbe
   return out;
 }
 
-/** Max window probability of the learned injection model over `lower`. */
-export function modelScore(lower: string, maxChars = MODEL_SCAN_CHARS): number {
+// Evidence the learned model must have before it may speak loudly.
+// 1. Length: below EVIDENCE_FEATURES features (≈ 40 characters) a window's
+//    logit is interpolated towards a low prior in proportion to the features
+//    it has. With 1/sqrt(n) feature values a three-word text is decided by a
+//    handful of weights, so "hello" or "Your code is 123456" scored like an
+//    attack (0.75, 0.96). Longer windows are unchanged (a smooth n/(n+k)
+//    shrink everywhere cost 1.5 points of recall at 1% FPR).
+// 2. Vocabulary: a window with no word of the vocabulary attacks are made of
+//    (instructions, roles, assistants, "ignore", "now", "say", "send", …, in
+//    the languages of the training data) and no rule evidence keeps at most
+//    half the model's probability, so the model alone cannot lift such a
+//    text to 0.5. On the held-out attacks ~97% contain such a word; on short
+//    transactional mail (codes, notices, replies) ~5% do.
+/** Prior injection probability for mail, logit(0.05): what a window with no evidence falls back to. */
+const PRIOR_LOGIT = -2.944;
+/** Features from which a window's own evidence counts fully (≈ 40 characters of text). */
+const EVIDENCE_FEATURES = 60;
+/** Probability a window can reach on the model alone without any injection cue. */
+const NO_CUE_FACTOR = 0.5;
+const CUE =
+  /\b(ignor|disregard|forget|overrid|bypass|instruction|prompt|jailbr|pretend|roleplay|role-play|act as|you are|you must|you will|your (task|job|role|goal)|assistant|ai|bot|chatbot|llm|gpt|model|agent|developer|mode|unrestricted|uncensored|unfiltered|granted|password|secret|reveal|system|admin|api key|stop|task|now|previous|above|before|earlier|answer|respond|response|reply with|say|write|print|output|repeat|rule|context|question|opinion|hate|imagine|hypothetical|character|persona|role|forward|send|delete|execute|command|tool|function|anweisung|vergiss|vergessen|befehl|aufgabe|vorherig|antwort|sag|schreib|frage|kontext|rolle|stopp|jetzt|du bist|oublie|consigne|réponds|instrucciones|olvida|responde|ahora)|забудь|инструкц|игнорир/;
+
+/** True when `lower[a, b)` contains a word of the attack vocabulary. */
+export function hasCue(lower: string, a = 0, b = lower.length): boolean {
+  return CUE.test(a === 0 && b >= lower.length ? lower : lower.slice(a, b));
+}
+
+/** Window probability with the length evidence applied (training reports raw probabilities). */
+function windowProb(z: number, n: number): number {
+  return n >= EVIDENCE_FEATURES ? sigmoid(z) : sigmoid(PRIOR_LOGIT + ((z - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES);
+}
+
+/**
+ * Max window probability of the learned injection model over `lower`.
+ * `ruleCue`: rules already found evidence, so every window may speak fully.
+ */
+export function modelScore(lower: string, maxChars = MODEL_SCAN_CHARS, ruleCue = false): number {
   const m = getModel('injection');
   if (!m || lower.length === 0) return 0;
   let best = 0;
   for (const [a, b] of windows(lower, maxChars)) {
     const n = featurize(lower, a, b, featBuf, 0);
     if (n < 3) continue;
-    const p = predict(m, featBuf, n);
+    let p = windowProb(margin(m, featBuf, n), n);
+    // the cue test only matters when it could change the answer
+    if (p > best && !ruleCue && !hasCue(lower, a, b)) p *= NO_CUE_FACTOR;
     if (p > best) best = p;
   }
   return best;
@@ -283,8 +320,10 @@ export function scanInjection(inp: InjectionInput): InjectionResult {
   if (inp.bidi >= 2) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, Math.min(0.6, 0.2 + inp.bidi * 0.05)));
 
   // learned model: visible windows, and hidden text on its own
-  const pVis = modelScore(visLower);
-  const pHid = hidLower ? modelScore(hidLower, 8192) : 0;
+  let ruleCue = false;
+  for (const [c, v] of strengths) if (c !== 'hidden_content' && v >= 0.3) ruleCue = true;
+  const pVis = modelScore(visLower, MODEL_SCAN_CHARS, ruleCue);
+  const pHid = hidLower ? modelScore(hidLower, 8192, ruleCue) : 0;
 
   // hidden content evidence
   const hiddenChars = inp.hidden.length + inp.zeroWidth + inp.tagChars;
@@ -308,6 +347,9 @@ export function scanInjection(inp: InjectionInput): InjectionResult {
   keep *= 1 - 0.985 * pModel;
   let score = 1 - keep;
   if (!Number.isFinite(score)) score = 0;
+  // No rule evidence, no attack vocabulary, no smuggled characters: whatever
+  // the model and a hidden pre-header say together stays below 0.5.
+  if (!ruleCue && inp.tagChars === 0 && hiddenStrength < 0.45 && score >= 0.49 && !hasCue(visLower) && !(hidLower && hasCue(hidLower))) score = 0.49;
 
   const categories: InjectionCategory[] = [];
   // Hidden text is reported whenever there is a meaningful amount of it (an

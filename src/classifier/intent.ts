@@ -85,7 +85,8 @@ const R = {
   oooSubj: /(out of (the )?office|automatic reply|auto(matic)?[- ]?(reply|response)|abwesenheit|absence|fuera de la oficina|réponse automatique|on (vacation|holiday|leave))/,
   oooBody: /\b((i am|i'm|i will be|i'll be) (currently )?(out of (the )?office|away from (the office|my desk|email)|on (vacation|holiday|leave|annual leave|parental leave|maternity leave|paternity leave|a business trip))|limited access to (my )?e-?mail|(i will|i'll) (be )?(back|return) (on|in the office)|returning on|ich bin (bis|vom)|je suis absent|estoy fuera)/,
   autoBody: /\b(this is an automated (response|message|reply|email)|we (have )?received your (message|request|email|inquiry|ticket)|(your )?(ticket|case|request) (#|number|no\.?)?\s*\S+ (has been|was) (created|received|opened|logged)|thank you for contacting|we will get back to you (shortly|within|as soon)|auto-?generated (message|email))/,
-  codeWords: /\b(verification|confirmation|security|login|log-in|sign[- ]?in|one[- ]time|2fa|two[- ]factor|otp|passcode|authentication|access) code\b|\byour code is\b|\buse (this|the following) code\b|código de verificación|bestätigungscode|code de (vérification|confirmation)/,
+  // "Your Amazon OTP is …", "Use 123-456 to sign in to Slack", "G-123456 is your Google verification code"
+  codeWords: /\b(verification|confirmation|security|login|log-in|sign[- ]?in|one[- ]time|2fa|mfa|two[- ](factor|step)|otp|passcode|authentication|access|temporary) (code|pin|password|passcode)\b|\b(otp|passcode|one[- ]time (password|passcode|pin)|2fa|mfa)\b|\byour\b[^.\n]{0,30}\b(code|pin|otp|passcode)\b\s*(is|:)|\bis your\b[^.\n]{0,40}\b(code|otp|pin|passcode)\b|\b(use|enter) (this |the following |the )?code\b|\b(use|enter)\b[^.\n]{0,30}\bto (sign|log) ?in\b|\benter\b[^.\n]{0,30}\b(code|sign[- ]?in|log[- ]?in)\b|c[oó]digo|codice di (verifica|accesso)|verificatiecode|inlogcode|bestätigungscode|sicherheitscode|anmeldecode|einmalpasswort|code de (vérification|confirmation|connexion|sécurité)|kod weryfikacyjny|verifieringskod|код (подтверждения|для входа)|認証コード|確認コード|验证码|校验码/,
   receipt: /\b(receipt|order confirm(ation|ed)|thank(s| you) for (your )?(order|purchase|payment)|payment (received|confirmation|successful|processed)|your (order|purchase) (has been|is) (confirmed|placed|received)|amount (paid|charged)|subtotal|total (paid|charged|amount)|has been charged|was charged|invoice (paid|#|no)|transaction (id|details)|rechnung|quittung|reçu|recibo|factura|bestellbestätigung)\b/,
   shipping: /\b(has (been )?shipped|out for delivery|has been delivered|on its way|tracking number|track your (package|order|shipment)|estimated delivery|versandt|expédiée|enviado)\b/,
   noReplyFrom: /^(no-?reply|do-?not-?reply|notifications?|alerts?|notify|updates?|mailer|system|automated|news|info|hello|team|support|billing|accounts?)[@+.-]/,
@@ -107,6 +108,25 @@ const R = {
   modalAsk: /\b(could|can|would|will) you (please |kindly )?(send|share|add|check|review|forward|sign|confirm|update|look|fill|provide|help|make|give|get|call|prepare|take|set up|resend|approve|remove|change|cancel|book)\b/,
 };
 
+/** Words of two or more letters/digits (any script); CJK text counts one word per two characters. */
+function wordCount(s: string): number {
+  let n = 0;
+  let run = 0;
+  let cjk = 0;
+  const end = Math.min(s.length, 2000);
+  for (let i = 0; i <= end; i++) {
+    const c = i < end ? s.charCodeAt(i) : 32;
+    if (c >= 0x3040 && c <= 0x9fff) cjk++;
+    const word = (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 39 || (c >= 0xc0 && c < 0x3040) || c > 0x9fff;
+    if (word) run++;
+    else {
+      if (run >= 2) n++;
+      run = 0;
+    }
+  }
+  return n + (cjk >> 1);
+}
+
 function countQ(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 63) n++;
@@ -127,6 +147,10 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
   const listMail = !!(h['list-unsubscribe'] || h['list-id']) || /^(bulk|list)$/i.test(h['precedence'] ?? '');
   const ct = (h['content-type'] ?? '').toLowerCase();
   const shortBody = b.length < 600;
+  // The learned models cannot read intent into a few words ("hello" scored
+  // 0.997 spam and 0.95 cold): model-driven intents need some content.
+  const bodyWords = wordCount(b);
+  const substantive = bodyWords >= 8;
 
   // delivery failures
   if (ct.includes('report-type=delivery-status') || ct.includes('multipart/report')) set('bounce', 0.97);
@@ -152,7 +176,7 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
   const noReply = R.noReplyFrom.test(sig.from);
   if (R.shipping.test(sb) || sig.entities.tracking_numbers?.length) set('notification', 0.8);
   if (R.notifBody.test(sb)) set('notification', noReply ? 0.85 : 0.72);
-  else if (noReply && !listMail) set('notification', 0.6);
+  else if (noReply && !listMail && bodyWords >= 3) set('notification', 0.6);
 
   // bulk
   if (listMail) {
@@ -162,7 +186,7 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
 
   // unsolicited
   const coldRule = R.coldPhrases.test(sb);
-  if (!sig.knownSender && !listMail) {
+  if (!sig.knownSender && !listMail && substantive) {
     // short mails carry too little text for the model alone
     if (sig.cold > 0.8 && (coldRule || b.length >= 250)) set('cold_pitch', 0.5 + 0.4 * sig.cold * (coldRule ? 1 : 0.85));
     else if (coldRule && sig.cold > 0.4) set('cold_pitch', 0.6);

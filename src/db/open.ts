@@ -1,5 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type DatabaseConnection, type Driver, type TransactionSettings } from 'kysely';
+import {
+  Kysely, Migrator, SqliteDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings,
+} from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -20,45 +22,47 @@ export interface OpenedDb {
  * `holdingConnection` marks the async chain that owns the connection; the driver then lets that
  * chain's root-db queries use the held connection (they join the transaction) instead of waiting.
  */
-const held = new AsyncLocalStorage<ReadonlySet<Driver>>();
-const driverOf = new WeakMap<object, Driver>();
+const held = new AsyncLocalStorage<ReadonlySet<object>>();
+const driverOf = new WeakMap<object, ReentrantDriver>();
+
+/** The held connection lent to a query of the owning chain; releasing it is a no-op. */
+class BorrowedConnection implements DatabaseConnection {
+  constructor(private readonly connection: DatabaseConnection) {}
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.connection.executeQuery<R>(query);
+  }
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.connection.streamQuery<R>(query, chunkSize);
+  }
+}
 
 class ReentrantDriver implements Driver {
   private connection: DatabaseConnection | undefined;
-  /** A transaction is open on the connection (only then may its owner's chain borrow it). */
-  private inTransaction = false;
-  /** Borrowed acquisitions not yet released (their release must not unlock the mutex). */
-  private borrowed = 0;
+  /** Token of the transaction callback that holds the connection right now, if any. */
+  owner: object | null = null;
   constructor(private readonly inner: Driver) {}
   init(): Promise<void> {
     return this.inner.init();
   }
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.connection && this.inTransaction && held.getStore()?.has(this)) {
-      this.borrowed++;
-      return this.connection;
-    }
+    // Only the chain of the transaction that holds the connection now may borrow it: work it
+    // left behind (a timer set inside an earlier transaction) queues for the lock like anyone.
+    if (this.owner && this.connection && held.getStore()?.has(this.owner)) return new BorrowedConnection(this.connection);
     this.connection = await this.inner.acquireConnection();
     return this.connection;
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    if (this.borrowed > 0 && held.getStore()?.has(this)) {
-      this.borrowed--; // the enclosing transaction releases the connection
-      return;
-    }
+    if (connection instanceof BorrowedConnection) return; // the transaction releases the real one
     return this.inner.releaseConnection(connection);
   }
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await this.inner.beginTransaction(connection, settings);
-    this.inTransaction = true;
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
   }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    this.inTransaction = false;
-    await this.inner.commitTransaction(connection);
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
   }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    this.inTransaction = false;
-    await this.inner.rollbackTransaction(connection);
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
   }
   destroy(): Promise<void> {
     return this.inner.destroy();
@@ -74,13 +78,21 @@ class ReentrantSqliteDialect extends SqliteDialect {
 }
 
 /**
- * Run fn as the owner of `db`'s connection (called by services' inTransaction around its
- * callback). A database not opened by openDatabase is left as it is.
+ * Run fn as the owner of `db`'s connection. Call it only from inside a transaction callback of
+ * `db` (services' inTransaction does), while that transaction holds the connection. A database
+ * not opened by openDatabase is left as it is.
  */
-export function holdingConnection<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
+export async function holdingConnection<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
   const driver = driverOf.get(db);
   if (!driver) return fn();
-  return held.run(new Set([...(held.getStore() ?? []), driver]), fn);
+  const token = {};
+  const previous = driver.owner;
+  driver.owner = token;
+  try {
+    return await held.run(new Set([...(held.getStore() ?? []), token]), fn);
+  } finally {
+    driver.owner = previous;
+  }
 }
 
 /**

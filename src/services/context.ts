@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { holdingConnection } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
@@ -58,6 +58,7 @@ export interface Tx {
 }
 
 const currentTx = new AsyncLocalStorage<{ root: Kysely<Database>; tx: Tx }>();
+let savepoints = 0;
 
 /**
  * Run fn in one short transaction. An event row, its webhook delivery rows and the change
@@ -65,9 +66,24 @@ const currentTx = new AsyncLocalStorage<{ root: Kysely<Database>; tx: Tx }>();
  */
 export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
   // A service calling another service that opens its own transaction joins the enclosing one
-  // (SQLite cannot nest BEGIN); its afterCommit callbacks wait for the outer commit.
+  // (SQLite cannot nest BEGIN) under a savepoint: if the inner work fails, only it is undone
+  // (and its afterCommit callbacks dropped); otherwise its callbacks wait for the outer commit.
   const outer = currentTx.getStore();
-  if (outer && outer.root === ctx.db) return fn(outer.tx);
+  if (outer && outer.root === ctx.db) {
+    const name = `sp_${++savepoints}`;
+    const inner: (() => void)[] = [];
+    await sql.raw(`savepoint ${name}`).execute(outer.tx.db);
+    try {
+      const value = await fn({ db: outer.tx.db, afterCommit: (f) => inner.push(f) });
+      await sql.raw(`release savepoint ${name}`).execute(outer.tx.db);
+      for (const f of inner) outer.tx.afterCommit(f);
+      return value;
+    } catch (err) {
+      await sql.raw(`rollback to savepoint ${name}`).execute(outer.tx.db);
+      await sql.raw(`release savepoint ${name}`).execute(outer.tx.db);
+      throw err;
+    }
+  }
   const after: (() => void)[] = [];
   const result = await ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
     const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };

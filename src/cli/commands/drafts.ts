@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Draft, DraftSendResult } from '../../contract/drafts.js';
 import { examples, parseIntOption, run, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { readStdinText } from '../input.js';
 import type { Column } from '../output.js';
 
 // A copy of contract DRAFT_STATUSES so `--help` does not load typebox; the e2e test compares them.
@@ -30,12 +31,6 @@ export function parseTime(flag: string, v: string, now = Date.now()): string {
   const t = Date.parse(v);
   if (!Number.isFinite(t)) throw new UsageError(`${flag} "${v}" is not a time (use ISO 8601, e.g. 2026-05-01T09:00:00Z, or +30m, +2h, +1d)`);
   return new Date(t).toISOString();
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 interface ContentFlags {
@@ -69,9 +64,9 @@ async function contentBody(o: ContentFlags, stdinBody: boolean): Promise<Record<
   if (o.bcc?.length) body.bcc = o.bcc;
   if (o.subject !== undefined) body.subject = o.subject;
   let text = o.body;
-  if (text === undefined && o.bodyFile) text = o.bodyFile === '-' ? await readStdin() : await readFile(o.bodyFile, 'utf8');
+  if (text === undefined && o.bodyFile) text = o.bodyFile === '-' ? await readStdinText() : await readFile(o.bodyFile, 'utf8');
   if (text === undefined && stdinBody && !o.htmlFile && !process.stdin.isTTY) {
-    const piped = await readStdin();
+    const piped = await readStdinText();
     if (piped !== '') text = piped;
   }
   if (text !== undefined) body.body_text = text;

@@ -98,6 +98,14 @@ export async function follow(
   ctx: CommandContext, client: Client, o: FollowOptions, onEvent: (ev: Event, msg: SseMessage) => Promise<void> | void,
 ): Promise<void> {
   const signal = ctx.signal;
+  // `events tail | head -1`: once the reader has gone, stop quietly as Unix tools do, rather than
+  // crash on the unhandled EPIPE (Node ignores SIGPIPE, so it would otherwise surface as a stack).
+  if (ctx.out.stdout === process.stdout) {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(0);
+    });
+  }
   const query = { event_types: o.types?.join(','), agent_id: o.agent, since: o.since };
   const url = `${client.baseUrl}/events/stream`;
   let lastId: string | null = null;

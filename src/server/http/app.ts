@@ -14,6 +14,7 @@ import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
 
 /** The HTTP app, as the daemon holds it (fastify stays inside server/http: DESIGN.md dependency rule). */
 export type HttpApp = FastifyInstance;
@@ -155,6 +156,11 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     },
     // An absent body on a route with a body schema is treated as {} so `required` names the field.
     preValidation: async (req) => {
+      // Form bodies exist for public pages (one-click unsubscribe, RFC 8058); the API itself
+      // speaks JSON (spec: bodies are application/json), so a form sent to it is refused.
+      if (def.scope !== 'public' && FORM_TYPES.test(String(req.headers['content-type'] ?? ''))) {
+        throw Errors.invalidField('Content-Type', `Content-Type ${req.headers['content-type']} is not supported here; send application/json.`);
+      }
       if (def.body && (req.body === undefined || req.body === null)) req.body = {};
     },
     handler: async (req, reply) => {

@@ -233,12 +233,34 @@ describe('events tail', () => {
     expect(await t.interrupt()).toBe(130);
   });
 
+  it('stops quietly (exit 0) when the reader of its stdout goes away: tail | head -1', async () => {
+    const sh = spawn('bash', ['-c', `"${process.execPath}" "${BIN}" events tail --json --type agent.created | head -1; echo "status \${PIPESTATUS[*]}"`], { cwd: ROOT, env: d.env });
+    let out = '';
+    let err = '';
+    sh.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    sh.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const done = new Promise((r) => sh.on('exit', r));
+    for (let i = 0; i < 50 && !err.includes('Ready!'); i++) await new Promise((r) => setTimeout(r, 100));
+    // head exits after the first line; the tail notices on its next write.
+    for (const name of ['pipe1', 'pipe2', 'pipe3']) await createAgent(d, name);
+    await done;
+    expect(out.split('\n')[0]).toContain('"type":"agent.created"');
+    expect(out).toContain('status 0 0');
+    expect(err).not.toContain('EPIPE');
+  });
+
   it('refuses bad input before streaming', async () => {
-    const [typo, unknownAgent, badSince] = await Promise.all([
+    const closed = await freePort();
+    const [typo, unknownAgent, badSince, noDaemon] = await Promise.all([
       d.cli(['events', 'tail', '--type', 'nope']),
       d.cli(['events', 'tail', '--agent', 'nobody']),
       d.cli(['events', 'tail', '--since', 'evt_nope']),
+      d.cli(['events', 'tail'], { env: { MAILAGENT_BASE_URL: `http://127.0.0.1:${closed}` } }),
     ]);
+    // Nothing to reconnect to yet: the first connection failing is an error, not a retry loop.
+    expect(noDaemon.code).toBe(1);
+    expect(noDaemon.stderr).toContain(`could not connect to http://127.0.0.1:${closed}`);
+    expect(noDaemon.stderr).not.toContain('Ready!');
     expect(typo.code).toBe(2);
     expect(unknownAgent.code).toBe(1);
     expect(unknownAgent.stderr).toMatch(ERROR_LINE);

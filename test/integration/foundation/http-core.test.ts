@@ -105,9 +105,17 @@ describe('validation errors', () => {
   });
 
   it('a body in another content type is 400', async () => {
-    const r = await t.req('POST', '/v1/agents', { rawBody: '<name>x</name>', headers: { 'content-type': 'application/xml' } });
-    expect(r.status).toBe(400);
-    expect(r.body.error.type).toBe('invalid_request_error');
+    for (const [type, raw] of [
+      ['application/xml', '<name>x</name>'],
+      ['application/x-www-form-urlencoded', 'name=formmade'],
+      ['multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nformmade\r\n--b--\r\n'],
+    ]) {
+      const r = await t.req('POST', '/v1/agents', { rawBody: raw, headers: { 'content-type': type } });
+      expect(r.status, type).toBe(400);
+      expect(code(r), type).toBe('invalid_field');
+      expect(r.body.error.param, type).toBe('Content-Type');
+    }
+    expect((await t.req('GET', '/v1/agents/formmade')).status).toBe(404);
   });
 
   it('path that is not valid percent-encoding is 400 with the envelope and X-Request-Id', async () => {

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, migrate, type OpenedDb } from '../../../src/db/open.js';
-import { inTransaction, EventBus, type AppContext } from '../../../src/services/context.js';
+import { inTransaction, type AppContext } from '../../../src/services/context.js';
+import { createContext } from '../../../src/server/context.js';
+import { loadConfig } from '../../../src/server/config.js';
 import { ManualClock } from '../../../src/shared/clock.js';
-import { silentLogger } from '../../../src/shared/log.js';
 
 // SQLite has one connection behind a mutex. A root-db query from inside a transaction callback
 // used to wait for that mutex forever (the whole daemon with it); it now joins the transaction.
@@ -17,10 +18,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mailagent-tx-'));
   opened = openDatabase(join(dir, 'tx.db'));
   await migrate(opened.db);
-  ctx = {
-    config: { agentDomain: 'x.test', publicUrl: 'http://x', priceUsdPerMessage: 0, relayUrl: null, allowPrivateWebhooks: true, dataDir: dir, version: '0' },
-    db: opened.db, clock: new ManualClock(), log: silentLogger, bus: new EventBus(),
-  };
+  ctx = createContext(loadConfig({ dataDir: dir, logLevel: 'silent' }, {}), opened.db, new ManualClock());
 });
 afterEach(async () => {
   await opened.close();
@@ -58,7 +56,7 @@ describe('inTransaction', () => {
     await inTransaction(ctx, async (tx) => {
       await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
       await inTransaction(ctx, async (inner) => {
-        expect(inner).toBe(tx);
+        expect(inner.db).toBe(tx.db);
         await inner.db.insertInto('workspaces').values(ws('wsk_b')).execute();
         inner.afterCommit(() => order.push('inner after commit'));
       });
@@ -75,6 +73,24 @@ describe('inTransaction', () => {
       throw new Error('outer fails');
     })).rejects.toThrow('outer fails');
     expect(await count()).toBe(2);
+  });
+
+  it('a failed nested inTransaction is undone alone (savepoint) and its afterCommit dropped', async () => {
+    const after: string[] = [];
+    await inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_keep')).execute();
+      await expect(inTransaction(ctx, async (inner) => {
+        await inner.db.insertInto('workspaces').values(ws('wsk_undone')).execute();
+        inner.afterCommit(() => after.push('undone'));
+        throw new Error('inner fails');
+      })).rejects.toThrow('inner fails');
+      await inTransaction(ctx, async (inner) => {
+        await inner.db.insertInto('workspaces').values(ws('wsk_kept_too')).execute();
+        inner.afterCommit(() => after.push('kept'));
+      });
+    });
+    expect(after).toEqual(['kept']);
+    expect((await opened.db.selectFrom('workspaces').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['wsk_keep', 'wsk_kept_too']);
   });
 
   it('other callers still wait for the transaction and see only committed rows', async () => {
@@ -107,6 +123,33 @@ describe('inTransaction', () => {
     // The connection is free again: a new transaction starts and commits.
     await race(inTransaction(ctx, async (tx) => { await tx.db.insertInto('workspaces').values(ws('wsk_c')).execute(); }));
     expect(await count()).toBe(3);
+  });
+
+  it('a chain left behind by one transaction never joins a later one', async () => {
+    let go!: () => void;
+    const leakGo = new Promise<void>((r) => { go = r; });
+    let leaked!: Promise<unknown>;
+    await inTransaction(ctx, async () => {
+      leaked = leakGo.then(() => ctx.db.insertInto('workspaces').values(ws('wsk_leak')).execute());
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let inserted!: () => void;
+    const didInsert = new Promise<void>((r) => { inserted = r; });
+    const second = inTransaction(ctx, async (t) => {
+      await t.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      inserted();
+      await gate;
+      throw new Error('roll back the second transaction');
+    });
+    await didInsert;
+    go();
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    release();
+    await expect(second).rejects.toThrow('roll back');
+    await leaked;
+    // Had the leftover write joined the second transaction, it would have been rolled back too.
+    expect((await opened.db.selectFrom('workspaces').select('id').execute()).map((r) => r.id)).toEqual(['wsk_leak']);
   });
 
   it('a raw nested transaction fails loudly instead of hanging', async () => {
