@@ -6,6 +6,12 @@ import { EXIT } from './errors.js';
  * bin/mailagent imports this. Action errors are reported by run() (context.ts); what reaches
  * here is commander's own: help/version (exit 0) or a parse error, already printed (exit 2).
  */
+// A reader that goes away (`mailagent … | head`) is not an error: stop quietly, like other CLIs.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.ok);
+  throw err;
+});
+
 const program = buildProgram();
 const argv = process.argv.slice(2);
 if (argv.length === 0) {
