@@ -226,6 +226,29 @@ for (const t of TX) {
   }
 }
 
+// ---------------- more non-English pitches ----------------
+// Added after the rest (so earlier records keep their random draws): with
+// three templates per language a held-out German pitch family was judged on
+// too little German cold mail once short German transactional mail joined
+// the training set.
+const INTL2: { lang: string; g: string; subject: string; text: string }[] = [
+  { lang: 'de', g: 'de-saas', subject: 'Idee für {their}', text: 'Hallo {name},\n\nich hoffe, es geht Ihnen gut. Ich melde mich, weil unsere Software Vertriebsteams jede Woche mehrere Stunden manueller Arbeit abnimmt. Kunden wie {their} sparen damit bis zu 30 % ihrer Zeit.\n\nDürfen wir Ihnen das in einer kurzen Demo zeigen? 20 Minuten genügen.\n\nViele Grüße\n{me}\n{co}' },
+  { lang: 'de', g: 'de-recruit', subject: 'Entwickler gesucht?', text: 'Guten Tag {name},\n\nich habe gesehen, dass Sie aktuell mehrere Stellen im Bereich Softwareentwicklung ausgeschrieben haben. Als spezialisierte Personalberatung haben wir passende Kandidaten sofort verfügbar.\n\nSollen wir uns diese Woche kurz austauschen?\n\nBeste Grüße\n{me}' },
+  { lang: 'de', g: 'de-marketing', subject: 'Mehr Umsatz für {their}', text: 'Hallo {name},\n\nwir sind eine Online-Marketing-Agentur aus Berlin und helfen Unternehmen, mit Google Ads und Social Media mehr Kunden zu gewinnen. Eine erste Potenzialanalyse ist für Sie kostenlos.\n\nWann haben Sie Zeit für ein unverbindliches Erstgespräch?\n\nFreundliche Grüße\n{me}\n{co}' },
+  { lang: 'fr', g: 'fr-leads', subject: 'Plus de rendez-vous pour {their}', text: 'Bonjour {name},\n\nNous aidons les entreprises B2B à remplir leur agenda commercial avec des rendez-vous qualifiés. Nos clients obtiennent en moyenne 20 rendez-vous supplémentaires par mois.\n\nAuriez-vous 15 minutes cette semaine pour en discuter ?\n\nBien à vous,\n{me}' },
+  { lang: 'fr', g: 'fr-dev', subject: 'Renfort pour votre équipe technique', text: 'Bonjour {name},\n\nJe me permets de vous écrire car notre société met à disposition des développeurs expérimentés à des tarifs très compétitifs.\n\nSeriez-vous ouvert à un bref échange la semaine prochaine ?\n\nCordialement,\n{me}\n{co}' },
+  { lang: 'es', g: 'es-seo', subject: 'Su web en la primera página de Google', text: 'Hola {name},\n\nHe revisado su sitio web y creo que podría atraer muchas más visitas. Nuestra agencia ha ayudado a más de 100 empresas a mejorar su posicionamiento.\n\n¿Le parece bien si le envío un análisis gratuito y lo comentamos en una llamada?\n\nSaludos cordiales,\n{me}' },
+  { lang: 'it', g: 'it-mkt', subject: 'Più clienti per {their}', text: 'Ciao {name},\n\nsiamo un’agenzia di marketing digitale e aiutiamo le aziende come la vostra ad aumentare le vendite online. Il primo audit è gratuito.\n\nHai 15 minuti la prossima settimana per una breve chiamata?\n\nUn saluto,\n{me}' },
+  { lang: 'pt', g: 'pt-dev', subject: 'Desenvolvedores para {their}', text: 'Olá {name},\n\nSomos uma empresa de desenvolvimento de software e ajudamos empresas a ampliar suas equipes com engenheiros experientes a um custo menor.\n\nTeria 15 minutos esta semana para uma conversa rápida?\n\nAtenciosamente,\n{me}\n{co}' },
+  { lang: 'nl', g: 'nl-leads', subject: 'Meer afspraken voor {their}', text: 'Hallo {name},\n\nWij plannen gekwalificeerde verkoopgesprekken rechtstreeks in uw agenda. U betaalt alleen voor afspraken die echt plaatsvinden.\n\nZullen we volgende week een kort gesprek inplannen?\n\nMet vriendelijke groet,\n{me}' },
+];
+for (let i = 0; i < INTL2.length * 8; i++) {
+  const t = INTL2[i % INTL2.length];
+  const me = full();
+  const ctx = { name: name(), their: pick(THEIR), co: pick(COMPANY), me };
+  add({ group: `cold-${t.g}`, label: 1, kind: 'cold_pitch', lang: t.lang, subject: fill(t.subject, ctx), text: fill(t.text, ctx), isReply: false, to: 1 });
+}
+
 const lines = out.map((r) => JSON.stringify(r)).join('\n') + '\n';
 writeFileSync(path.join(here, 'cold-outreach.jsonl'), lines);
 const pos = out.filter((r) => r.label === 1).length;

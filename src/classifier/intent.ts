@@ -109,7 +109,7 @@ const R = {
 };
 
 /** Words of two or more letters/digits (any script); CJK text counts one word per two characters. */
-function wordCount(s: string): number {
+export function wordCount(s: string): number {
   let n = 0;
   let run = 0;
   let cjk = 0;

@@ -3,7 +3,7 @@
 // clearly cold. Learned `cold` + `spam` models, plus named rule signals that
 // both move the score and explain the decision.
 import { htmlToText, scanInvisible, bounded } from './text.js';
-import { modelProbs } from './intent.js';
+import { modelProbs, wordCount } from './intent.js';
 
 export type ColdReason = 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear';
 export interface OutboundInput {
@@ -65,6 +65,11 @@ const SIGNALS: Signal[] = [
   { id: 'attachment_ref', kind: 'tx', w: -0.6, re: /\b(attached (is|are|please find)|please find attached|i('ve| have) attached|see attached)\b/, hint: 'a document the recipient expects' },
 ];
 
+/** Words from which the document models' evidence counts fully without a named signal. */
+const MODEL_WORDS = 30;
+/** logit(0.2): where a model's evidence starts from on an almost empty text. */
+const PRIOR_LOGIT = -1.386;
+
 const PITCH_WORDS = /\b(we help|our (platform|solution|agency|service)|book a demo|free (audit|trial|demo)|increase your|save \d+%)\b/;
 
 function outboundText(input: OutboundInput): { text: string; hidden: string } {
@@ -104,12 +109,20 @@ function analyse(input: OutboundInput): Analysis {
   const { text, hidden } = outboundText(input);
   const lower = text.toLowerCase();
   const all = hidden ? lower + '\n' + hidden.toLowerCase() : lower;
-  const [pCold, pSpam] = modelProbs(['cold', 'spam'], lower, 6000);
+  const [rawCold, rawSpam] = modelProbs(['cold', 'spam'], lower, 6000);
   const to = Array.isArray(input?.to) ? input.to : [];
   const recipients = to.length;
   const isReply = input?.isReply === true;
   const fired: Signal[] = [];
   for (const s of SIGNALS) if (s.re && s.re.test(s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all)) fired.push(s);
+  // A few words are no evidence for the document models ("hello" read 0.97
+  // cold and was refused): unless a named cold/bulk/spam signal fired, their
+  // logits move from a prior towards their own value only as the text
+  // reaches MODEL_WORDS words.
+  const named = fired.some((s) => s.kind !== 'tx');
+  const ev = named ? 1 : Math.min(1, wordCount(lower) / MODEL_WORDS);
+  const pCold = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawCold) - PRIOR_LOGIT) * ev) : rawCold;
+  const pSpam = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawSpam) - PRIOR_LOGIT) * ev) : rawSpam;
   if (recipients >= BULK_RECIPIENTS) fired.push({ id: 'many_recipients', kind: 'bulk', w: recipients >= 100 ? 2.5 : 1.2, hint: `${recipients} recipients on one message` });
   if (isReply) fired.push({ id: 'existing_conversation', kind: 'tx', w: -2.5, hint: 'a reply in an existing conversation' });
 
