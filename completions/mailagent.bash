@@ -24,7 +24,7 @@ _mailagent() {
     "mailagent whoami") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents") subs='list create get update pause resume archive'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents list") subs=''; opts='--status --limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent agents create") subs=''; opts='--display-name --daily-send-limit --hourly-send-limit --classify-inbound --no-classify-inbound --allowlist-domains --blocklist-domains --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent agents create") subs=''; opts='--domain --display-name --daily-send-limit --hourly-send-limit --classify-inbound --no-classify-inbound --allowlist-domains --blocklist-domains --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents get") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents update") subs=''; opts='--display-name --daily-send-limit --hourly-send-limit --classify-inbound --no-classify-inbound --allowlist-domains --blocklist-domains --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents pause") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;

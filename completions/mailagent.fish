@@ -61,6 +61,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from agents; and not __fish_see
 complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from list' -l status -x -a 'live all active paused archived' -d 'which agents (default: live, meaning all but archived)'
 complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from list' -l limit -r -F -d 'page size 1..100 (default 25)'
 complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from list' -l cursor -r -F -d 'continue after a previous page'
+complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from create' -l domain -r -F -d 'a verified custom sending domain (see `mailagent domains`) for the address'
 complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from create' -l display-name -r -F -d 'display name used in From headers'
 complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from create' -l daily-send-limit -r -F -d 'recipients per day for this agent (`none`: no agent cap)'
 complete -c mailagent -n '__fish_seen_subcommand_from agents; and __fish_seen_subcommand_from create' -l hourly-send-limit -r -F -d 'recipients per hour for this agent (`none`: no agent cap)'

@@ -90,15 +90,20 @@ export function register(program: Command): void {
     agents
       .command('create')
       .description('Create an agent; its address is <name>@<workspace>.<domain>')
-      .argument('<name>', 'lower-case local part of the address: letters, digits, ".", "_", "-"'),
-  ).action(run(async (ctx, name: string, o: SettingsOptions) => {
+      .argument('<name>', 'lower-case local part of the address: letters, digits, ".", "_", "-"')
+      .option('--domain <domain>', 'a verified custom sending domain (see `mailagent domains`) for the address'),
+  ).action(run(async (ctx, name: string, o: SettingsOptions & { domain?: string }) => {
     const client = await ctx.client();
-    const body: AgentCreate = { name, ...(settings(o) as Omit<AgentCreate, 'name'>) };
+    const body: AgentCreate = { name, ...(settings(o) as Omit<AgentCreate, 'name'>), ...(o.domain ? { domain: o.domain } : {}) };
     const agent = await client.call('agents.create', { body });
     if (!ctx.out.json) ctx.out.success(`created ${agent.email}`);
     showAgent(ctx, agent);
   }));
-  examples(create, ['mailagent agents create sarah', 'mailagent agents create billing --display-name "Billing bot" --daily-send-limit 500']);
+  examples(create, [
+    'mailagent agents create sarah',
+    'mailagent agents create billing --display-name "Billing bot" --daily-send-limit 500',
+    'mailagent agents create support --domain mail.example.com',
+  ]);
 
   const get = agents
     .command('get')
