@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
 import { ApiError } from '../../contract/errors.js';
-import { routes, API_PREFIXES, type RouteId } from '../../contract/routes.js';
+import { routes, type RouteId } from '../../contract/routes.js';
 import type { RouteDef } from '../../contract/route.js';
 import { Errors } from '../../shared/errors.js';
 import { monotonicPart } from '../../shared/ids.js';
@@ -26,6 +26,9 @@ export interface BuildAppOptions {
   trustProxy?: boolean;
 }
 
+const V1 = '/v1';
+const API_V1_ALIAS = /^\/api\/v1(\/|\?|$)/;
+
 /** fastify path (`/agents/:id`) → a matcher, for telling 405 from 404. */
 function pathMatcher(path: string): RegExp {
   return new RegExp('^' + path.replace(/:[^/]+/g, '[^/]+') + '/?$');
@@ -42,6 +45,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     // Our own onRequest hook answers 503 during shutdown, with the envelope (fastify's own 503 has none).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // compat.md: the hosted SDKs call /api/v1/...; both prefixes serve the same routes.
+    rewriteUrl: (req) => {
+      const url = req.url ?? '/';
+      return API_V1_ALIAS.test(url) ? url.slice('/api'.length) : url;
+    },
     // Failures fastify answers before any hook runs (a path that is not valid percent-encoding, a
     // path segment over maxParamLength) still get the envelope and X-Request-Id.
     frameworkErrors: (error, req, reply) => {
@@ -110,7 +118,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   for (const [id, def] of Object.entries(routes) as [RouteId, RouteDef][]) {
     const handler = (allHandlers as Record<string, Handler<RouteDef> | undefined>)[id];
     if (!handler) throw new Error(`route ${id} has no handler`);
-    for (const prefix of API_PREFIXES) {
+    // Registered once under /v1; /api/v1 is rewritten onto it (see rewriteUrl), which halves the
+    // validators and serialisers compiled at start.
+    for (const prefix of [V1]) {
       matchers.push({ re: pathMatcher(prefix + def.path), method: def.method });
       // fastify answers HEAD on every GET route (exposeHeadRoutes), so Allow names it too.
       if (def.method === 'GET') matchers.push({ re: pathMatcher(prefix + def.path), method: 'HEAD' });

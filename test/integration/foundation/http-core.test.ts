@@ -21,7 +21,8 @@ describe('prefixes', () => {
   it('every route of the table is served under /v1 and /api/v1', async () => {
     for (const prefix of API_PREFIXES) {
       for (const [id, r] of allRoutes()) {
-        expect(t.app.hasRoute({ method: r.method, url: prefix + r.path }), `${id} ${prefix}`).toBe(true);
+        // Routes are registered once under /v1; /api/v1 is rewritten onto them.
+        expect(t.app.hasRoute({ method: r.method, url: '/v1' + r.path }), id).toBe(true);
         const res = await t.req(r.method, prefix + concrete(r.path), { key: null });
         if (r.scope === 'public') expect(res.body?.error?.message ?? '', `${id} ${prefix}`).not.toMatch(/^No route/);
         else expect(code(res), `${id} ${prefix}`).toBe('missing_authorization');
