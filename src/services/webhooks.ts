@@ -16,6 +16,7 @@ import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE, HOUR } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import { recordAudit, byKey } from './audit-log.js';
 import { endpointWants } from './events.js';
 import { getEventById } from './event-queries.js';
 import { generateSigningSecret } from './webhook-signing.js';
@@ -89,7 +90,10 @@ export async function createWebhook(ctx: AppContext, auth: AuthContext, body: We
     previous_secret: null, previous_secret_expires_at: null, secret_rotated_at: null, disabled_reason: null,
     created_by_key_id: auth.keyId, created_at: at, updated_at: at, deleted_at: null,
   };
-  await insertEndpoint(ctx.db, row);
+  await inTransaction(ctx, async (tx) => {
+    await insertEndpoint(tx.db, row);
+    await recordAudit(ctx, tx.db, { ...byKey(auth), category: 'webhook', action: 'webhook.created', targetId: row.id, metadata: { url, event_types: eventTypes } });
+  });
   return { ...toEndpoint(row, ctx.clock.now()), signing_secret: row.secret };
 }
 
@@ -114,7 +118,11 @@ export async function updateWebhook(ctx: AppContext, auth: AuthContext, id: stri
     // Resuming clears why the service switched it off (a 410); pausing by hand has no reason.
     patch.disabled_reason = null;
   }
-  await updateEndpoint(ctx.db, r.id, patch);
+  await inTransaction(ctx, async (tx) => {
+    await updateEndpoint(tx.db, r.id, patch);
+    const changed = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
+    await recordAudit(ctx, tx.db, { ...byKey(auth), category: 'webhook', action: 'webhook.updated', targetId: r.id, metadata: { changed } });
+  });
   // What was kept while paused is due now (spec: nothing is delivered until PATCH sets it true).
   if (body.active === true && !r.active) nudge(ctx);
   return toEndpoint({ ...r, ...patch }, ctx.clock.now());
@@ -126,6 +134,7 @@ export async function deleteWebhook(ctx: AppContext, auth: AuthContext, id: stri
   await inTransaction(ctx, async (tx) => {
     await updateEndpoint(tx.db, r.id, { deleted_at: at, updated_at: at, active: false });
     await retireEndpointDeliveries(tx.db, r.id, at);
+    await recordAudit(ctx, tx.db, { ...byKey(auth), category: 'webhook', action: 'webhook.deleted', targetId: r.id, metadata: { url: r.url } });
   });
   return { id: r.id, deleted_at: at };
 }
@@ -142,7 +151,11 @@ export async function rotateWebhookSecret(ctx: AppContext, auth: AuthContext, id
     secret_rotated_at: isoAt(now),
     updated_at: isoAt(now),
   };
-  await updateEndpoint(ctx.db, r.id, patch);
+  await inTransaction(ctx, async (tx) => {
+    await updateEndpoint(tx.db, r.id, patch);
+    // The secrets themselves never go into the log.
+    await recordAudit(ctx, tx.db, { ...byKey(auth), category: 'webhook', action: 'webhook.secret_rotated', targetId: r.id, metadata: { previous_secret_expires_at: patch.previous_secret_expires_at } });
+  });
   const next = { ...r, ...patch };
   return { ...toEndpoint(next, now), signing_secret: next.secret };
 }
