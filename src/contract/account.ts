@@ -110,7 +110,7 @@ export const LogEntry = Type.Object({
 });
 export type LogEntry = Static<typeof LogEntry>;
 
-export const LOG_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace', 'request'] as const;
+export const LOG_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace', 'oauth_grant', 'request'] as const;
 
 export const LogQuery = Type.Object(
   {

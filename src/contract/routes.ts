@@ -13,6 +13,7 @@ import { suppressionRoutes } from './suppression.js';
 import { domainRoutes } from './domains.js';
 import { accountRoutes } from './account.js';
 import { publicRoutes } from './public.js';
+import { oauthRoutes } from './oauth.js';
 
 /** The one route table: route id → method, path, scope, schemas, status. */
 export const routes = {
@@ -30,6 +31,7 @@ export const routes = {
   ...domainRoutes,
   ...accountRoutes,
   ...publicRoutes,
+  ...oauthRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type Routes = typeof routes;

@@ -3,6 +3,7 @@ import type { OutboundTables } from './tables/outbound.js';
 import type { InboundTables } from './tables/inbound.js';
 import type { WebhookTables } from './tables/webhooks.js';
 import type { ResourceTables } from './tables/resources.js';
+import type { ConnectedAppTables } from './tables/connected-apps.js';
 
 /**
  * Table types. Portable on purpose (SQLite today, PostgreSQL later): timestamps are ISO 8601
@@ -132,7 +133,7 @@ export interface WebhookDeliveriesTable {
  * Feature areas add their tables in db/tables/<area>.ts and their own migration file
  * (listed in migrations/index.ts).
  */
-export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables {
+export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables, ConnectedAppTables {
   workspaces: WorkspacesTable;
   agents: AgentsTable;
   api_keys: ApiKeysTable;

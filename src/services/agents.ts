@@ -12,7 +12,7 @@ import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { capsFor } from '../shared/tiers.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
-import { requireUnbound } from './auth.js';
+import { requireNotConnectedApp, requireUnbound } from './auth.js';
 import { emitEvent } from './events.js';
 import { recordAudit } from './audit-log.js';
 import { requireVerifiedDomain } from './domains.js';
@@ -173,6 +173,7 @@ export async function updateAgentByRef(ctx: AppContext, auth: AuthContext, ref: 
   const touchesPolicy = ['daily_send_limit', 'hourly_send_limit', 'allowlist_domains', 'blocklist_domains']
     .filter((k) => (body as Record<string, unknown>)[k] !== undefined);
   if (auth.agentId && touchesPolicy.length) requireUnbound(auth, `change its own ${touchesPolicy.join(', ')}`);
+  if (touchesPolicy.length) requireNotConnectedApp(auth, `change an agent's ${touchesPolicy.join(', ')}`);
   if (agent.status === 'archived') throw Errors.agentArchived(agent.id);
   await assertTestKeyMayChange(ctx, auth, agent, 'change');
   const ws = await requireWorkspace(ctx, auth.workspaceId);

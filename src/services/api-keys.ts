@@ -7,7 +7,7 @@ import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
 import { recordAudit } from './audit-log.js';
-import { generateKey } from './auth.js';
+import { generateKey, requireNotConnectedApp } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { getAgent } from '../db/repos/agents.js';
 
@@ -45,6 +45,7 @@ export async function insertNewKey(ctx: AppContext, db: AppContext['db'], spec: 
 
 /** Spec: Authentication rule 5 — a key made by another key cannot exceed its maker. */
 export async function createApiKey(ctx: AppContext, auth: AuthContext, body: ApiKeyCreate): Promise<ApiKeyCreated> {
+  requireNotConnectedApp(auth, 'create an API key');
   const lacking = body.scopes.filter((s) => !auth.scopes.includes(s));
   if (lacking.length) {
     throw Errors.insufficientScope(`A key cannot grant scopes it does not hold; this key lacks ${lacking.join(', ')}.`);

@@ -5,7 +5,7 @@ import { isoAt } from '../shared/clock.js';
 import type { AppContext, AuthContext } from './context.js';
 
 /** Audit categories (compat.md: Log entry `category`); `request` is the request log. */
-export const AUDIT_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace'] as const;
+export const AUDIT_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace', 'oauth_grant'] as const;
 export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 export const REQUEST_CATEGORY = 'request';
 

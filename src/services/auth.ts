@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { apiKeyByHash, setApiKeyFields } from '../db/repos/api-keys.js';
+import { grantByAccessHash, setGrantLastUsed, type GrantRow } from '../db/repos/connected-apps.js';
 import { Errors } from '../shared/errors.js';
-import { isoAt, MINUTE } from '../shared/clock.js';
+import { isoAt, DAY, MINUTE } from '../shared/clock.js';
+import { GRANT_IDLE_DAYS } from '../contract/oauth.js';
 import type { ScopeRule } from '../contract/route.js';
 import type { Mode, Scope } from '../contract/common.js';
 import type { AppContext, AuthContext } from './context.js';
@@ -24,7 +26,7 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
   if (!m) throw Errors.invalidApiKey('The Authorization header must be `Bearer <API_KEY>`; no other scheme is accepted.');
   const token = m[1];
-  if (token.startsWith('moa_')) throw Errors.invalidAccessToken();
+  if (token.startsWith('moa_')) return authenticateAccessToken(ctx, token);
   const row = await apiKeyByHash(ctx.db, hashKey(token));
   if (!row) throw Errors.invalidApiKey();
   const now = ctx.clock.now();
@@ -40,6 +42,36 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
     scopes: row.scopes,
     agentId: row.agent_id,
     expiresAt: row.expires_at,
+  };
+}
+
+/** When a grant disconnects unless used first (spec: used at least once in 60 days stays connected). */
+export function grantExpiresAt(g: Pick<GrantRow, 'last_used_at' | 'created_at'>): number {
+  return Date.parse(g.last_used_at ?? g.created_at) + GRANT_IDLE_DAYS * DAY;
+}
+
+/**
+ * Spec: Connected apps. An access token acts for its grant's workspace in live mode with the
+ * scopes of the approved access; expired, revoked or idle → 401 invalid_access_token.
+ */
+async function authenticateAccessToken(ctx: AppContext, token: string): Promise<AuthContext> {
+  const found = await grantByAccessHash(ctx.db, hashKey(token));
+  const now = ctx.clock.now();
+  if (!found || Date.parse(found.expires_at) <= now) throw Errors.invalidAccessToken();
+  const g = found.grant;
+  if (g.revoked_at || grantExpiresAt(g) <= now) throw Errors.invalidAccessToken();
+  if (!g.last_used_at || now - Date.parse(g.last_used_at) >= LAST_USED_GRANULARITY) {
+    await setGrantLastUsed(ctx.db, g.id, isoAt(now));
+  }
+  return {
+    keyId: g.id,
+    workspaceId: g.workspace_id,
+    mode: 'live',
+    scopes: g.scopes,
+    agentId: null,
+    // The grant, not the hour-long token, is the caller's identity; it has no fixed end.
+    expiresAt: null,
+    connectedAppId: g.id,
   };
 }
 
@@ -66,4 +98,9 @@ export function authorize(auth: AuthContext, rule: ScopeRule, action: string): v
 /** Spec: Agent-bound keys → 403 insufficient_scope for the listed actions. */
 export function requireUnbound(auth: AuthContext, action: string): void {
   if (auth.agentId) throw Errors.insufficientScope(`An agent-bound key cannot ${action}; use a key that is not bound to an agent.`);
+}
+
+/** Spec: Connected apps → 403 connected_app_not_allowed for the listed actions. */
+export function requireNotConnectedApp(auth: AuthContext, action: string): void {
+  if (auth.connectedAppId) throw Errors.connectedAppNotAllowed(action);
 }

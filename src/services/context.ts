@@ -41,7 +41,7 @@ export interface AppContext {
   bus: EventBus;
 }
 
-/** The authenticated caller (an API key), as every service sees it. */
+/** The authenticated caller (an API key or a connected app), as every service sees it. */
 export interface AuthContext {
   keyId: string;
   workspaceId: string;
@@ -49,6 +49,11 @@ export interface AuthContext {
   scopes: Scope[];
   agentId: string | null;
   expiresAt: string | null;
+  /**
+   * Set when the caller is a connected app (an `moa_` access token): the grant id, which is
+   * also `keyId`. Spec: Connected apps → some actions answer 403 connected_app_not_allowed.
+   */
+  connectedAppId?: string | null;
 }
 
 /** A unit of work: the transaction plus callbacks to run once it has committed. */

@@ -15,6 +15,7 @@ import type { AppContext, Tx } from './context.js';
 import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
 import { findSuppression } from './suppression.js';
+import { recordFeedback } from './feedback.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
 
 export interface InboundInput {
@@ -337,6 +338,8 @@ async function storeForAgent(
     },
   });
   await setReceivedEvent(tx.db, id, ev.id, ev.type);
+  // A bounce or complaint about our own mail: its events and suppressions join this transaction.
+  await recordFeedback(ctx, tx, { workspaceId: agent.workspace_id, agentId: agent.id, receivedId: id, raw: input.raw, parsed, mailFrom: input.mailFrom, testMode: d.testMode });
   return {
     messageId: id, agentId: agent.id, threadId: thread.threadId, eventId: ev.id, eventType: type, quarantined,
     classification, overLimit: null,

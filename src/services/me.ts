@@ -1,5 +1,6 @@
 import type { Me, Workspace } from '../contract/me.js';
 import { getApiKey } from '../db/repos/api-keys.js';
+import { getGrant } from '../db/repos/connected-apps.js';
 import { getAgent } from '../db/repos/agents.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
 import { Errors } from '../shared/errors.js';
@@ -11,6 +12,7 @@ export function toWorkspace(w: WorkspaceRow): Workspace {
 }
 
 export async function getMe(ctx: AppContext, auth: AuthContext): Promise<Me> {
+  if (auth.connectedAppId) return getMeAsApp(ctx, auth, auth.connectedAppId);
   const key = await getApiKey(ctx.db, auth.workspaceId, auth.keyId);
   if (!key) throw Errors.invalidApiKey();
   const ws = await requireWorkspace(ctx, auth.workspaceId);
@@ -22,5 +24,20 @@ export async function getMe(ctx: AppContext, auth: AuthContext): Promise<Me> {
     },
     workspace: toWorkspace(ws),
     agent: agent ? toAgent(agent) : null,
+  };
+}
+
+/** A connected app sees its grant where a key sees itself (spec: Connected apps; its token is `moa_...`). */
+async function getMeAsApp(ctx: AppContext, auth: AuthContext, grantId: string): Promise<Me> {
+  const g = await getGrant(ctx.db, auth.workspaceId, grantId);
+  if (!g) throw Errors.invalidAccessToken();
+  const ws = await requireWorkspace(ctx, auth.workspaceId);
+  return {
+    api_key: {
+      id: g.id, prefix: 'moa_', name: g.app_name, mode: 'live', scopes: g.scopes, agent_id: null,
+      last_used_at: g.last_used_at, created_at: g.created_at,
+    },
+    workspace: toWorkspace(ws),
+    agent: null,
   };
 }

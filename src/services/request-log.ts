@@ -91,5 +91,13 @@ export async function listLogsPage(ctx: AppContext, auth: AuthContext, q: LogQue
   const res = await listLogs(ctx.db, auth.workspaceId, {
     category: q.category ?? null, excludeCategories: [REQUEST_CATEGORY], action: q.action ?? null, agentId,
   }, q);
-  return { data: res.rows.map(toLogEntry), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  const entries = res.rows.map(toLogEntry);
+  if (auth.connectedAppId) entries.forEach(withoutClientDetails);
+  return { data: entries, has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+}
+
+/** Spec: Connected apps — an app sees the request log without IP addresses and browsers. */
+function withoutClientDetails(e: LogEntry): void {
+  const { client_address: _ip, user_agent: _ua, ...rest } = e.metadata as Record<string, unknown>;
+  e.metadata = rest;
 }

@@ -22,6 +22,7 @@ import { isLocalRecipient } from './inbound.js';
 import { reserveSend, releaseSend } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
 import { buildWireMessage, deliverLocal, relayFor, toSentMessage, RelayError } from './outbound-delivery.js';
+import { emitDelivered } from './feedback.js';
 
 /** A send request after validation: every address is one mailbox, every limit checked. */
 export interface NormalizedSend {
@@ -464,6 +465,7 @@ async function transmit(
   const externals = recipients.filter((r) => r.kind === 'external').map((r) => r.address);
   const locals = recipients.filter((r) => r.kind === 'local').map((r) => r.address);
   const now = ctx.clock.now();
+  let relayed: { accepted: string[]; all: boolean; response: string } | null = null;
   if (externals.length) {
     const relay = relayFor(ctx);
     if (!relay) {
@@ -473,6 +475,7 @@ async function transmit(
     try {
       const res = await relay.send({ from: row.from_address, to: externals }, raw);
       row.transport_message_id = res.relayId ?? `<${row.rfc_message_id}>`;
+      relayed = { accepted: res.accepted.length ? res.accepted : externals, all: !res.rejected.length, response: res.response };
     } catch (err) {
       if (!(err instanceof RelayError)) throw err;
       if (err.kind === 'unavailable') {
@@ -500,20 +503,28 @@ async function transmit(
   row.status = 'sent';
   row.sent_at = isoAt(now);
   row.updated_at = row.sent_at;
+  // delivered_at: every recipient accepted by its final transport (the relay's 250 = the next hop).
+  if (relayed?.all && !locals.length) row.delivered_at = row.sent_at;
   await inTransaction(ctx, async (tx) => {
     if (h.thread) {
       await h.thread(tx);
       await insertSentMessage(tx.db, row, attachments);
     } else {
-      await updateSentMessage(tx.db, row.id, { status: 'sent', sent_at: row.sent_at, transport_message_id: row.transport_message_id, updated_at: row.updated_at });
+      await updateSentMessage(tx.db, row.id, { status: 'sent', sent_at: row.sent_at, delivered_at: row.delivered_at, transport_message_id: row.transport_message_id, updated_at: row.updated_at });
     }
     await emitMessageEvent(ctx, tx, row, 'message.sent');
+    if (relayed) await emitDelivered(ctx, tx, row, { transport: 'relay', recipients: relayed.accepted, response: relayed.response });
   });
   if (locals.length) {
     const delivered = await deliverLocal(ctx, row, raw, locals);
-    if (delivered && !externals.length) {
-      row.delivered_at = isoAt(ctx.clock.now());
-      await updateSentMessage(ctx.db, row.id, { delivered_at: row.delivered_at });
+    if (delivered) {
+      await inTransaction(ctx, async (tx) => {
+        if (!externals.length || relayed?.all) {
+          row.delivered_at = isoAt(ctx.clock.now());
+          await updateSentMessage(tx.db, row.id, { delivered_at: row.delivered_at });
+        }
+        await emitDelivered(ctx, tx, row, { transport: 'local', recipients: locals });
+      });
     }
   }
   return toSentMessage(row, 'short');

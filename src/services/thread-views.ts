@@ -6,6 +6,7 @@ import {
 import { Errors } from '../shared/errors.js';
 import { isoAt } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { requireNotConnectedApp } from './auth.js';
 import { emitEvent } from './events.js';
 import { resolveAgent } from './agents.js';
 import { ensureLabels, normalizeLabelName } from './labels.js';
@@ -109,6 +110,7 @@ async function threadDraftSending(tx: Tx, threadId: string): Promise<boolean> {
 }
 
 export async function deleteThreadForGood(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; deleted_at: string }> {
+  requireNotConnectedApp(auth, 'delete a thread for good (moving it to the trash is allowed)');
   const t0 = await requireThread(ctx, auth, id);
   assertMayTouchLive(auth, t0, 'delete');
   const at = isoAt(ctx.clock.now());

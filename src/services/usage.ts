@@ -9,6 +9,7 @@ import { Errors } from '../shared/errors.js';
 import { isoAt, DAY } from '../shared/clock.js';
 import { capsFor } from '../shared/tiers.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import { requireNotConnectedApp } from './auth.js';
 import { requireWorkspace, resolveAgent } from './agents.js';
 import { recordAudit } from './audit-log.js';
 
@@ -45,7 +46,8 @@ export async function getUsage(ctx: AppContext, auth: AuthContext): Promise<Usag
  * A self-hosted instance has no billing provider (compat.md: `mock: true`). The URL is this
  * daemon's billing page, which explains how the operator sets the tier and links back.
  */
-export function billingPortal(ctx: AppContext, body: { return_url?: string }): { url: string; mock: boolean } {
+export function billingPortal(ctx: AppContext, body: { return_url?: string }, auth: AuthContext): { url: string; mock: boolean } {
+  requireNotConnectedApp(auth, 'open the billing portal');
   const u = new URL(`${ctx.config.publicUrl}/public/billing`);
   if (body.return_url) u.searchParams.set('return_url', body.return_url);
   return { url: u.toString(), mock: true };

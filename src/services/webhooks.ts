@@ -16,6 +16,7 @@ import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE, HOUR } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import { requireNotConnectedApp } from './auth.js';
 import { recordAudit, byKey } from './audit-log.js';
 import { endpointWants } from './events.js';
 import { getEventById } from './event-queries.js';
@@ -81,6 +82,7 @@ function nudge(ctx: AppContext): void {
 }
 
 export async function createWebhook(ctx: AppContext, auth: AuthContext, body: WebhookCreate): Promise<WebhookEndpointWithSecret> {
+  requireNotConnectedApp(auth, 'create a webhook');
   const url = await validUrl(ctx, body.url);
   const eventTypes = normalizeEventTypes(body.event_types ?? ['*']);
   const at = isoAt(ctx.clock.now());
@@ -108,6 +110,7 @@ export async function getWebhook(ctx: AppContext, auth: AuthContext, id: string)
 }
 
 export async function updateWebhook(ctx: AppContext, auth: AuthContext, id: string, body: WebhookUpdate): Promise<WebhookEndpoint> {
+  if (body.url !== undefined) requireNotConnectedApp(auth, 'change a webhook\'s destination (url)');
   const r = await requireEndpoint(ctx, auth, id);
   const patch: Partial<WebhookEndpointRow> = { updated_at: isoAt(ctx.clock.now()) };
   if (body.url !== undefined) patch.url = await validUrl(ctx, body.url);
@@ -140,6 +143,7 @@ export async function deleteWebhook(ctx: AppContext, auth: AuthContext, id: stri
 }
 
 export async function rotateWebhookSecret(ctx: AppContext, auth: AuthContext, id: string, body: WebhookRotate): Promise<WebhookEndpointWithSecret> {
+  requireNotConnectedApp(auth, 'rotate a webhook signing secret');
   const r = await requireEndpoint(ctx, auth, id);
   const now = ctx.clock.now();
   const ttl = body.previous_secret_ttl_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;

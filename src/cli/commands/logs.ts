@@ -5,7 +5,7 @@ import { examples, parseIntOption, run, type CommandContext } from '../context.j
 import type { Column } from '../output.js';
 
 // A copy of contract LOG_CATEGORIES so `--help` does not load typebox; the e2e test compares them.
-export const LOG_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace', 'request'];
+export const LOG_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace', 'oauth_grant', 'request'];
 
 /** How often `--follow` asks for new entries. */
 export const FOLLOW_INTERVAL_MS = 2000;

@@ -4,6 +4,7 @@ import * as m0002 from './0002_outbound.js';
 import * as m0003 from './0003_inbound.js';
 import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_resources.js';
+import * as m0006 from './0006_connected_apps.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_inbound': m0003,
   '0004_webhooks': m0004,
   '0005_resources': m0005,
+  '0006_connected_apps': m0006,
 };

@@ -12,6 +12,7 @@ import { suppressionHandlers } from './suppression.js';
 import { domainHandlers } from './domains.js';
 import { accountHandlers } from './account.js';
 import { publicHandlers } from './public.js';
+import { oauthHandlers } from './oauth.js';
 
 /** One handler per route id; buildApp refuses to start if a route in the table has none. */
 export const allHandlers = {
@@ -29,4 +30,5 @@ export const allHandlers = {
   ...domainHandlers,
   ...accountHandlers,
   ...publicHandlers,
+  ...oauthHandlers,
 };

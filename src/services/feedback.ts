@@ -1,0 +1,197 @@
+import type { EventType } from '../contract/events.js';
+import { getSentMessage, type SentMessageRow } from '../db/repos/messages.js';
+import { eventsAboutMessage, outboundRef } from '../db/repos/feedback.js';
+import { readReport, type MailReport, type ReportRecipient } from '../mail/dsn.js';
+import { parseMailbox } from '../mail/address.js';
+import type { ParsedInbound } from '../mail/parse.js';
+import { isoAt } from '../shared/clock.js';
+import type { AppContext, Tx } from './context.js';
+import { emitEvent } from './events.js';
+import { addSuppression } from './suppression.js';
+
+/**
+ * Delivery feedback about mail we sent: what the next hop said when we handed a message over
+ * (`message.delivered`), and what comes back later as mail — delivery-status notifications
+ * (RFC 3464 → `message.bounced` / `message.delayed` / `message.delivered`) and abuse reports
+ * (RFC 5965 ARF → `message.complained`). Hard bounces and complaints suppress the address for
+ * the workspace (`suppression.added`), except for test-mode mail.
+ */
+
+export interface FeedbackInput {
+  workspaceId: string;
+  /** The agent the report was delivered to. */
+  agentId: string;
+  /** The report as stored (its rcv_ id). */
+  receivedId: string;
+  raw: Buffer;
+  parsed: ParsedInbound;
+  /** Envelope sender of the report ('' = null sender, as bounces use: RFC 5321 §4.5.5). */
+  mailFrom: string;
+  testMode: boolean;
+}
+
+export interface FeedbackOutcome {
+  sentMessageId: string;
+  events: { id: string; type: EventType; recipient: string | null }[];
+  suppressed: string[];
+}
+
+const MSG_ID_RE = /^(msg_[0-9a-z]{26})@/i;
+
+/** Our sent message the report is about: the agent's outbound refs, else our own `msg_…@domain` form. */
+async function findSent(tx: Tx, workspaceId: string, agentId: string, rfcIds: string[]): Promise<SentMessageRow | undefined> {
+  const viaRefs = await outboundRef(tx.db, agentId, rfcIds);
+  if (viaRefs) {
+    const row = await getSentMessage(tx.db, workspaceId, viaRefs);
+    if (row) return row;
+  }
+  // A report delivered to another agent of the workspace (e.g. a feedback-loop address).
+  for (const id of rfcIds) {
+    const m = MSG_ID_RE.exec(id);
+    if (!m) continue;
+    const row = await getSentMessage(tx.db, workspaceId, m[1].toLowerCase());
+    if (row && row.rfc_message_id.toLowerCase() === id.toLowerCase()) return row;
+  }
+  return undefined;
+}
+
+function recipientsOf(row: SentMessageRow): Set<string> {
+  return new Set([...row.to, ...row.cc, ...row.bcc].map((s) => parseMailbox(s)?.address.toLowerCase()).filter((a): a is string => Boolean(a)));
+}
+
+/** The address we mailed that a report line is about: Original-Recipient first (RFC 3464 §2.3.1), then Final-Recipient. */
+function matchRecipient(r: ReportRecipient, ours: Set<string>): string | null {
+  for (const a of [r.originalRecipient, r.finalRecipient]) if (a && ours.has(a)) return a;
+  return null;
+}
+
+type Outcome = { type: 'message.bounced'; bounceType: 'hard' | 'soft' } | { type: 'message.delayed' } | { type: 'message.delivered' };
+
+/**
+ * RFC 3464 §2.3.3 Action with §2.3.4 Status (RFC 3463 classes): `failed` + 5.x.x is a permanent
+ * (hard) bounce; `failed` with 4.x.x (given up after retries) or no status is a soft bounce;
+ * `delayed` (or a bare 4.x.x) is a delay; `delivered`/`relayed`/`expanded` are successes.
+ */
+function outcomeOf(r: ReportRecipient): Outcome | null {
+  const cls = r.status?.[0];
+  const action = r.action ?? (cls === '5' ? 'failed' : cls === '4' ? 'delayed' : cls === '2' ? 'delivered' : null);
+  if (action === 'failed') return { type: 'message.bounced', bounceType: cls === '5' ? 'hard' : 'soft' };
+  if (action === 'delayed') return { type: 'message.delayed' };
+  if (action === 'delivered' || action === 'relayed' || action === 'expanded') return { type: 'message.delivered' };
+  return null;
+}
+
+/**
+ * Called by the inbound pipeline for every stored message, inside its transaction, after the
+ * message and its own event are written: when the message is a report about mail this workspace
+ * sent, the report's events and suppressions join the same transaction. Anything else (an
+ * ordinary message, a report about a Message-ID we never sent) returns null and changes nothing.
+ */
+export async function recordFeedback(ctx: AppContext, tx: Tx, input: FeedbackInput): Promise<FeedbackOutcome | null> {
+  const report = readReport(input.raw, input.parsed, input.mailFrom);
+  if (!report) return null;
+  if (report.type === 'feedback' && report.feedbackType !== 'abuse') return null;
+  const sent = await findSent(tx, input.workspaceId, input.agentId, report.originalMessageIds);
+  if (!sent) return null;
+  // Spec: test keys skip suppression. A report about a test send, or one injected through the
+  // simulator, is recorded as test-mode and never blocks an address or counts against reputation.
+  const testMode = input.testMode || sent.test_mode;
+  const ours = recipientsOf(sent);
+  const out: FeedbackOutcome = { sentMessageId: sent.id, events: [], suppressed: [] };
+  if (report.type === 'feedback') await complaint(ctx, tx, input, report, sent, ours, testMode, out);
+  else await deliveryStatus(ctx, tx, input, report, sent, ours, testMode, out);
+  return out.events.length ? out : null;
+}
+
+async function alreadyRecorded(tx: Tx, sent: SentMessageRow, type: EventType, recipient: string | null, reportMessageId: string | null): Promise<boolean> {
+  const seen = await eventsAboutMessage(tx.db, sent.workspace_id, type, sent.id);
+  return seen.some((e) => e.data.recipient === recipient
+    // A delay may be reported more than once (each notice is news); the same notice twice is not.
+    && (type !== 'message.delayed' || e.data.report_rfc_message_id === reportMessageId));
+}
+
+async function deliveryStatus(
+  ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport, sent: SentMessageRow, ours: Set<string>, testMode: boolean, out: FeedbackOutcome,
+): Promise<void> {
+  const at = isoAt(ctx.clock.now());
+  const handled = new Set<string>();
+  for (const r of report.recipients) {
+    const recipient = matchRecipient(r, ours);
+    const outcome = outcomeOf(r);
+    if (!recipient || !outcome || handled.has(recipient)) continue;
+    handled.add(recipient);
+    if (await alreadyRecorded(tx, sent, outcome.type, recipient, input.parsed.messageId)) continue;
+    const ev = await emitEvent(ctx, tx, {
+      type: outcome.type, workspaceId: sent.workspace_id, agentId: sent.agent_id, threadId: sent.thread_id,
+      sourceMessageId: sent.id, testMode,
+      data: {
+        message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipient, action: r.action, status: r.status,
+        diagnostic_code: r.diagnosticCode, remote_mta: r.remoteMta, reporting_mta: report.reportingMta,
+        ...(outcome.type === 'message.bounced' ? { bounce_type: outcome.bounceType } : {}),
+        ...(outcome.type === 'message.delivered' ? { transport: 'dsn' } : {}),
+        report_format: report.format, report_message_id: input.receivedId, report_rfc_message_id: input.parsed.messageId,
+        reported_at: at,
+      },
+    });
+    out.events.push({ id: ev.id, type: outcome.type, recipient });
+    if (outcome.type === 'message.bounced' && outcome.bounceType === 'hard' && !testMode) {
+      const { created } = await addSuppression(ctx, tx, {
+        workspaceId: sent.workspace_id, agentId: sent.agent_id, address: recipient, type: 'hard_bounce',
+        sourceMessageId: sent.id, reason: `${r.status ?? ''} ${r.diagnosticCode ?? 'permanent delivery failure'}`.trim().slice(0, 500),
+        testMode: false,
+      });
+      if (created) out.suppressed.push(recipient);
+    }
+  }
+}
+
+async function complaint(
+  ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport, sent: SentMessageRow, ours: Set<string>, testMode: boolean, out: FeedbackOutcome,
+): Promise<void> {
+  // RFC 5965 §3.2: Original-Rcpt-To is optional and often redacted; then the returned copy's
+  // To/Cc, then the sent message itself when it had a single recipient.
+  let who = report.recipients.map((r) => r.originalRecipient).filter((a): a is string => a !== null && ours.has(a));
+  if (!who.length) who = report.originalRecipients.filter((a) => ours.has(a));
+  if (!who.length && ours.size === 1) who = [...ours];
+  const recipients: (string | null)[] = who.length ? [...new Set(who)] : [null];
+  const at = isoAt(ctx.clock.now());
+  for (const recipient of recipients) {
+    if (await alreadyRecorded(tx, sent, 'message.complained', recipient, null)) continue;
+    const ev = await emitEvent(ctx, tx, {
+      type: 'message.complained', workspaceId: sent.workspace_id, agentId: sent.agent_id, threadId: sent.thread_id,
+      sourceMessageId: sent.id, testMode,
+      data: {
+        message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipient, feedback_type: report.feedbackType,
+        user_agent: report.userAgent, report_format: report.format, report_message_id: input.receivedId,
+        report_rfc_message_id: input.parsed.messageId, reported_at: at,
+      },
+    });
+    out.events.push({ id: ev.id, type: 'message.complained', recipient });
+    if (recipient && !testMode) {
+      const { created } = await addSuppression(ctx, tx, {
+        workspaceId: sent.workspace_id, agentId: sent.agent_id, address: recipient, type: 'complaint',
+        sourceMessageId: sent.id, reason: `abuse report${report.userAgent ? ` from ${report.userAgent}` : ''}`, testMode: false,
+      });
+      if (created) out.suppressed.push(recipient);
+    }
+  }
+}
+
+/**
+ * `message.delivered`: the message was handed to its final transport and accepted — stored in the
+ * mailbox of an agent of this instance (`transport: local`), or accepted with a 250 by the SMTP
+ * relay (`transport: relay`: "accepted by the next hop", not proof of inbox placement).
+ */
+export async function emitDelivered(
+  ctx: AppContext, tx: Tx, row: SentMessageRow, d: { transport: 'local' | 'relay'; recipients: string[]; response?: string | null },
+): Promise<void> {
+  await emitEvent(ctx, tx, {
+    type: 'message.delivered', workspaceId: row.workspace_id, agentId: row.agent_id, threadId: row.thread_id,
+    sourceMessageId: row.id, testMode: row.test_mode,
+    data: {
+      message_id: row.id, rfc_message_id: row.rfc_message_id, transport: d.transport, recipients: d.recipients,
+      ...(d.response !== undefined ? { response: d.response } : {}),
+      transport_message_id: row.transport_message_id, delivered_at: isoAt(ctx.clock.now()),
+    },
+  });
+}

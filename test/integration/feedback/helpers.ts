@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../../helpers/daemon.js';
+import type { TestApp } from '../../helpers/app.js';
+
+/**
+ * A report fixture with the message it is about filled in. Fixtures are real-world shaped reports
+ * (Postfix, Gmail, qmail, Yahoo ARF) with `{{AGENT}}`, `{{RECIPIENT}}` and `{{MESSAGE_ID}}` where
+ * the original's values go, because the Message-ID of a send is only known at run time.
+ */
+export function fixture(name: string, v: { agent: string; recipient: string; messageId: string }): Buffer {
+  const text = readFileSync(join(ROOT, 'test', 'fixtures', name), 'utf8')
+    .replaceAll('{{AGENT}}', v.agent).replaceAll('{{RECIPIENT}}', v.recipient).replaceAll('{{MESSAGE_ID}}', v.messageId);
+  return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
+}
+
+/** The RFC Message-ID our send carried (what a report quotes back). */
+export async function rfcIdOf(t: TestApp, messageId: string): Promise<string> {
+  const row = await t.ctx.db.selectFrom('sent_messages').select('rfc_message_id').where('id', '=', messageId).executeTakeFirstOrThrow();
+  return row.rfc_message_id;
+}
+
+export async function eventsOfType(t: TestApp, type: string, key?: string) {
+  const r = await t.req('GET', '/v1/events', { query: { event_type: type, limit: 100 }, ...(key ? { key } : {}) });
+  if (r.status !== 200) throw new Error(r.text);
+  return r.body.data as { id: string; type: string; source_message_id: string | null; thread_id: string | null; agent_id: string | null; test_mode: boolean; data: Record<string, any> }[];
+}
