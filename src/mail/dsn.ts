@@ -224,7 +224,7 @@ function originalFrom(headersRaw: Buffer | null): { ids: string[]; recipients: s
 // ---- Recognition.
 
 const DAEMON_RE = /^(mailer-daemon|mailer_daemon|mailerdaemon|mail-daemon|postmaster|mdaemon|bounce|bounces)(\+[^@]*)?@/i;
-const BOUNCE_SUBJECT_RE = /undeliver(ed|able)|returned mail|returned to sender|delivery status notification|delivery (has )?failed|delivery failure|failure notice|mail delivery (failed|failure|system)|could not be delivered|delayed mail|delivery delayed|warning: could not send|non-?delivery report|message not delivered/i;
+const BOUNCE_SUBJECT_RE = /undeliver(ed|able)|returned mail|returned to sender|delivery status notification|delivery (has )?failed|delivery failure|failure notice|mail delivery (failed|failure|system)|could not be delivered|(message|mail|delivery) (is )?delayed|delayed (mail|message|delivery)|warning: could not send|non-?delivery report|message not delivered/i;
 const DELAY_RE = /\b(delay(ed)?|still being retried|will (continue to )?(re)?try|retry(ing)? (again|for)|not yet been delivered|temporar(y|ily))\b/i;
 const PERMANENT_RE = /permanent(ly)?\s+(error|failure|fatal)|failed permanently|permanent error|user unknown|no such user|mailbox unavailable|does not exist|address rejected/i;
 /** Where a non-standard bounce starts quoting the original (qmail, Exim, Sendmail, Gmail). */

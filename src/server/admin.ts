@@ -1,6 +1,8 @@
 import { openDatabase, migrate, isInitialised } from '../db/open.js';
 import { systemClock } from '../shared/clock.js';
 import { setWorkspaceTier } from '../services/usage.js';
+import { connectApp } from '../services/connected-apps.js';
+import type { GrantAccess, OauthGrantConnected } from '../contract/oauth.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
 
@@ -14,6 +16,21 @@ export async function setTierInDataDir(config: Config, tier: string): Promise<{ 
     await migrate(opened.db);
     if (!(await isInitialised(opened.db))) return null;
     return await setWorkspaceTier(createContext(config, opened.db, systemClock), tier);
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Approve a connected app on the local data directory (`mailagent admin connect-app`): a
+ * self-hosted instance has no dashboard sign-in, so the operator approves (spec: Connected apps).
+ */
+export async function connectAppInDataDir(config: Config, input: { name: string; access?: GrantAccess }): Promise<OauthGrantConnected | null> {
+  const opened = openDatabase(config.dbFile);
+  try {
+    await migrate(opened.db);
+    if (!(await isInitialised(opened.db))) return null;
+    return await connectApp(createContext(config, opened.db, systemClock), { ...input, createdBy: 'operator' });
   } finally {
     await opened.close();
   }

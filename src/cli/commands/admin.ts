@@ -13,21 +13,55 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
     .action(run(tierAction));
   examples(tier, ['mailagent admin tier pro', 'mailagent admin tier scale --data-dir ./data --json']);
+
+  const connect = admin
+    .command('connect-app')
+    .description('Approve a connected app; prints its access token (1 hour) and refresh token once')
+    .requiredOption('--name <name>', 'the app\'s name, as listed by GET /v1/oauth/grants')
+    .option('--access <access>', 'read, send or full_access (default full_access)')
+    .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
+    .action(run(connectAppAction));
+  examples(connect, [
+    'mailagent admin connect-app --name "Inbox summariser" --access read',
+    'mailagent admin connect-app --name crm-sync --json | jq -r .refresh_token',
+  ]);
 }
 
-async function tierAction(ctx: CommandContext, tier: string, opts: { dataDir?: string }): Promise<void> {
-  if (!TIERS.includes(tier)) throw new UsageError(`<tier> must be one of ${TIERS.join(', ')}; got "${tier}".`);
+const ACCESS = ['read', 'send', 'full_access'];
+
+async function loadDataDirConfig(ctx: CommandContext, dataDir: string | undefined) {
   // The server side is loaded only here, as `init` does, so `mailagent --help` stays light.
   const { loadConfig, ConfigError } = await import('../../server/config.js');
-  const { setTierInDataDir } = await import('../../server/admin.js');
   const { VERSION } = await import('../../server/version.js');
-  let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig({ dataDir: opts.dataDir }, ctx.env, VERSION);
+    return loadConfig({ dataDir }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+async function connectAppAction(ctx: CommandContext, opts: { name: string; access?: string; dataDir?: string }): Promise<void> {
+  if (!opts.name.trim()) throw new UsageError('--name must not be empty.');
+  const access = opts.access ?? 'full_access';
+  if (!ACCESS.includes(access)) throw new UsageError(`--access must be one of ${ACCESS.join(', ')}; got "${access}".`);
+  const config = await loadDataDirConfig(ctx, opts.dataDir);
+  const { connectAppInDataDir } = await import('../../server/admin.js');
+  const result = await connectAppInDataDir(config, { name: opts.name, access: access as 'read' | 'send' | 'full_access' });
+  if (!result) throw new CliError(`${config.dataDir} is not initialised; run \`mailagent init\` first.`);
+  ctx.out.result(result, () => {
+    ctx.out.record({
+      grant: result.grant.id, app: result.grant.app_name, access: result.grant.access, scope: result.scope,
+      access_token: result.access_token, expires_in: `${result.expires_in}s`, refresh_token: result.refresh_token,
+    });
+    ctx.out.warn('The tokens are shown only this once. Renew with POST /v1/oauth/token {"grant_type":"refresh_token","refresh_token":"..."}; revoke with DELETE /v1/oauth/grants/' + result.grant.id + '.');
+  });
+}
+
+async function tierAction(ctx: CommandContext, tier: string, opts: { dataDir?: string }): Promise<void> {
+  if (!TIERS.includes(tier)) throw new UsageError(`<tier> must be one of ${TIERS.join(', ')}; got "${tier}".`);
+  const config = await loadDataDirConfig(ctx, opts.dataDir);
+  const { setTierInDataDir } = await import('../../server/admin.js');
   const result = await setTierInDataDir(config, tier);
   if (!result) throw new CliError(`${config.dataDir} is not initialised; run \`mailagent init\` first.`);
   ctx.out.result(result, () => ctx.out.success(`Workspace ${result.workspace_id}: tier ${result.from} → ${result.tier}.`));

@@ -87,6 +87,23 @@ function encode(r: Partial<SentMessageRow>): Partial<SentMessagesTable> {
 export async function insertSentMessage(db: Db, row: SentMessageRow, attachments: AttachmentRow[]): Promise<void> {
   await db.insertInto('sent_messages').values(encode(row) as SentMessagesTable).execute();
   if (attachments.length) await db.insertInto('sent_attachments').values(attachments as SentAttachmentsTable[]).execute();
+  const to = toAddressesOf(row.to);
+  if (to.length) {
+    await db.insertInto('sent_recipients').values(to.map((address) => ({ message_id: row.id, workspace_id: row.workspace_id, address })))
+      .onConflict((oc) => oc.doNothing()).execute();
+  }
+}
+
+/** The lower-cased addresses of stored `to` entries (`addr` or `Name <addr>`), without repeats. */
+export function toAddressesOf(to: string[]): string[] {
+  return [...new Set(to.map((t) => (/<([^<>]*)>\s*$/.exec(t)?.[1] ?? t).trim().toLowerCase()).filter(Boolean))];
+}
+
+/** How many sent messages had `address` in `to` (the classifier's sender history). */
+export async function countSentTo(db: Db, workspaceId: string, address: string): Promise<number> {
+  const r = await db.selectFrom('sent_recipients').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId).where('address', '=', address.toLowerCase()).executeTakeFirst();
+  return Number(r?.n ?? 0);
 }
 
 export async function updateSentMessage(db: Db, id: string, patch: Partial<SentMessageRow>): Promise<void> {

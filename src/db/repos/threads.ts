@@ -179,6 +179,7 @@ export async function purgeThread(db: Db, workspaceId: string, threadId: string,
   if (sentIds.length) {
     await db.deleteFrom('sent_attachments').where('message_id', 'in', sentIds).execute();
     await db.deleteFrom('simulated_replies').where('message_id', 'in', sentIds).execute();
+    await db.deleteFrom('sent_recipients').where('message_id', 'in', sentIds).execute();
     await db.deleteFrom('sent_messages').where('id', 'in', sentIds).execute();
   }
   if (rcvIds.length) {

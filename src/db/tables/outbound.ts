@@ -84,6 +84,17 @@ export interface AppealsTable {
   created_at: string;
 }
 
+/**
+ * One row per `to` address of a sent message (lower-cased), written with the message: the
+ * inbound classifier's "mail we sent to this sender" count is an index lookup, not a scan of
+ * sent_messages.to.
+ */
+export interface SentRecipientsTable {
+  message_id: string;
+  workspace_id: string;
+  address: string;
+}
+
 /** Test-address auto-replies waiting for the scheduler. */
 export interface SimulatedRepliesTable {
   message_id: string;
@@ -99,4 +110,5 @@ export interface OutboundTables {
   idempotency_keys: IdempotencyKeysTable;
   appeals: AppealsTable;
   simulated_replies: SimulatedRepliesTable;
+  sent_recipients: SentRecipientsTable;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../../services/context.js';
-import { ingestInbound, routeRecipient } from '../../services/inbound.js';
+import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
 import { checkAuthentication, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer } from './fast-greeting.js';
@@ -102,6 +102,8 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           callback(smtpError(552, `5.3.4 Header section exceeds ${MAX_HEADER_BYTES} bytes`));
           return;
         }
+        // Announced now, so a group commit in progress waits for this message (services/inbound.ts).
+        const arrival = announceInbound(ctx);
         const work = (async () => {
           const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
           const auth = await checkAuthentication({
@@ -110,8 +112,8 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           return ingestInbound(ctx, {
             raw, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
             remoteAddress: session.remoteAddress ?? null, auth,
-          });
-        })();
+          }, arrival);
+        })().finally(() => arrival.release());
         inFlight.add(work);
         work.then((res) => {
           if (!res.accepted.length) {

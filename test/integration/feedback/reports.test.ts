@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function liveSend(to: string, subject = 'Following up on your order') {
-  const r = await t.req('POST', '/v1/messages', { body: { to, subject, body_text: 'Hi, could you confirm the delivery address for order 1042? Thanks.' } });
+  const r = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to, subject, body_text: 'Hi, could you confirm the delivery address for order 1042? Thanks.' } });
   expect(r.status, r.text).toBe(201);
   return { id: r.body.id as string, threadId: r.body.thread_id as string, rfcId: await rfcIdOf(t, r.body.id) };
 }
@@ -69,7 +69,7 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
     expect(added[0].data).toMatchObject({ address: 'nobody@example.org', type: 'hard_bounce', scope: 'workspace' });
     expect(await lookup('nobody@example.org')).toMatchObject({ suppressed: true, type: 'hard_bounce', scope: 'workspace' });
 
-    const again = await t.req('POST', '/v1/messages', { body: { to: 'Nobody@Example.org', subject: 'Second try', body_text: 'Hello again about order 1042.' } });
+    const again = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'Nobody@Example.org', subject: 'Second try', body_text: 'Hello again about order 1042.' } });
     expect(again.status).toBe(422);
     expect(again.body.error.code).toBe('recipient_suppressed');
 
@@ -118,13 +118,25 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
     await liveSend('slow@example.org', 'Second attempt');
   });
 
+  it('a failure with a transient status (4.4.7, expired after retries) is a soft bounce: counted, not suppressed', async () => {
+    const sent = await liveSend('expired@example.org');
+    const raw = fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'expired@example.org', messageId: sent.rfcId });
+    await deliverReport(Buffer.from(raw.toString().replace('Status: 5.1.1', 'Status: 4.4.7')));
+    const [ev] = (await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id);
+    expect(ev.data).toMatchObject({ recipient: 'expired@example.org', status: '4.4.7', bounce_type: 'soft' });
+    expect(await lookup('expired@example.org')).toMatchObject({ suppressed: false });
+  });
+
   it('a bounce for a Message-ID we never sent is stored as ordinary mail: no bounce, no suppression', async () => {
     const bouncedBefore = (await eventsOfType(t, 'message.bounced')).length;
     await deliverReport(fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'stranger@example.org', messageId: 'abc.123@elsewhere.example' }));
     expect((await eventsOfType(t, 'message.bounced')).length).toBe(bouncedBefore);
     expect(await lookup('stranger@example.org')).toMatchObject({ suppressed: false });
-    const received = await eventsOfType(t, 'message.received');
-    expect(received.some((e) => e.data.subject === 'Undelivered Mail Returned to Sender' && e.data.from === 'mailer-daemon@mx1.example.net')).toBe(true);
+    const received = await t.req('GET', '/v1/messages/received', { query: { limit: 100 } });
+    const report = received.body.data[0];
+    expect(report).toMatchObject({ subject: 'Undelivered Mail Returned to Sender', from: { address: 'mailer-daemon@mx1.example.net' } });
+    expect(report.extracted_text).toContain('stranger@example.org');
+    expect((await eventsOfType(t, 'message.bounced')).some((e) => e.data.report_message_id === report.id)).toBe(false);
   });
 
   it('a report about our message but naming an address we did not mail suppresses nothing', async () => {
@@ -148,8 +160,8 @@ describe('abuse reports (RFC 5965 ARF)', () => {
     expect(await lookup('grumpy@yahoo.example')).toMatchObject({ suppressed: true, type: 'complaint', scope: 'workspace' });
     const after = await reputation();
     expect(after.complaint_count_30d).toBe(before.complaint_count_30d + 1);
-    expect(after.reputation).toBeLessThan(before.reputation);
-    const again = await t.req('POST', '/v1/messages', { body: { to: 'grumpy@yahoo.example', subject: 'Sorry', body_text: 'About the last message.' } });
+    expect(after.complaint_rate).toBeGreaterThan(before.complaint_rate);
+    const again = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'grumpy@yahoo.example', subject: 'Sorry', body_text: 'About the last message.' } });
     expect(again.status).toBe(422);
     expect(again.body.error.code).toBe('recipient_suppressed');
   });
@@ -178,7 +190,7 @@ describe('message.delivered', () => {
     const deliveredBefore = (await eventsOfType(t, 'message.delivered')).length;
     relay.mode = 'defer';
     try {
-      const r = await t.req('POST', '/v1/messages', { body: { to: 'later@example.org', subject: 'Deferred', body_text: 'This one waits.' } });
+      const r = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'later@example.org', subject: 'Deferred', body_text: 'This one waits.' } });
       expect(r.status).toBe(503);
       expect(r.body.error.code).toBe('upstream_unavailable');
     } finally {
@@ -191,7 +203,7 @@ describe('message.delivered', () => {
 
 describe('test mode', () => {
   it('a simulated bounce about a test send emits message.bounced with test_mode true and suppresses nothing', async () => {
-    const s = await t.req('POST', '/v1/messages', { key: t.testKey, body: { to: 'ghost@example.org', subject: 'Test order note', body_text: 'Hello from a test.' } });
+    const s = await t.req('POST', '/v1/messages', { key: t.testKey, body: { agent: 'agent', to: 'ghost@example.org', subject: 'Test order note', body_text: 'Hello from a test.' } });
     expect(s.status, s.text).toBe(201);
     const sim = await t.req('POST', '/v1/test/inbound', {
       key: t.testKey,
