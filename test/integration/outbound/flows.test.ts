@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const TX = { subject: 'Your receipt', body_text: 'Thanks for your order #1234.' };
-const COLD_APPEALABLE = { subject: 'Hello', body_text: "Hi, I'm reaching out because you asked about your order last week. Would you be open to a quick 15 minute call to go through your account?" };
+// A pitch that follows up a real conversation: refused by the screen, overturned on review.
+const COLD_APPEALABLE = { subject: 'Following up on our call', body_text: 'Hi Dana,\n\nGreat speaking with you yesterday. As discussed, we help teams like yours cut their cloud bill by 30%. Would you be open to a 15-minute call next week with our engineer to go over the numbers?\n\nBest, Lee' };
 const COLD_UPHELD = { subject: 'Hello', body_text: 'I came across your profile. Would you be open to a quick call?' };
 const COLD_FIXED = { subject: 'Big sale', body_text: 'Buy now! 50% off, limited time offer. Unsubscribe here. You are receiving this email because you signed up. {{first_name}}' };
 
