@@ -169,3 +169,17 @@ export function parseIntOption(flag: string, min = 0, max = Number.MAX_SAFE_INTE
 export function parseList(v: string, prev?: string[]): string[] {
   return [...(prev ?? []), ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
+
+/** Wait `ms`, or less if Ctrl-C fires first (follow/tail loops). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,17 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { route } from './route.js';
+import { Classification } from './received.js';
 
-/** The classifier's output (spec: Classification). */
-export const Classification = Type.Object({
-  intent: Type.String(),
-  entities: Type.Record(Type.String(), Type.Unknown()),
-  urgency: Type.Number(),
-  injection_score: Type.Number(),
-  injection_categories: Type.Array(Type.String()),
-  sender_reputation: Type.Number(),
-  classifier_model: Type.String(),
-});
-export type Classification = Static<typeof Classification>;
 
 export const ColdScreen = Type.Object({
   score: Type.Number(),

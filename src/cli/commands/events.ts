@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Client, SseMessage } from '../../client/index.js';
 import type { Event } from '../../contract/events.js';
-import { examples, parseIntOption, parseList, run, type CommandContext } from '../context.js';
+import { examples, parseIntOption, parseList, run, sleep, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { Column } from '../output.js';
 
@@ -59,17 +59,6 @@ export interface FollowOptions {
   what: string;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** Backoff between reconnection attempts: 1, 2, 4, 8, 16, then every 30 s. */
 export const reconnectDelayMs = (attempt: number) => Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Client } from '../../client/index.js';
 import type { LogEntry, LogQuery } from '../../contract/account.js';
-import { examples, parseIntOption, run, type CommandContext } from '../context.js';
+import { examples, parseIntOption, run, sleep, type CommandContext } from '../context.js';
 import type { Column } from '../output.js';
 
 // A copy of contract LOG_CATEGORIES so `--help` does not load typebox; the e2e test compares them.
@@ -27,17 +27,6 @@ const LOG_COLUMNS: Column<LogEntry>[] = [
 
 interface LogsOptions { category?: LogQuery['category']; action?: string; agent?: string; limit?: number; cursor?: string; follow?: boolean }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 function isFatal(err: unknown): boolean {
   // The same answer would come again (bad key, bad filter): polling on cannot help.
