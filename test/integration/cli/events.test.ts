@@ -1,65 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
+import { BIN, ROOT, spawnCli, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 
 // End-to-end: the real CLI binary against a real daemon (test/helpers/daemon.ts).
 const ERROR_LINE = /^error: .+ \(code [a-z_]+(, param [^,]+)?, request req_[0-9a-z]+\)$/m;
 
-/** A long-running CLI process (tail, listen) whose output we watch while it runs. */
-interface Running {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves once `test` holds for the output so far (rejects after timeoutMs with the output). */
-  until(test: (out: { stdout: string; stderr: string }) => boolean, timeoutMs?: number): Promise<void>;
-  /** Ctrl-C, then the exit code. */
-  interrupt(): Promise<number | null>;
-}
-
-function spawnCli(args: string[], env: NodeJS.ProcessEnv): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const watchers = new Set<() => void>();
-  const poke = () => { for (const w of [...watchers]) w(); };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; poke(); });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; poke(); });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => { poke(); r(code); }));
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    until(test, timeoutMs = 15_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (test({ stdout: out, stderr: err })) {
-            watchers.delete(check);
-            clearTimeout(timer);
-            resolve();
-          } else if (child.exitCode !== null) {
-            watchers.delete(check);
-            clearTimeout(timer);
-            reject(new Error(`mailagent ${args.join(' ')} exited (${child.exitCode})\nstdout: ${out}\nstderr: ${err}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          watchers.delete(check);
-          reject(new Error(`timed out waiting on mailagent ${args.join(' ')}\nstdout: ${out}\nstderr: ${err}`));
-        }, timeoutMs);
-        watchers.add(check);
-        check();
-      });
-    },
-    async interrupt() {
-      if (child.exitCode === null) child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
-}
 
 const ndjson = (s: string) => s.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; type: string; agent_id: string | null });
 

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
+import { spawnCli, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { startSink, type Sink, type SinkRequest } from '../../helpers/sink.js';
 
 // End-to-end: the real CLI binary against a real daemon (test/helpers/daemon.ts) and a real
@@ -13,58 +12,6 @@ import { startSink, type Sink, type SinkRequest } from '../../helpers/sink.js';
 const ERROR_LINE = /^error: .+ \(code [a-z_]+(, param [^,]+)?, request req_[0-9a-z]+\)$/m;
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 
-interface Running {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  until(test: (out: { stdout: string; stderr: string }) => boolean, timeoutMs?: number): Promise<void>;
-  interrupt(): Promise<number | null>;
-}
-
-/** A long-running CLI process (listen) whose output we watch while it runs. */
-function spawnCli(args: string[], env: NodeJS.ProcessEnv): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const watchers = new Set<() => void>();
-  const poke = () => { for (const w of [...watchers]) w(); };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; poke(); });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; poke(); });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => { poke(); r(code); }));
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    until(test, timeoutMs = 15_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (test({ stdout: out, stderr: err })) {
-            watchers.delete(check);
-            clearTimeout(timer);
-            resolve();
-          } else if (child.exitCode !== null) {
-            watchers.delete(check);
-            clearTimeout(timer);
-            reject(new Error(`mailagent ${args.join(' ')} exited (${child.exitCode})\nstdout: ${out}\nstderr: ${err}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          watchers.delete(check);
-          reject(new Error(`timed out waiting on mailagent ${args.join(' ')}\nstdout: ${out}\nstderr: ${err}`));
-        }, timeoutMs);
-        watchers.add(check);
-        check();
-      });
-    },
-    async interrupt() {
-      if (child.exitCode === null) child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
-}
 
 async function api(d: TestDaemon, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(d.url + path, {
