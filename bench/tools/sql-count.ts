@@ -16,11 +16,25 @@ import { startSink } from '../../test/helpers/sink.js';
 
 const VERBOSE = process.argv.includes('--verbose');
 let log: string[] = [];
-const proto = (BetterSqlite3 as unknown as { prototype: { prepare: (sql: string) => unknown } }).prototype;
+// Statements are prepared once and cached (db/open.ts), so executions are counted on the
+// Statement prototype, patched the first time a statement is prepared.
+const proto = (BetterSqlite3 as unknown as { prototype: { prepare: (sql: string) => object } }).prototype;
 const prepare = proto.prepare;
+let patched = false;
 proto.prepare = function (this: unknown, sql: string) {
-  log.push(sql);
-  return prepare.call(this, sql);
+  const stmt = prepare.call(this, sql);
+  if (!patched) {
+    patched = true;
+    const sp = Object.getPrototypeOf(stmt) as Record<string, (...a: unknown[]) => unknown>;
+    for (const m of ['all', 'run', 'get', 'iterate']) {
+      const orig = sp[m];
+      sp[m] = function (this: { source: string }, ...args: unknown[]) {
+        log.push(this.source);
+        return orig.apply(this, args);
+      };
+    }
+  }
+  return stmt;
 };
 
 async function measure(name: string, fn: () => Promise<unknown>, settleMs = 400): Promise<void> {

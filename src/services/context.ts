@@ -103,3 +103,161 @@ export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<
   }
   return result;
 }
+
+// ---------------------------------------------------------------- group commit
+
+/**
+ * Group commit for write paths under load (inbound mail, sends). Every acknowledged write must be
+ * on disk (synchronous=FULL), and one fsync per operation caps throughput at the disk's fsync
+ * rate. Units queued while a batch is being formed are written in ONE transaction, each inside
+ * its own savepoint (a failing unit is rolled back alone and rejects alone); each caller resolves
+ * only after that transaction has committed, and afterCommit callbacks run then, as with
+ * inTransaction.
+ *
+ * better-sqlite3 commits synchronously: during an fsync no other request progresses, so nothing
+ * would ever join a batch on its own. Callers therefore *announce* work that is on its way to a
+ * grouped transaction (an SMTP message at the end of DATA, a send request once authenticated); a
+ * batch waits for announced work to arrive, at most GATHER_MS. With nothing announced it does not
+ * wait at all, so a lone request pays no latency.
+ */
+interface GroupJob {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (err: unknown) => void;
+}
+interface CommitQueue {
+  jobs: GroupJob[];
+  running: boolean;
+  /** Announced units not yet queued. */
+  announced: number;
+  wake: (() => void) | null;
+}
+const commitQueues = new WeakMap<AppContext, CommitQueue>();
+const MAX_GROUP = 128;
+const GATHER_MS = 20;
+
+function commitQueueOf(ctx: AppContext): CommitQueue {
+  let q = commitQueues.get(ctx);
+  if (!q) commitQueues.set(ctx, (q = { jobs: [], running: false, announced: 0, wake: null }));
+  return q;
+}
+
+/** Work on its way to groupedTransaction; release() is idempotent. */
+export interface WriteAnnouncement {
+  release(): void;
+}
+
+const currentAnnouncement = new AsyncLocalStorage<WriteAnnouncement>();
+
+/** Announce a unit of work that will reach groupedTransaction soon (see above). */
+export function announceWrite(ctx: AppContext): WriteAnnouncement {
+  const q = commitQueueOf(ctx);
+  q.announced++;
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      q.announced--;
+      q.wake?.();
+    },
+  };
+}
+
+/**
+ * Run fn with `a` as the ambient announcement: the first groupedTransaction below it releases it
+ * when it queues (so a request does not wait for itself), and it is released when fn settles.
+ */
+export async function withAnnouncement<T>(a: WriteAnnouncement, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await currentAnnouncement.run(a, fn);
+  } finally {
+    a.release();
+  }
+}
+
+/**
+ * inTransaction, committed together with concurrent units (group commit, above). Inside an
+ * enclosing transaction it simply joins it, as inTransaction does.
+ */
+export function groupedTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement): Promise<T> {
+  const outer = currentTx.getStore();
+  if (outer && outer.root === ctx.db) return inTransaction(ctx, fn);
+  const q = commitQueueOf(ctx);
+  return new Promise<T>((resolve, reject) => {
+    q.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    (announced ?? currentAnnouncement.getStore())?.release();
+    q.wake?.();
+    if (!q.running) void flushGroup(ctx, q);
+  });
+}
+
+/**
+ * Yield once (setImmediate runs after the I/O callbacks already due, so requests that have
+ * arrived are handled and queue their units), then wait until nothing announced is outstanding,
+ * the batch is full, or GATHER_MS has passed.
+ */
+async function gatherGroup(q: CommitQueue): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const deadline = performance.now() + GATHER_MS;
+  while (q.announced > 0 && q.jobs.length < MAX_GROUP) {
+    const left = deadline - performance.now();
+    if (left <= 0) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => done(), left);
+      const done = () => {
+        clearTimeout(t);
+        q.wake = null;
+        resolve();
+      };
+      q.wake = done;
+    });
+  }
+}
+
+async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
+  q.running = true;
+  try {
+    while (q.jobs.length) {
+      await gatherGroup(q);
+      const batch = q.jobs.splice(0, MAX_GROUP);
+      const done: { job: GroupJob; value: unknown; after: (() => void)[] }[] = [];
+      const failed: { job: GroupJob; err: unknown }[] = [];
+      try {
+        await ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
+          for (const job of batch) {
+            const after: (() => void)[] = [];
+            const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
+            await sql.raw('savepoint group_unit').execute(trx);
+            try {
+              const value = await currentTx.run({ root: ctx.db, tx }, () => holdingConnection(ctx.db, () => job.fn(tx)));
+              await sql.raw('release savepoint group_unit').execute(trx);
+              done.push({ job, value, after });
+            } catch (err) {
+              await sql.raw('rollback to savepoint group_unit').execute(trx);
+              await sql.raw('release savepoint group_unit').execute(trx);
+              failed.push({ job, err });
+            }
+          }
+        });
+      } catch (err) {
+        for (const d of done) d.job.reject(err);
+        for (const f of failed) f.job.reject(f.err);
+        continue;
+      }
+      for (const f of failed) f.job.reject(f.err);
+      for (const d of done) {
+        for (const f of d.after) {
+          try {
+            f();
+          } catch (err) {
+            ctx.log.error({ err }, 'after-commit callback failed');
+          }
+        }
+        d.job.resolve(d.value);
+      }
+    }
+  } finally {
+    q.running = false;
+  }
+}

@@ -11,8 +11,7 @@ import { excerptOf, extractReplyText } from '../mail/extract.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { EventType } from '../contract/events.js';
-import { sql } from 'kysely';
-import type { AppContext, Tx } from './context.js';
+import { announceWrite, groupedTransaction, type AppContext, type Tx, type WriteAnnouncement } from './context.js';
 import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
 import { findSuppression } from './suppression.js';
@@ -131,18 +130,16 @@ export async function ingestInbound(ctx: AppContext, input: InboundInput, announ
     }
     if (!routes.length) return result;
     const prepared = await prepareInbound(ctx, input, routes);
-    arrival.release();
-    await commitGrouped(ctx, prepared.store(result));
+    // One transaction per batch of concurrent messages (group commit: services/context.ts).
+    await groupedTransaction(ctx, prepared.store(result), arrival);
     return result;
   } finally {
     arrival.release();
   }
 }
 
-/** A message on its way to ingestInbound, counted so a group commit waits for it (see gather). */
-export interface InboundAnnouncement {
-  release(): void;
-}
+/** A message on its way to ingestInbound, counted so a group commit waits for it. */
+export type InboundAnnouncement = WriteAnnouncement;
 
 /**
  * Announce a message before the work that precedes ingestInbound (the SMTP listener's SPF/DKIM
@@ -150,17 +147,7 @@ export interface InboundAnnouncement {
  * joined the commit queue or failed. release() is idempotent.
  */
 export function announceInbound(ctx: AppContext): InboundAnnouncement {
-  const q = queueOf(ctx);
-  q.preparing++;
-  let released = false;
-  return {
-    release() {
-      if (released) return;
-      released = true;
-      q.preparing--;
-      q.wake?.();
-    },
-  };
+  return announceWrite(ctx);
 }
 
 /** Parse, route and classify one message (everything before its transaction). */
@@ -202,116 +189,6 @@ async function prepareInbound(
       }
     },
   };
-}
-
-/**
- * Group commit. Every inbound message must be on disk before its 250 (synchronous=FULL), and one
- * fsync per message caps a busy listener at the disk's fsync rate. Messages that arrive while a
- * commit is in progress are written together in the next transaction, each inside its own
- * savepoint (a failing one is rolled back alone), and each caller resolves only after that
- * transaction has committed. Bus notifications of a message run after the commit, as with
- * inTransaction.
- */
-interface Job {
-  fn: (tx: Tx) => Promise<unknown>;
-  resolve: (v: unknown) => void;
-  reject: (err: unknown) => void;
-}
-interface CommitQueue {
-  jobs: Job[];
-  running: boolean;
-  /** Messages between routing and commitGrouped (parsing, checking, classifying). */
-  preparing: number;
-  /** Wakes a flush waiting for the messages being prepared. */
-  wake: (() => void) | null;
-}
-const queues = new WeakMap<AppContext, CommitQueue>();
-const MAX_BATCH = 128;
-/**
- * better-sqlite3 commits synchronously: while one fsync runs, no other message can progress, so
- * without waiting nothing ever joins a batch (measured: 1 commit per message under 16 concurrent
- * sessions). A flush therefore waits for messages already being prepared to reach the queue, at
- * most this long; a lone message (nothing else in preparation) does not wait at all.
- */
-const GATHER_MS = 20;
-
-function queueOf(ctx: AppContext): CommitQueue {
-  let q = queues.get(ctx);
-  if (!q) queues.set(ctx, (q = { jobs: [], running: false, preparing: 0, wake: null }));
-  return q;
-}
-
-function commitGrouped<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const queue = queueOf(ctx);
-  return new Promise<T>((resolve, reject) => {
-    queue.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-    queue.wake?.();
-    if (!queue.running) void flush(ctx, queue);
-  });
-}
-
-/** Wait until no message is being prepared (each joins the queue), the batch is full, or GATHER_MS. */
-async function gather(q: CommitQueue): Promise<void> {
-  const deadline = performance.now() + GATHER_MS;
-  while (q.preparing > 0 && q.jobs.length < MAX_BATCH) {
-    const left = deadline - performance.now();
-    if (left <= 0) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => done(), left);
-      const done = () => {
-        clearTimeout(t);
-        q.wake = null;
-        resolve();
-      };
-      q.wake = done;
-    });
-  }
-}
-
-async function flush(ctx: AppContext, q: CommitQueue): Promise<void> {
-  q.running = true;
-  try {
-    while (q.jobs.length) {
-      await gather(q);
-      const batch = q.jobs.splice(0, MAX_BATCH);
-      const done: { job: Job; value: unknown; after: (() => void)[] }[] = [];
-      const failed: { job: Job; err: unknown }[] = [];
-      try {
-        await ctx.db.transaction().execute(async (trx) => {
-          for (const job of batch) {
-            const after: (() => void)[] = [];
-            await sql`savepoint inbound_message`.execute(trx);
-            try {
-              const value = await job.fn({ db: trx, afterCommit: (f) => after.push(f) });
-              await sql`release savepoint inbound_message`.execute(trx);
-              done.push({ job, value, after });
-            } catch (err) {
-              await sql`rollback to savepoint inbound_message`.execute(trx);
-              await sql`release savepoint inbound_message`.execute(trx);
-              failed.push({ job, err });
-            }
-          }
-        });
-      } catch (err) {
-        for (const d of done) d.job.reject(err);
-        for (const f of failed) f.job.reject(f.err);
-        continue;
-      }
-      for (const f of failed) f.job.reject(f.err);
-      for (const d of done) {
-        for (const f of d.after) {
-          try {
-            f();
-          } catch (err) {
-            ctx.log.error({ err }, 'after-commit callback failed');
-          }
-        }
-        d.job.resolve(d.value);
-      }
-    }
-  } finally {
-    q.running = false;
-  }
 }
 
 interface Derived {

@@ -12,7 +12,7 @@ import { ApiError } from '../contract/errors.js';
 import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE } from '../shared/clock.js';
-import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { groupedTransaction, inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName } from './agents.js';
 import { hasScope } from './auth.js';
 import { emitEvent } from './events.js';
@@ -417,7 +417,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
       row.status = 'sent';
       row.sent_at = at;
     }
-    await inTransaction(ctx, async (tx) => {
+    await groupedTransaction(ctx, async (tx) => {
       await ensureAgent(tx);
       if (live) await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
       await thread(tx);
@@ -431,7 +431,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
   }
 
   // Live, now: reserve against the caps, hand over to the relay, then record the outcome.
-  await inTransaction(ctx, async (tx) => {
+  await groupedTransaction(ctx, async (tx) => {
     await ensureAgent(tx);
     await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
   });
@@ -485,7 +485,7 @@ async function transmit(
       row.status = 'failed';
       row.error_message = err.message;
       row.updated_at = isoAt(now);
-      await inTransaction(ctx, async (tx) => {
+      await groupedTransaction(ctx, async (tx) => {
         await releaseSend(tx.db, row.id);
         if (h.thread) {
           await h.thread(tx);
@@ -505,7 +505,7 @@ async function transmit(
   row.updated_at = row.sent_at;
   // delivered_at: every recipient accepted by its final transport (the relay's 250 = the next hop).
   if (relayed?.all && !locals.length) row.delivered_at = row.sent_at;
-  await inTransaction(ctx, async (tx) => {
+  await groupedTransaction(ctx, async (tx) => {
     if (h.thread) {
       await h.thread(tx);
       await insertSentMessage(tx.db, row, attachments);

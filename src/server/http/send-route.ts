@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../contract/errors.js';
 import type { RouteDef } from '../../contract/route.js';
-import type { AppContext, AuthContext } from '../../services/context.js';
+import { announceWrite, withAnnouncement, type AppContext, type AuthContext } from '../../services/context.js';
 import { beginIdempotent, finishIdempotent, requestFingerprint } from '../../services/idempotency.js';
 import { takeBurstSlot, BURST_LIMIT, BURST_WINDOW_MS, type RateLimitState } from '../../services/limits.js';
 
@@ -22,6 +22,14 @@ export async function runSendRoute(
   ctx: AppContext, id: string, def: RouteDef, req: FastifyRequest, reply: FastifyReply, run: () => Promise<unknown>,
 ): Promise<unknown> {
   const auth = (req as FastifyRequest & { auth?: AuthContext }).auth!;
+  // The send's transaction is committed together with concurrent ones (group commit,
+  // services/context.ts): announcing it lets a batch being formed wait for it.
+  return withAnnouncement(announceWrite(ctx), () => sendRoute(ctx, id, def, req, reply, run, auth));
+}
+
+async function sendRoute(
+  ctx: AppContext, id: string, def: RouteDef, req: FastifyRequest, reply: FastifyReply, run: () => Promise<unknown>, auth: AuthContext,
+): Promise<unknown> {
   try {
     rateHeaders(reply, takeBurstSlot(ctx, auth));
   } catch (err) {
