@@ -261,8 +261,10 @@ async function resolveSendAgent(ctx: AppContext, auth: AuthContext, ws: Workspac
       if (!hasScope(auth, 'manage')) {
         throw Errors.insufficientScope(`No agent "${n.fromRef.name}" exists; a send that would create it needs the \`manage\` scope.`);
       }
-      const placeholder = { id: '', name: n.fromRef.name } as AgentRow;
-      return { agent: placeholder, create: n.fromRef.name };
+      // The agent is inserted in the send's own transaction; until then it has no id, no
+      // allowlist or blocklist and no suppressions of its own (checkRecipients skips those).
+      const pending = { id: '', name: n.fromRef.name, allowlist_domains: [], blocklist_domains: [] } as unknown as AgentRow;
+      return { agent: pending, create: n.fromRef.name };
     }
   }
   if (auth.agentId) return { agent: await resolveAgent(ctx, auth, auth.agentId, 'send', 'agent'), create: null };
