@@ -29,8 +29,17 @@ const urlAjv = makeAjv(true);
  */
 export function compileValidator(schema: object, httpPart: string | undefined) {
   const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
+  const integers = httpPart === 'body' ? [] : integerProperties(schema);
   let compiled: ValidateFunction | null = null;
   const validate = (data: unknown): boolean => {
+    // Coercion would read `1e1` or `0x10` as a number; a query integer is written in digits.
+    for (const name of integers) {
+      const raw = (data as Record<string, unknown> | null)?.[name];
+      if (typeof raw === 'string' && !/^-?\d+$/.test(raw)) {
+        validate.errors = [{ keyword: 'type', instancePath: `/${name}`, schemaPath: '', params: { type: 'integer' }, message: 'must be a whole number written in digits' }];
+        return false;
+      }
+    }
     compiled ??= ajv.compile(schema);
     const ok = compiled(data);
     validate.errors = compiled.errors;
@@ -38,6 +47,11 @@ export function compileValidator(schema: object, httpPart: string | undefined) {
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate;
+}
+
+function integerProperties(schema: object): string[] {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(props).filter(([, p]) => p.type === 'integer').map(([k]) => k);
 }
 
 /** `/to/3/address` → `to[3].address`: the field as the client wrote it. */

@@ -214,7 +214,7 @@ describe('GET /v1/api-keys', () => {
   });
 
   it('a limit outside 1..100 or not an integer is 400 invalid_param_value, param limit', async () => {
-    for (const limit of ['0', '101', '-1', '1.5', 'abc', '']) {
+    for (const limit of ['0', '101', '-1', '1.5', 'abc', '', '1e1', '0x10', ' 5']) {
       const r = await t.req('GET', `/v1/api-keys?limit=${limit}`);
       expect(r.status, limit).toBe(400);
       expect(code(r), limit).toBe('invalid_param_value');
