@@ -7,6 +7,17 @@ export interface RelayResult {
   response: string;
   accepted: string[];
   rejected: string[];
+  /** What the relay answered each refused RCPT TO (the message still went to the accepted ones). */
+  refusals: RcptRefusal[];
+}
+
+/** One recipient the relay refused at RCPT TO while accepting others (RFC 5321 §3.3). */
+export interface RcptRefusal {
+  recipient: string;
+  /** The basic reply code, e.g. 550 or 450. */
+  responseCode: number;
+  /** The relay's whole reply line, e.g. `550 5.1.1 <bob@example.com>: Recipient address rejected`. */
+  response: string;
 }
 
 /**
@@ -14,7 +25,11 @@ export interface RelayResult {
  * refusal) → 503 upstream_unavailable. `refused`: the relay answered 5xx → 502 upstream_error.
  */
 export class RelayError extends Error {
-  constructor(readonly kind: 'unavailable' | 'refused', message: string, readonly responseCode: number | null) {
+  constructor(
+    readonly kind: 'unavailable' | 'refused', message: string, readonly responseCode: number | null,
+    /** The relay's reply line when it answered (null when it could not be reached). */
+    readonly response: string | null = null,
+  ) {
     super(message);
     this.name = 'RelayError';
   }
@@ -53,20 +68,26 @@ export function createRelay(url: string, opts: { maxConnections?: number; connec
       try {
         const info = await transport.sendMail({ envelope, raw });
         const response = String(info.response ?? '');
+        const rejectedErrors = ((info as { rejectedErrors?: { recipient?: string; responseCode?: number; response?: string }[] }).rejectedErrors ?? []);
         const m = /queued as\s+([^\s]+)/i.exec(response) ?? /\bid=([^\s]+)/i.exec(response);
         return {
           relayId: m ? m[1] : null,
           response,
           accepted: (info.accepted ?? []).map(String),
           rejected: (info.rejected ?? []).map(String),
+          refusals: rejectedErrors.filter((e) => e.recipient).map((e) => ({
+            recipient: String(e.recipient),
+            responseCode: typeof e.responseCode === 'number' ? e.responseCode : 550,
+            response: String(e.response ?? ''),
+          })),
         };
       } catch (err) {
         const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
         const code = typeof e.responseCode === 'number' ? e.responseCode : null;
         if (code !== null && code >= 500 && e.code !== 'EAUTH') {
-          throw new RelayError('refused', `the relay refused the message: ${e.response ?? e.message}`, code);
+          throw new RelayError('refused', `the relay refused the message: ${e.response ?? e.message}`, code, e.response ?? null);
         }
-        throw new RelayError('unavailable', `the relay could not be reached or deferred the message: ${e.response ?? e.message ?? e.code}`, code);
+        throw new RelayError('unavailable', `the relay could not be reached or deferred the message: ${e.response ?? e.message ?? e.code}`, code, e.response ?? null);
       }
     },
     close() {
