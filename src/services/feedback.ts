@@ -121,28 +121,108 @@ async function deliveryStatus(
     if (!recipient || !outcome || handled.has(recipient)) continue;
     handled.add(recipient);
     if (await alreadyRecorded(tx, sent, outcome.type, recipient, input.parsed.messageId)) continue;
+    const details = {
+      action: r.action, status: r.status, diagnostic_code: r.diagnosticCode, remote_mta: r.remoteMta, reporting_mta: report.reportingMta,
+    };
+    const about = { report_format: report.format, report_message_id: input.receivedId, report_rfc_message_id: input.parsed.messageId, reported_at: at };
+    if (outcome.type === 'message.bounced') {
+      const b = await recordBounce(ctx, tx, sent, {
+        recipient, bounceType: outcome.bounceType, testMode, data: { ...details, ...about },
+        reason: `${r.status ?? ''} ${r.diagnosticCode ?? 'permanent delivery failure'}`,
+      });
+      out.events.push({ id: b.eventId, type: outcome.type, recipient });
+      if (b.suppressed) out.suppressed.push(recipient);
+      continue;
+    }
     const ev = await emitEvent(ctx, tx, {
       type: outcome.type, workspaceId: sent.workspace_id, agentId: sent.agent_id, threadId: sent.thread_id,
       sourceMessageId: sent.id, testMode,
       data: {
-        message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipient, action: r.action, status: r.status,
-        diagnostic_code: r.diagnosticCode, remote_mta: r.remoteMta, reporting_mta: report.reportingMta,
-        ...(outcome.type === 'message.bounced' ? { bounce_type: outcome.bounceType } : {}),
+        message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipient, ...details,
         ...(outcome.type === 'message.delivered' ? { transport: 'dsn' } : {}),
-        report_format: report.format, report_message_id: input.receivedId, report_rfc_message_id: input.parsed.messageId,
-        reported_at: at,
+        ...about,
       },
     });
     out.events.push({ id: ev.id, type: outcome.type, recipient });
-    if (outcome.type === 'message.bounced' && outcome.bounceType === 'hard' && !testMode) {
-      const { created } = await addSuppression(ctx, tx, {
-        workspaceId: sent.workspace_id, agentId: sent.agent_id, address: recipient, type: 'hard_bounce',
-        sourceMessageId: sent.id, reason: `${r.status ?? ''} ${r.diagnosticCode ?? 'permanent delivery failure'}`.trim().slice(0, 500),
-        testMode: false,
-      });
-      if (created) out.suppressed.push(recipient);
-    }
   }
+}
+
+/**
+ * One recipient's bounce, whoever reported it (a DSN that came back as mail, or the relay refusing
+ * the RCPT TO synchronously): `message.bounced` in the caller's transaction and, for a hard bounce
+ * of live mail, a workspace `hard_bounce` suppression (spec: test keys skip suppression).
+ */
+export async function recordBounce(
+  ctx: AppContext, tx: Tx, sent: SentMessageRow,
+  b: { recipient: string; bounceType: 'hard' | 'soft'; testMode: boolean; reason: string; data: Record<string, unknown> },
+): Promise<{ eventId: string; suppressed: boolean }> {
+  const ev = await emitEvent(ctx, tx, {
+    type: 'message.bounced', workspaceId: sent.workspace_id, agentId: sent.agent_id, threadId: sent.thread_id,
+    sourceMessageId: sent.id, testMode: b.testMode,
+    data: { message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipient: b.recipient, ...b.data, bounce_type: b.bounceType },
+  });
+  let suppressed = false;
+  if (b.bounceType === 'hard' && !b.testMode) {
+    const { created } = await addSuppression(ctx, tx, {
+      workspaceId: sent.workspace_id, agentId: sent.agent_id, address: b.recipient, type: 'hard_bounce',
+      sourceMessageId: sent.id, reason: b.reason.trim().slice(0, 500) || 'permanent delivery failure', testMode: false,
+    });
+    suppressed = created;
+  }
+  return { eventId: ev.id, suppressed };
+}
+
+/** RFC 3463 enhanced status code in a reply line (`550 5.1.1 …` → `5.1.1`), else the basic code's class (`5.0.0`). */
+function enhancedStatus(responseCode: number, response: string): string {
+  const m = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(response.trim());
+  return m ? m[1] : `${String(responseCode)[0]}.0.0`;
+}
+
+/**
+ * The relay accepted the message for some recipients and refused others at RCPT TO. A refusal
+ * there is the relay bouncing that recipient synchronously, so it is recorded like a DSN bounce:
+ * 5xx = hard (suppressed), 4xx = soft (the relay will not retry a recipient it never took).
+ * Called in the transaction that records the send.
+ */
+export async function recordRcptRefusals(
+  ctx: AppContext, tx: Tx, sent: SentMessageRow, refusals: { recipient: string; responseCode: number; response: string }[],
+): Promise<void> {
+  const at = isoAt(ctx.clock.now());
+  const seen = new Set<string>();
+  for (const r of refusals) {
+    const recipient = r.recipient.toLowerCase();
+    if (seen.has(recipient)) continue;
+    seen.add(recipient);
+    await recordBounce(ctx, tx, sent, {
+      recipient, bounceType: r.responseCode >= 500 ? 'hard' : 'soft', testMode: sent.test_mode, reason: r.response,
+      data: {
+        status: enhancedStatus(r.responseCode, r.response), response_code: r.responseCode, response: r.response,
+        diagnostic_code: `smtp; ${r.response}`, source: 'relay_rcpt', reported_at: at,
+      },
+    });
+  }
+}
+
+/**
+ * A scheduled send the relay deferred (4xx): `message.delayed` the first time only (later
+ * deferrals of the same message are retries of the same delay, not news), with the relay's reply
+ * and when the scheduler tries again.
+ */
+export async function recordRelayDeferral(
+  ctx: AppContext, tx: Tx, sent: SentMessageRow, d: { responseCode: number | null; response: string; recipients: string[]; nextAttemptAt: string },
+): Promise<boolean> {
+  const seen = await eventsAboutMessage(tx.db, sent.workspace_id, 'message.delayed', sent.id);
+  if (seen.some((e) => e.data.source === 'relay_defer')) return false;
+  await emitEvent(ctx, tx, {
+    type: 'message.delayed', workspaceId: sent.workspace_id, agentId: sent.agent_id, threadId: sent.thread_id,
+    sourceMessageId: sent.id, testMode: sent.test_mode,
+    data: {
+      message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipients: d.recipients,
+      status: d.responseCode ? enhancedStatus(d.responseCode, d.response) : null, response_code: d.responseCode, response: d.response,
+      source: 'relay_defer', next_attempt_at: d.nextAttemptAt, reported_at: isoAt(ctx.clock.now()),
+    },
+  });
+  return true;
 }
 
 async function complaint(

@@ -22,7 +22,8 @@ import { isLocalRecipient } from './inbound.js';
 import { reserveSend, releaseSend } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
 import { buildWireMessage, deliverLocal, relayFor, toSentMessage, RelayError } from './outbound-delivery.js';
-import { emitDelivered } from './feedback.js';
+import { emitDelivered, recordRcptRefusals, recordRelayDeferral } from './feedback.js';
+import type { RcptRefusal } from '../mail/transport-relay.js';
 
 /** A send request after validation: every address is one mailbox, every limit checked. */
 export interface NormalizedSend {
@@ -467,7 +468,7 @@ async function transmit(
   const externals = recipients.filter((r) => r.kind === 'external').map((r) => r.address);
   const locals = recipients.filter((r) => r.kind === 'local').map((r) => r.address);
   const now = ctx.clock.now();
-  let relayed: { accepted: string[]; all: boolean; response: string } | null = null;
+  let relayed: { accepted: string[]; all: boolean; response: string; refusals: RcptRefusal[] } | null = null;
   if (externals.length) {
     const relay = relayFor(ctx);
     if (!relay) {
@@ -477,11 +478,14 @@ async function transmit(
     try {
       const res = await relay.send({ from: row.from_address, to: externals }, raw);
       row.transport_message_id = res.relayId ?? `<${row.rfc_message_id}>`;
-      relayed = { accepted: res.accepted.length ? res.accepted : externals, all: !res.rejected.length, response: res.response };
+      relayed = { accepted: res.accepted.length ? res.accepted : externals, all: !res.rejected.length, response: res.response, refusals: res.refusals };
     } catch (err) {
       if (!(err instanceof RelayError)) throw err;
       if (err.kind === 'unavailable') {
-        if (h.thread) await releaseSend(ctx.db, row.id);
+        // A scheduled send (no thread step: it was threaded when scheduled) keeps its reservation
+        // and learns why, so the scheduler can retry and report the deferral.
+        if (!h.thread) throw err;
+        await releaseSend(ctx.db, row.id);
         throw Errors.upstreamUnavailable(`The SMTP relay is unavailable (${err.message}); nothing was sent. Retry with the same Idempotency-Key.`);
       }
       row.status = 'failed';
@@ -516,6 +520,8 @@ async function transmit(
     }
     await emitMessageEvent(ctx, tx, row, 'message.sent');
     if (relayed) await emitDelivered(ctx, tx, row, { transport: 'relay', recipients: relayed.accepted, response: relayed.response });
+    // Recipients the relay refused at RCPT TO while taking the rest: synchronous bounces.
+    if (relayed?.refusals.length) await recordRcptRefusals(ctx, tx, row, relayed.refusals);
   });
   if (locals.length) {
     const delivered = await deliverLocal(ctx, row, raw, locals);
@@ -636,9 +642,21 @@ export async function dispatchScheduled(ctx: AppContext, row: SentMessageRow): P
   try {
     await transmit(ctx, row, attachments, recipients, { ws, agent, thread: null });
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'upstream_unavailable') {
-      // Nothing left: try again in a minute; the reservation stays.
-      await updateSentMessage(ctx.db, row.id, { status: 'scheduled', due_at: isoAt(now + MINUTE), updated_at: at });
+    const relayDown = err instanceof RelayError && err.kind === 'unavailable';
+    if (relayDown || (err instanceof ApiError && err.code === 'upstream_unavailable')) {
+      // Nothing left: try again in a minute; the reservation stays. A relay that answered 4xx
+      // deferred this message: say so once (message.delayed); an unreachable relay said nothing.
+      const next = isoAt(now + MINUTE);
+      const deferral = relayDown && err.responseCode !== null && err.responseCode >= 400 && err.responseCode < 500 ? err : null;
+      await inTransaction(ctx, async (tx) => {
+        await updateSentMessage(tx.db, row.id, { status: 'scheduled', due_at: next, updated_at: at });
+        if (deferral) {
+          await recordRelayDeferral(ctx, tx, row, {
+            responseCode: deferral.responseCode, response: deferral.response ?? deferral.message,
+            recipients: recipients.filter((r) => r.kind === 'external').map((r) => r.address), nextAttemptAt: next,
+          });
+        }
+      });
       return;
     }
     if (err instanceof ApiError && err.code === 'upstream_error') return;

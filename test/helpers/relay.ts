@@ -10,11 +10,13 @@ export interface RelayedMessage {
 /**
  * A real SMTP relay for tests: smtp-server on 127.0.0.1, port 0. `mode` decides what it answers
  * (accept → 250 "queued as <id>"; refuse → 550 at DATA; defer → 451 at DATA). stop() closes it, so
- * the same URL then refuses connections (an unreachable relay).
+ * the same URL then refuses connections (an unreachable relay). `rejectRcpt` refuses chosen
+ * recipients at RCPT TO (lower-case address → reply code and text) while accepting the others.
  */
 export class TestRelay {
   mode: 'accept' | 'refuse' | 'defer' = 'accept';
   readonly messages: RelayedMessage[] = [];
+  readonly rejectRcpt = new Map<string, { code: number; message: string }>();
   private server: SMTPServer | null = null;
   private port = 0;
   private seq = 0;
@@ -31,6 +33,11 @@ export class TestRelay {
       hideSTARTTLS: true,
       disableReverseLookup: true,
       logger: false,
+      onRcptTo: (address, _session, cb) => {
+        const r = this.rejectRcpt.get(address.address.toLowerCase());
+        if (r) return cb(Object.assign(new Error(r.message), { responseCode: r.code }));
+        cb();
+      },
       onData: (stream, session, cb) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
