@@ -50,6 +50,11 @@ export async function paginate<T>(
   return has_more && last ? { rows, has_more, next_cursor: encodeCursor(String(last[key])) } : { rows, has_more };
 }
 
+/** The API's page shape (spec: Shared list conventions): `next_cursor` is absent on the last page. */
+export function pageOf<U>(res: { has_more: boolean; next_cursor?: string }, data: U[]): { data: U[]; has_more: boolean; next_cursor?: string } {
+  return res.next_cursor ? { data, has_more: res.has_more, next_cursor: res.next_cursor } : { data, has_more: res.has_more };
+}
+
 export const bool = (v: number | boolean | null | undefined): boolean => v === 1 || v === true;
 export const int = (v: boolean): number => (v ? 1 : 0);
 export function json<T>(text: string | null | undefined, fallback: T): T {

@@ -17,6 +17,7 @@ import { emitEvent } from './events.js';
 import { recordAudit } from './audit-log.js';
 import { requireVerifiedDomain } from './domains.js';
 import { agentHasLiveDraft } from '../db/repos/drafts.js';
+import { pageOf } from '../db/paginate.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -153,7 +154,7 @@ export async function listAgentsPage(ctx: AppContext, auth: AuthContext, q: Agen
   const status = q.status ?? 'live';
   const statuses = status === 'all' ? null : status === 'live' ? ['active', 'paused'] : [status];
   const res = await listAgents(ctx.db, auth.workspaceId, { statuses, agentId: auth.agentId }, q);
-  return { data: res.rows.map(toAgent), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toAgent));
 }
 
 export async function getAgentByRef(ctx: AppContext, auth: AuthContext, ref: string): Promise<Agent> {

@@ -10,6 +10,7 @@ import { recordAudit } from './audit-log.js';
 import { generateKey, requireNotConnectedApp } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { getAgent } from '../db/repos/agents.js';
+import { pageOf } from '../db/paginate.js';
 
 const bindingRefused = (agentId: string) =>
   Errors.insufficientScope(`This key is bound to agent ${agentId}; it can only create keys bound to the same agent.`);
@@ -100,7 +101,7 @@ export async function createApiKey(ctx: AppContext, auth: AuthContext, body: Api
 
 export async function listApiKeysPage(ctx: AppContext, auth: AuthContext, q: ListQuery): Promise<PageOf<ApiKey>> {
   const res = await listApiKeys(ctx.db, auth.workspaceId, auth.agentId, q);
-  return { data: res.rows.map(toApiKey), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toApiKey));
 }
 
 export async function revokeApiKey(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; revoked_at: string }> {

@@ -15,6 +15,7 @@ import { isoAt, SECOND } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { grantExpiresAt, hashKey, requireNotConnectedApp } from './auth.js';
 import { recordAudit } from './audit-log.js';
+import { pageOf } from '../db/paginate.js';
 
 /** Spec: Connected apps → approved access to token scopes. */
 export const ACCESS_SCOPES: Record<GrantAccess, Scope[]> = {
@@ -119,7 +120,7 @@ export async function listGrantsPage(ctx: AppContext, auth: AuthContext, q: List
   requireNotConnectedApp(auth, 'list connected apps');
   const res = await listGrants(ctx.db, auth.workspaceId, q);
   const now = ctx.clock.now();
-  return { data: res.rows.map((r) => toGrant(r, now)), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map((r) => toGrant(r, now)));
 }
 
 /**

@@ -9,6 +9,7 @@ import { isoAt, SECOND } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
 import { recordAudit } from './audit-log.js';
 import { dkimRecordValue, newDkimKey } from './dkim.js';
+import { pageOf } from '../db/paginate.js';
 
 /** TXT lookups, injectable so tests run offline: each record's strings, as node:dns answers. */
 export type TxtResolver = (name: string) => Promise<string[][]>;
@@ -112,7 +113,7 @@ async function requireDomain(ctx: AppContext, auth: AuthContext, ref: string): P
 export async function listDomainsPage(ctx: AppContext, auth: AuthContext, q: ListQuery): Promise<PageOf<Domain>> {
   requireEnabled(ctx);
   const res = await listDomains(ctx.db, auth.workspaceId, q);
-  return { data: res.rows.map((r) => toDomain(ctx, r)), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map((r) => toDomain(ctx, r)));
 }
 
 export async function getDomainView(ctx: AppContext, auth: AuthContext, ref: string): Promise<Domain> {

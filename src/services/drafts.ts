@@ -14,6 +14,7 @@ import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { emitEvent } from './events.js';
 import { normalizeSendRequest, sendMessage } from './send.js';
+import { pageOf } from '../db/paginate.js';
 
 export function toDraft(r: DraftRow): Draft {
   return {
@@ -144,7 +145,7 @@ function assertNotInFlight(r: DraftRow, what: string): void {
 export async function listDraftsPage(ctx: AppContext, auth: AuthContext, q: DraftListQuery): Promise<PageOf<Draft>> {
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
   const res = await listDrafts(ctx.db, auth.workspaceId, { agentId, status: q.status }, q);
-  return { data: res.rows.map(toDraft), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toDraft));
 }
 
 export async function getDraftView(ctx: AppContext, auth: AuthContext, id: string): Promise<Draft> {

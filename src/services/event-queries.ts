@@ -6,6 +6,7 @@ import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
+import { pageOf } from '../db/paginate.js';
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 // Extended ISO 8601 date-time; seconds and the fraction optional; offset Z, ±hh:mm, ±hhmm or ±hh.
@@ -71,7 +72,7 @@ export async function listEventsPage(ctx: AppContext, auth: AuthContext, q: Even
   const since = q.since !== undefined ? sinceToIso(q.since) : null;
   const agentId = await agentScope(ctx, auth, q.agent_id);
   const res = await listEvents(ctx.db, auth.workspaceId, { agentId, type, since }, q);
-  return { data: res.rows, has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows);
 }
 
 /** One event; another agent's event is 404 to a bound key (spec: Agent-bound keys). */

@@ -7,6 +7,7 @@ import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { recordAudit } from './audit-log.js';
+import { pageOf } from '../db/paginate.js';
 
 export function toLabel(r: LabelRow): Label {
   return { id: r.id, object: 'label', name: r.name, created_at: r.created_at, updated_at: r.updated_at };
@@ -88,5 +89,5 @@ export async function deleteLabelByRef(ctx: AppContext, auth: AuthContext, ref: 
 
 export async function listLabelsPage(ctx: AppContext, auth: AuthContext, q: ListQuery): Promise<PageOf<Label>> {
   const res = await listLabels(ctx.db, auth.workspaceId, q);
-  return { data: res.rows.map(toLabel), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toLabel));
 }

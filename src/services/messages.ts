@@ -13,6 +13,7 @@ import { resolveAgent } from './agents.js';
 import { releaseSend } from './limits.js';
 import { normalizeSendRequest, performSend, findOriginal, replySubject, emitMessageEvent, sendMessage } from './send.js';
 import { toSentMessage, buildRawDownload } from './outbound-delivery.js';
+import { pageOf } from '../db/paginate.js';
 
 async function visibleMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<SentMessageRow> {
   const m = hasPrefix(id, 'msg') ? await getSentMessage(ctx.db, auth.workspaceId, id) : undefined;
@@ -33,7 +34,7 @@ export async function listMessages(ctx: AppContext, auth: AuthContext, q: Messag
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
   const res = await listSentMessages(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null }, q);
   const atts = await attachmentInfos(ctx.db, res.rows.map((r) => r.id));
-  return { data: res.rows.map((r) => toSentMessage(r, 'full', atts.get(r.id))), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map((r) => toSentMessage(r, 'full', atts.get(r.id))));
 }
 
 /** Spec: live_mode_required — a test key touching a live scheduled send. */

@@ -13,6 +13,7 @@ import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { ingestInbound } from './inbound.js';
 import { splitPlus } from './plus-addresses.js';
+import { pageOf } from '../db/paginate.js';
 
 export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary {
   return {
@@ -54,7 +55,7 @@ export async function listReceivedPage(ctx: AppContext, auth: AuthContext, q: Re
   let agentId: string | null = auth.agentId;
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
   const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null }, q);
-  return { data: res.rows.map(toReceivedSummary), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toReceivedSummary));
 }
 
 export async function getReceivedMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedMessage> {

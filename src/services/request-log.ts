@@ -8,6 +8,7 @@ import type { AppContext, AuthContext } from './context.js';
 import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
+import { pageOf } from '../db/paginate.js';
 
 export interface RequestRecord {
   auth: AuthContext;
@@ -93,7 +94,7 @@ export async function listLogsPage(ctx: AppContext, auth: AuthContext, q: LogQue
   }, q);
   const entries = res.rows.map(toLogEntry);
   if (auth.connectedAppId) entries.forEach(withoutClientDetails);
-  return { data: entries, has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, entries);
 }
 
 /** Spec: Connected apps — an app sees the request log without IP addresses and browsers. */

@@ -12,6 +12,7 @@ import { isoAt } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { emitEvent } from './events.js';
 import { recordAudit } from './audit-log.js';
+import { pageOf } from '../db/paginate.js';
 
 export type SuppressionType = 'hard_bounce' | 'complaint' | 'unsubscribe';
 /** `workspace`: no agent of the workspace may mail the address; `agent`: only that agent may not. */
@@ -198,7 +199,7 @@ export async function revokeAllowEntry(ctx: AppContext, auth: AuthContext, id: s
 
 export async function listAllowPage(ctx: AppContext, auth: AuthContext, q: { limit?: number; cursor?: string; include_revoked?: boolean }): Promise<PageOf<ConsentAllow>> {
   const res = await listAllows(ctx.db, auth.workspaceId, { includeRevoked: q.include_revoked ?? false }, q);
-  return { data: res.rows.map(toAllow), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toAllow));
 }
 
 async function toEntries(ctx: AppContext, workspaceId: string, rows: SuppressionRow[]): Promise<SuppressionEntry[]> {
@@ -230,7 +231,7 @@ export async function getSuppression(ctx: AppContext, auth: AuthContext, q: Supp
 export async function listEntriesPage(ctx: AppContext, auth: AuthContext, q: SuppressionEntriesQuery): Promise<PageOf<SuppressionEntry>> {
   const agentId = await agentFilter(ctx, auth, q.agent_id);
   const res = await listSuppressions(ctx.db, auth.workspaceId, { agentId }, q);
-  return { data: await toEntries(ctx, auth.workspaceId, res.rows), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, await toEntries(ctx, auth.workspaceId, res.rows));
 }
 
 /** POST /v1/suppression: the workspace (or one agent) stops mailing an address. */

@@ -11,6 +11,7 @@ import { emitEvent } from './events.js';
 import { resolveAgent } from './agents.js';
 import { ensureLabels, normalizeLabelName } from './labels.js';
 import { recordAudit } from './audit-log.js';
+import { pageOf } from '../db/paginate.js';
 
 export function toThread(r: ThreadRow): Thread {
   return {
@@ -30,7 +31,7 @@ export async function requireThread(ctx: AppContext, auth: AuthContext, id: stri
 export async function listThreadsPage(ctx: AppContext, auth: AuthContext, q: ThreadListQuery): Promise<PageOf<Thread>> {
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
   const res = await listThreadsView(ctx.db, auth.workspaceId, { agentId, status: q.status, label: q.label, trashed: q.trashed ?? false }, q);
-  return { data: res.rows.map(toThread), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toThread));
 }
 
 export async function getThreadView(ctx: AppContext, auth: AuthContext, id: string): Promise<ThreadWithMessages> {

@@ -23,6 +23,7 @@ import { getEventById } from './event-queries.js';
 import { generateSigningSecret } from './webhook-signing.js';
 import { checkWebhookUrl, resolverFor } from './webhook-url-guard.js';
 import { postWebhook, type AttemptResult } from './webhook-dispatch.js';
+import { pageOf } from '../db/paginate.js';
 
 /** Issue: rotation overlap — the previous secret keeps signing for 24 hours unless told otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 60 * 60;
@@ -102,7 +103,7 @@ export async function createWebhook(ctx: AppContext, auth: AuthContext, body: We
 export async function listWebhooksPage(ctx: AppContext, auth: AuthContext, q: ListQuery): Promise<PageOf<WebhookEndpoint>> {
   const res = await listEndpoints(ctx.db, auth.workspaceId, q);
   const now = ctx.clock.now();
-  return { data: res.rows.map((r) => toEndpoint(r, now)), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map((r) => toEndpoint(r, now)));
 }
 
 export async function getWebhook(ctx: AppContext, auth: AuthContext, id: string): Promise<WebhookEndpoint> {
@@ -199,7 +200,7 @@ export async function listWebhookDeliveries(
 ): Promise<PageOf<WebhookDelivery>> {
   const r = await requireEndpoint(ctx, auth, id);
   const res = await listDeliveries(ctx.db, r.id, { status: q.status, eventId: q.event_id }, q);
-  return { data: res.rows.map(toDelivery), has_more: res.has_more, ...(res.next_cursor ? { next_cursor: res.next_cursor } : {}) };
+  return pageOf(res, res.rows.map(toDelivery));
 }
 
 async function requireDelivery(ctx: AppContext, auth: AuthContext, id: string): Promise<DeliveryRow> {
