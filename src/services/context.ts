@@ -7,6 +7,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
 import type { Mode, Scope } from '../contract/common.js';
+import { sleepOrWake } from '../shared/wake.js';
 
 /** What services need of the configuration (the daemon's Config carries more). */
 export interface ServiceConfig {
@@ -203,15 +204,7 @@ async function gatherGroup(q: CommitQueue): Promise<void> {
   while (q.announced > 0 && q.jobs.length < MAX_GROUP) {
     const left = deadline - performance.now();
     if (left <= 0) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => done(), left);
-      const done = () => {
-        clearTimeout(t);
-        q.wake = null;
-        resolve();
-      };
-      q.wake = done;
-    });
+    await sleepOrWake(left, (w) => (q.wake = w));
   }
 }
 

@@ -5,6 +5,7 @@ import { closeWebhookAgents, DELIVERY_TIMEOUT_MS } from '../../services/webhook-
 import { claimDeliveries, dueDeliveries, type DueDelivery } from '../../db/repos/webhooks.js';
 import { isoAt } from '../../shared/clock.js';
 import type { Worker } from './index.js';
+import { sleepOrWake } from '../../shared/wake.js';
 
 export interface WebhookWorkerOptions {
   /** Attempts in flight at once, over all endpoints. */
@@ -177,15 +178,7 @@ export class WebhookDeliveryWorker implements Worker {
     while (this.posting > 0 && this.writes.length < MAX_RECORD_BATCH) {
       const left = deadline - performance.now();
       if (left <= 0) return;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => done(), left);
-        const done = () => {
-          clearTimeout(t);
-          this.wake = null;
-          resolve();
-        };
-        this.wake = done;
-      });
+      await sleepOrWake(left, (w) => (this.wake = w));
     }
   }
 
