@@ -102,6 +102,8 @@ export interface TestDaemon {
   stderr(): string;
   /** Run the CLI against this daemon (its saved profile). */
   cli(args: string[], opts?: RunOptions): Promise<CliResult>;
+  /** Call the API directly to set up state (test key by default); a non-2xx answer throws. */
+  api(method: string, path: string, body?: unknown, key?: string): Promise<any>;
   /** SIGTERM, wait for a clean exit, remove the temp dir (unless keep). Returns the exit code. */
   stop(opts?: { keep?: boolean; signal?: NodeJS.Signals }): Promise<number | null>;
 }
@@ -173,6 +175,16 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     child,
     stderr: () => err,
     cli: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),
+    async api(method, path, body, key = profile?.test_key ?? '') {
+      const res = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const json = await res.json();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    },
     stop(o = {}) {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) child.kill(o.signal ?? 'SIGTERM');

@@ -20,16 +20,7 @@ let d: TestDaemon;
 beforeAll(async () => { d = await startDaemon(); });
 afterAll(async () => { await d?.stop(); });
 
-async function api(method: string, path: string, body?: unknown, key = d.testKey): Promise<any> {
-  const res = await fetch(d.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (method: string, path: string, body?: unknown, key?: string) => d.api(method, path, body, key);
 
 /** A test key with only these scopes (optionally bound to the default agent). */
 async function key(scopes: string[], bound = false): Promise<string> {
