@@ -43,6 +43,12 @@ export const ReceivedMessageSummary = Type.Object({
   source: Type.Enum(['smtp', 'local', 'simulator'] as const),
   size: Type.Integer(),
   received_at: Timestamp,
+  /**
+   * mailagent addition: true when the per-message processing budget cut parsing or classification
+   * short (docs/inbound.md "Limits"); bodies and classification hold what could be extracted, the
+   * raw bytes are complete.
+   */
+  extraction_truncated: Type.Boolean(),
 });
 export type ReceivedMessageSummary = Static<typeof ReceivedMessageSummary>;
 

@@ -17,11 +17,21 @@ export function extractReplyText(text: string | null | undefined): string {
   if (!text) return '';
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
+  // Computed once (linear), not rescanned per line: a message of many quoted lines must not cost
+  // quadratic time. lastText: the last line that is neither quoted nor blank; quoteAfter[i]: a
+  // quoted line exists at or after line i.
+  let lastText = -1;
+  const quoteAfter = new Array<boolean>(lines.length + 1).fill(false);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const quoted = /^\s*>/.test(lines[i]);
+    quoteAfter[i] = quoted || quoteAfter[i + 1];
+    if (lastText === -1 && !quoted && lines[i].trim() !== '') lastText = i;
+  }
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s*>/.test(line)) {
       // a quoted block ends the reply when nothing but quotes and blanks follows
-      if (lines.slice(i).every((l) => /^\s*(>|$)/.test(l))) break;
+      if (i > lastText) break;
       continue;
     }
     if (SIGNATURE.test(line.trimEnd())) break;
@@ -31,7 +41,7 @@ export function extractReplyText(text: string | null | undefined): string {
       if (/^\s*(Sent|Date):/i.test(lines[i + 1] ?? '') || /^\s*(Sent|Date):/i.test(lines[i + 2] ?? '')) break;
     }
     // "On Mon, … at 10:00, Alice <a@x>" wrapped over two lines before "wrote:"
-    if (/^\s*On\b/i.test(line) && /wrote:\s*$/i.test(lines[i + 1] ?? '') && (lines.slice(i + 2).some((l) => /^\s*>/.test(l)))) break;
+    if (/^\s*On\b/i.test(line) && /wrote:\s*$/i.test(lines[i + 1] ?? '') && quoteAfter[i + 2]) break;
     out.push(line);
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { simpleParser, type AddressObject, type ParsedMail, type SimpleParserOptions } from 'mailparser';
+import { extractReplyText } from './extract.js';
 
 /**
  * What the inbound pipeline keeps of a message. Parsing never throws: malformed MIME yields
@@ -92,14 +93,26 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export async function parseMessage(raw: Buffer): Promise<ParsedInbound> {
+export interface ParseOptions {
+  /**
+   * Safe mode: no HTML-to-text conversion (mailparser's pass is superlinear on deeply nested
+   * unclosed tags: `<div>` × 400,000 takes 50 s) and no text-to-HTML or link detection. Linear in
+   * the input; `text` is then only a text/plain part, when there is one.
+   */
+  safe?: boolean;
+}
+
+export async function parseMessage(raw: Buffer, opts: ParseOptions = {}): Promise<ParsedInbound> {
   const { headers } = readHeaders(raw);
   const headerMap: Record<string, string> = {};
   for (const [k, v] of headers) headerMap[k.toLowerCase()] ??= v;
   const problems: string[] = [];
   let m: ParsedMail | null = null;
   try {
-    m = await withTimeout(simpleParser(raw, { skipImageLinks: true, maxHtmlLengthToParse: 2 * 1024 * 1024 }), PARSE_TIMEOUT_MS);
+    const options: SimpleParserOptions = opts.safe
+      ? { skipImageLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true }
+      : { skipImageLinks: true, maxHtmlLengthToParse: 2 * 1024 * 1024 };
+    m = await withTimeout(simpleParser(raw, options), PARSE_TIMEOUT_MS);
   } catch (err) {
     problems.push(`MIME parse failed: ${(err as Error).message}`);
   }
@@ -120,7 +133,28 @@ export async function parseMessage(raw: Buffer): Promise<ParsedInbound> {
     sha256: createHash('sha256').update(a.content).digest('hex'),
     content: a.content,
   }));
-  const fallbackFrom = !from && headerMap.from ? /<?([^\s<>@]+@[^\s<>]+?)>?\s*$/.exec(headerMap.from)?.[1]?.toLowerCase() : undefined;
+  return assemble(headers, headerMap, m, from, text, html, attachments, problems);
+}
+
+/**
+ * What can be kept of a message without parsing its body at all: the header block (bounded by
+ * MAX_HEADER_BYTES, linear) and the body bytes as text. For a message whose parse was cut short.
+ */
+export function headersOnly(raw: Buffer, problem: string): ParsedInbound {
+  const { headers, headerBytes } = readHeaders(raw);
+  const headerMap: Record<string, string> = {};
+  for (const [k, v] of headers) headerMap[k.toLowerCase()] ??= v;
+  const text = raw.subarray(headerBytes, headerBytes + 256 * 1024).toString('utf8');
+  return assemble(headers, headerMap, null, null, text, null, [], [problem]);
+}
+
+function assemble(
+  headers: [string, string][], headerMap: Record<string, string>, m: ParsedMail | null,
+  from: { address: string; name: string | null } | null, text: string | null, html: string | null,
+  attachments: ParsedAttachment[], problems: string[],
+): ParsedInbound {
+  // Bounded: the pattern backtracks on a long From value with no address in it.
+  const fallbackFrom = !from && headerMap.from ? /<?([^\s<>@]+@[^\s<>]+?)>?\s*$/.exec(headerMap.from.slice(0, 2000))?.[1]?.toLowerCase() : undefined;
   return {
     headers,
     headerMap,
@@ -136,4 +170,19 @@ export async function parseMessage(raw: Buffer): Promise<ParsedInbound> {
     attachments,
     problems,
   };
+}
+
+/** A message as the inbound pipeline stores it: parsed, its reply text extracted. */
+export interface PreparedInbound {
+  parsed: ParsedInbound;
+  /** The new text of a reply (extract.ts). */
+  extracted: string;
+  /** Extraction was cut short (safe mode, or headers only): the flag stored with the message. */
+  truncated: boolean;
+}
+
+/** Parse and extract, the work the pipeline's pool runs off the main thread (src/server/pipeline). */
+export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Promise<PreparedInbound> {
+  const parsed = await parseMessage(raw, opts);
+  return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) };
 }

@@ -1,5 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ServiceConfig } from '../services/context.js';
 
@@ -14,6 +14,10 @@ export interface Config extends ServiceConfig {
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   /** Largest message accepted over SMTP, bytes (advertised as SIZE and enforced). */
   smtpMaxMessageBytes: number;
+  /** Worker threads for parsing and classification (src/server/pipeline); default: cores, at least 2. */
+  pipelineWorkers: number;
+  /** Hard budget per message for one step (parse, classify) in a worker, ms; past it the worker is replaced. */
+  pipelineBudgetMs: number;
   /** Where the config file was read from, if any. */
   configFile: string | null;
 }
@@ -35,12 +39,15 @@ export interface ConfigInput {
   customDomains?: string | boolean;
   pricePerMessage?: string | number;
   smtpMaxMessageBytes?: string | number;
+  pipelineWorkers?: string | number;
+  pipelineBudgetMs?: string | number;
   config?: string;
 }
 
 export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'dataDir', 'host', 'port', 'smtpHost', 'smtpPort', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey',
-  'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes', 'config',
+  'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes',
+  'pipelineWorkers', 'pipelineBudgetMs', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -161,6 +168,8 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     tlsKey: c.tlsKey ?? null,
     logLevel,
     smtpMaxMessageBytes: int('smtpMaxMessageBytes', c.smtpMaxMessageBytes, 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    pipelineWorkers: int('pipelineWorkers', c.pipelineWorkers, Math.max(2, availableParallelism()), 1, 64),
+    pipelineBudgetMs: int('pipelineBudgetMs', c.pipelineBudgetMs, 5_000, 50, 600_000),
     configFile: existsSync(configFile) ? configFile : null,
     version,
   };

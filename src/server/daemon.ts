@@ -8,6 +8,7 @@ import { createContext } from './context.js';
 import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
+import { createPipeline, type Pipeline } from './pipeline/index.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -38,10 +39,13 @@ export class Daemon {
     private readonly opened: OpenedDb,
     /** Set when this start initialised an empty data dir: the keys, shown once. */
     readonly bootstrapped: BootstrapResult | null,
+    /** The worker pool for parsing and classification (ctx.work). */
+    readonly pipeline: Pipeline,
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
     const opened = openDatabase(config.dbFile);
+    let pipeline: Pipeline | null = null;
     try {
       await migrate(opened.db);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
@@ -50,8 +54,14 @@ export class Daemon {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
       });
       if (!opts.quiet) ctx.log = app.log;
-      return new Daemon(config, ctx, app, opened, bootstrapped);
+      // Parsing and classification leave the main thread (src/server/pipeline); the workers start
+      // while the rest boots, and a worker that cannot start fails the boot here.
+      pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log });
+      ctx.work = pipeline.work;
+      await pipeline.ready();
+      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline);
     } catch (err) {
+      await pipeline?.close();
       await opened.close();
       throw err;
     }
@@ -89,6 +99,8 @@ export class Daemon {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drain, new Promise((r) => { timer = setTimeout(r, timeoutMs); timer.unref(); })]);
       clearTimeout(timer);
+      // After the listeners drained: their in-flight messages still needed the pool.
+      await this.pipeline.close();
       await this.opened.close();
     })();
     return this.stopping;

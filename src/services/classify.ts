@@ -1,10 +1,10 @@
 import type { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
-import { classifyInbound, isQuarantined, screenOutbound } from '../classifier/index.js';
-import { parseMessage } from '../mail/parse.js';
+import { isQuarantined } from '../classifier/index.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { senderHistory } from './inbound.js';
+import { workOf } from './message-work.js';
 
 const UNKNOWN_SENDER = {
   messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
@@ -23,7 +23,8 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   let headers: Record<string, string> = {};
   if (body.raw !== undefined) {
     if (!body.raw.trim()) throw Errors.invalidParam('raw', '`raw` is empty; give a whole RFC 822 message.');
-    const parsed = await parseMessage(Buffer.from(body.raw, 'utf8'));
+    // In the worker pool under the per-message budget, as for mail received over SMTP.
+    const { parsed } = await workOf(ctx).parse(Buffer.from(body.raw, 'utf8'));
     from = parsed.from?.address ?? from;
     fromName = parsed.from?.name ?? fromName;
     subject = parsed.subject || subject;
@@ -36,14 +37,14 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   }
 
   if (direction === 'outbound') {
-    const s = screenOutbound({ subject, text, html, to, isReply: body.is_reply ?? /^\s*re\s*:/i.test(subject) });
+    const s = await workOf(ctx).screen({ subject, text, html, to, isReply: body.is_reply ?? /^\s*re\s*:/i.test(subject) });
     return { direction, cold_screen: { ...s, signals: [...s.signals] } };
   }
   const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;
   const history = agent && from ? await senderHistory(ctx, auth.workspaceId, agent.id, from.toLowerCase(), undefined) : UNKNOWN_SENDER;
-  const c = classifyInbound({
+  const { classification: c } = await workOf(ctx).classify({
     from, fromName, subject, text, html, headers, classifyIntent: agent ? agent.classify_inbound : true, history,
-  }, new Date(ctx.clock.now()));
+  }, ctx.clock.now());
   return {
     direction,
     classification: { ...c, entities: c.entities as Record<string, unknown>, injection_categories: [...c.injection_categories] },

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
 import type { Mode, Scope } from '../contract/common.js';
 import { sleepOrWake } from '../shared/wake.js';
+import type { MessageWork } from './message-work.js';
 
 /** What services need of the configuration (the daemon's Config carries more). */
 export interface ServiceConfig {
@@ -40,6 +41,8 @@ export interface AppContext {
   clock: Clock;
   log: Logger;
   bus: EventBus;
+  /** Parse / classify / screen off the main thread (the daemon's worker pool); inline when absent. */
+  work?: MessageWork;
 }
 
 /** The authenticated caller (an API key or a connected app), as every service sees it. */

@@ -5,9 +5,9 @@ import {
 } from '../db/repos/received.js';
 import { suppressionsFor } from '../db/repos/suppression.js';
 import { countSentTo } from '../db/repos/messages.js';
-import { classifyInbound, isQuarantined, type Classification } from '../classifier/index.js';
-import { parseMessage, type ParsedInbound } from '../mail/parse.js';
-import { excerptOf, extractReplyText } from '../mail/extract.js';
+import { isQuarantined, type Classification } from '../classifier/index.js';
+import type { ParsedInbound } from '../mail/parse.js';
+import { excerptOf } from '../mail/extract.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { EventType } from '../contract/events.js';
@@ -16,6 +16,7 @@ import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
 import { findSuppression } from './suppression.js';
 import { recordFeedback } from './feedback.js';
+import { workOf } from './message-work.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
 
 export interface InboundInput {
@@ -154,32 +155,34 @@ export function announceInbound(ctx: AppContext): InboundAnnouncement {
 async function prepareInbound(
   ctx: AppContext, input: InboundInput, routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[],
 ): Promise<{ store: (result: InboundResult) => (tx: Tx) => Promise<void> }> {
-  const parsed = await parseMessage(input.raw);
+  // Parse, extract and classify run in the worker pool (src/server/pipeline) under a per-message
+  // budget; only the database work below stays on this thread.
+  const work = workOf(ctx);
+  const { parsed, extracted, truncated: parseCut } = await work.parse(input.raw);
   const testMode = input.testMode ?? input.source === 'simulator';
   const from = (parsed.from?.address ?? input.mailFrom ?? '').toLowerCase();
   const text = parsed.text ?? '';
-  const extracted = extractReplyText(text);
   const now = ctx.clock.now();
 
   // One copy per agent (an agent addressed twice, e.g. as name@ and name+tag@, gets one message).
   const byAgent = new Map<string, typeof routes>();
   for (const r of routes) byAgent.set(r.agent.id, [...(byAgent.get(r.agent.id) ?? []), r]);
 
-  const prepared: { routes: typeof routes; classification: Classification }[] = [];
+  const prepared: { routes: typeof routes; classification: Classification; truncated: boolean }[] = [];
   for (const group of byAgent.values()) {
     const agent = group[0].agent;
     const history = await senderHistory(ctx, agent.workspace_id, agent.id, from, input.auth);
-    const classification = classifyInbound({
+    const c = await work.classify({
       from, fromName: parsed.from?.name ?? null, subject: parsed.subject, text, html: parsed.html,
       headers: parsed.headerMap, classifyIntent: agent.classify_inbound, history,
-    }, new Date(now));
-    prepared.push({ routes: group, classification });
+    }, now);
+    prepared.push({ routes: group, classification: c.classification, truncated: parseCut || c.truncated });
   }
 
   return {
     store: (result) => async (tx) => {
-      for (const { routes: group, classification } of prepared) {
-        const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now });
+      for (const { routes: group, classification, truncated } of prepared) {
+        const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated });
         if (!stored) {
           for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
           continue;
@@ -197,6 +200,8 @@ interface Derived {
   extracted: string;
   testMode: boolean;
   now: number;
+  /** The pool cut parsing or classification short (budget): stored as extraction_truncated. */
+  truncated: boolean;
 }
 
 async function storeForAgent(
@@ -231,7 +236,7 @@ async function storeForAgent(
     headers: [], size: input.raw.length, spf_pass: input.auth?.spf ?? null, dkim_pass: input.auth?.dkim ?? null,
     dmarc: input.auth?.dmarc ?? null, classification: null, quarantined: false, test_mode: d.testMode, over_limit: overLimit,
     source: input.source, answers_message_id: null, event_id: null, event_type: null,
-    remote_address: input.remoteAddress ?? null, received_at: at,
+    remote_address: input.remoteAddress ?? null, received_at: at, extraction_truncated: d.truncated,
   };
 
   if (overLimit) {

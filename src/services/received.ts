@@ -23,6 +23,7 @@ export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary
     message_id: r.rfc_message_id, in_reply_to_message_id: r.answers_message_id, spf_pass: r.spf_pass, dkim_pass: r.dkim_pass,
     dmarc: r.dmarc, classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,
     test_mode: r.test_mode, over_limit: r.over_limit, source: r.source, size: r.size, received_at: r.received_at,
+    extraction_truncated: r.extraction_truncated,
   };
 }
 

@@ -1,5 +1,5 @@
 import { SEND_LIMITS, type SentMessage, type ClassifierWarning } from '../contract/messages.js';
-import { screenOutbound } from '../classifier/index.js';
+import { workOf } from './message-work.js';
 import { liveAgents, type AgentRow } from '../db/repos/agents.js';
 import {
   insertSentMessage, updateSentMessage, transitionStatus, insertSimulatedReply, getSentMessage, listAttachments,
@@ -361,7 +361,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
 
   // Cold-email screen (spec: every send route is screened; test keys get a warning instead).
   const allAddresses = recipients.map((r) => r.mailbox.address);
-  const screen = screenOutbound({ subject, text: n.text, html: n.html, to: allAddresses, isReply });
+  const screen = await workOf(ctx).screen({ subject, text: n.text, html: n.html, to: allAddresses, isReply });
   let warning: ClassifierWarning | null = null;
   let pool: string | null = n.poolHint;
   if (screen.blocked) {

@@ -40,6 +40,7 @@ export interface ReceivedRow {
   event_type: string | null;
   remote_address: string | null;
   received_at: string;
+  extraction_truncated: boolean;
 }
 
 /** A list row: no bodies, headers or raw bytes (spec: list responses give excerpts only). */
@@ -65,7 +66,7 @@ const SUMMARY_COLUMNS = [
   'id', 'workspace_id', 'agent_id', 'thread_id', 'rfc_message_id', 'in_reply_to', 'references', 'from_address',
   'from_name', 'from_domain', 'to', 'cc', 'recipient', 'plus_address', 'subject', 'extracted_text', 'excerpt', 'size',
   'spf_pass', 'dkim_pass', 'dmarc', 'classification', 'quarantined', 'test_mode', 'over_limit', 'source',
-  'answers_message_id', 'event_id', 'event_type', 'remote_address', 'received_at',
+  'answers_message_id', 'event_id', 'event_type', 'remote_address', 'received_at', 'extraction_truncated',
 ] as const;
 const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'text', 'html', 'headers'] as const;
 
@@ -84,6 +85,7 @@ function decode(r: Stored): ReceivedRow {
     quarantined: bool(r.quarantined), test_mode: bool(r.test_mode), over_limit: r.over_limit as OverLimit | null,
     source: r.source as InboundSource, answers_message_id: r.answers_message_id, event_id: r.event_id,
     event_type: r.event_type, remote_address: r.remote_address, received_at: r.received_at,
+    extraction_truncated: bool(r.extraction_truncated),
   };
 }
 
@@ -111,6 +113,7 @@ export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | nul
     classification: row.classification ? JSON.stringify(row.classification) : null,
     quarantined: row.quarantined ? 1 : 0,
     test_mode: row.test_mode ? 1 : 0,
+    extraction_truncated: row.extraction_truncated ? 1 : 0,
   };
   await db.insertInto('received_messages').values(stored).execute();
   if (attachments.length) {

@@ -49,6 +49,8 @@ export interface ReceivedMessagesTable {
   event_type: string | null;
   remote_address: string | null;
   received_at: string;
+  /** 1 when the pipeline's budget cut parsing or classification short (migration 0010). */
+  extraction_truncated: number;
 }
 
 export interface ReceivedAttachmentsTable {

@@ -1,0 +1,117 @@
+import { availableParallelism } from 'node:os';
+import {
+  classifyInbound, screenOutbound, type Classification, type InboundInput as ClassifierInput, type OutboundInput, type ScreenResult,
+} from '../../classifier/index.js';
+import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
+import type { MessageWork } from '../../services/message-work.js';
+import type { Logger } from '../../shared/log.js';
+import { PoolClosed, WorkerPool, type PoolStats } from './pool.js';
+
+export { BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
+
+/** Defaults (README configuration table; docs/inbound.md "Limits"). */
+export const DEFAULT_BUDGET_MS = 5_000;
+export const DEFAULT_WORKER_HEAP_MB = 512;
+/** One worker per core, at least two: a message that holds one worker for its whole budget leaves another for the rest. */
+export function defaultWorkerCount(): number {
+  return Math.max(2, availableParallelism());
+}
+
+/** What a bounded retry keeps of a message's text once the full pass overran (classifier, screen). */
+const RETRY_TEXT_CHARS = 16 * 1024;
+/** The last resort runs on the main thread, so it gets almost nothing: the subject, cut short. */
+const LAST_RESORT_SUBJECT_CHARS = 200;
+
+export interface PipelineOptions {
+  workers: number;
+  budgetMs: number;
+  maxHeapMb?: number;
+  log: Logger;
+}
+
+export interface Pipeline {
+  work: MessageWork;
+  ready(): Promise<void>;
+  stats(): PoolStats;
+  close(): Promise<void>;
+}
+
+/** A Buffer again: structured clone delivers Buffers as plain Uint8Arrays. */
+const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+
+function revive(p: PreparedInbound): PreparedInbound {
+  for (const a of p.parsed.attachments) a.content = asBuffer(a.content);
+  return p;
+}
+
+/**
+ * The daemon's MessageWork: every job runs in the worker pool under the budget. When a job overruns
+ * (or its worker dies), a cheaper, linear pass runs instead, again in the pool, and the result says
+ * `truncated`; only if that fails too does a bounded last resort run here. A closed pool (shutdown)
+ * is the one error that reaches the caller, who answers a temporary failure (SMTP 451).
+ */
+export function createPipeline(opts: PipelineOptions): Pipeline {
+  const pool = new WorkerPool({
+    size: opts.workers, budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB, log: opts.log,
+  });
+  const cutShort = (what: string, err: unknown) => {
+    if (err instanceof PoolClosed) throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    opts.log.warn({ reason: why }, `pipeline: ${what} cut short`);
+    return why;
+  };
+
+  const work: MessageWork = {
+    async parse(raw: Buffer): Promise<PreparedInbound> {
+      let why: string;
+      try {
+        return revive(await pool.run({ kind: 'parse', raw, safe: false }) as PreparedInbound);
+      } catch (err) {
+        why = cutShort('message parse', err);
+      }
+      // Safe mode: no HTML-to-text pass (the superlinear part), linear in the input.
+      try {
+        const p = revive(await pool.run({ kind: 'parse', raw, safe: true }) as PreparedInbound);
+        p.parsed.problems.push(`extraction cut short: the full parse ran ${why}; parsed again without HTML-to-text conversion`);
+        return { ...p, truncated: true };
+      } catch (err) {
+        why = cutShort('safe message parse', err);
+      }
+      const parsed: ParsedInbound = headersOnly(raw, `extraction cut short: the parse ran ${why}; headers and body bytes kept only`);
+      return { parsed, extracted: '', truncated: true };
+    },
+
+    async classify(input: ClassifierInput, now: number): Promise<{ classification: Classification; truncated: boolean }> {
+      try {
+        return { classification: await pool.run({ kind: 'classify', input, now }) as Classification, truncated: false };
+      } catch (err) {
+        cutShort('classification', err);
+      }
+      try {
+        const bounded: ClassifierInput = { ...input, text: input.text.slice(0, RETRY_TEXT_CHARS), html: input.html ? input.html.slice(0, RETRY_TEXT_CHARS) : null };
+        return { classification: await pool.run({ kind: 'classify', input: bounded, now }) as Classification, truncated: true };
+      } catch (err) {
+        cutShort('bounded classification', err);
+      }
+      const minimal: ClassifierInput = { ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null, headers: {} };
+      return { classification: classifyInbound(minimal, new Date(now)), truncated: true };
+    },
+
+    async screen(input: OutboundInput): Promise<ScreenResult> {
+      try {
+        return await pool.run({ kind: 'screen', input }) as ScreenResult;
+      } catch (err) {
+        cutShort('outbound screen', err);
+      }
+      try {
+        const bounded: OutboundInput = { ...input, text: (input.text ?? '').slice(0, RETRY_TEXT_CHARS), html: input.html ? input.html.slice(0, RETRY_TEXT_CHARS) : null };
+        return await pool.run({ kind: 'screen', input: bounded }) as ScreenResult;
+      } catch (err) {
+        cutShort('bounded outbound screen', err);
+      }
+      return screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null });
+    },
+  };
+
+  return { work, ready: () => pool.ready(), stats: () => pool.stats(), close: () => pool.close() };
+}

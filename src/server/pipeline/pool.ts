@@ -1,0 +1,221 @@
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Logger } from '../../shared/log.js';
+import type { FromWorker, Job } from './protocol.js';
+
+/** The job ran past its budget; its worker was terminated and replaced. */
+export class BudgetExceeded extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`over its ${budgetMs} ms budget`);
+  }
+}
+
+/** The worker died under the job (an uncaught error, out of memory) or the job itself failed. */
+export class WorkerFailed extends Error {}
+
+/** The pool is closed (the daemon is stopping): the caller answers a temporary failure. */
+export class PoolClosed extends Error {
+  constructor() {
+    super('the pipeline pool is closed');
+  }
+}
+
+export interface PoolOptions {
+  /** Worker threads. */
+  size: number;
+  /** Hard limit on one job's wall time in a worker, ms. */
+  budgetMs: number;
+  /** V8 old-generation heap cap per worker, MB (a message that needs more kills only its worker). */
+  maxHeapMb: number;
+  log: Logger;
+  /** The worker entry (tests); default: worker.js beside this file, or worker.ts under tsx/vitest. */
+  workerUrl?: URL;
+}
+
+export interface PoolStats {
+  size: number;
+  busy: number;
+  queued: number;
+  jobs: number;
+  overruns: number;
+  crashes: number;
+  restarts: number;
+}
+
+interface Pending {
+  id: number;
+  job: Job;
+  resolve: (v: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  /** Terminated by the pool (budget, close) or exited: ignore its later events. */
+  gone: boolean;
+  current: Pending | null;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * How a worker starts: dist/server/pipeline/worker.js when built; when this module itself runs
+ * from source (vitest, `node --import tsx`) the .ts entry, loaded through tsx's API (Node 20 does
+ * not apply `--import` loader hooks to a worker's entry module).
+ */
+function workerEntry(url?: URL): { script: string; eval: boolean } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = url ?? new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
+  if (!entry.pathname.endsWith('.ts')) return { script: fileURLToPath(entry), eval: false };
+  // require.resolve finds the package's CommonJS build; its ESM twin sits beside it.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  return {
+    script: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`,
+    eval: true,
+  };
+}
+
+/**
+ * A fixed-size pool of worker threads for CPU-heavy, side-effect-free jobs. One job per worker at
+ * a time, FIFO queue. A job that outlives its budget has its worker terminated (the only way to
+ * stop synchronous work) and replaced; the job rejects with BudgetExceeded. Nothing a worker does
+ * has side effects, so killing it mid-job loses nothing.
+ */
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+  private readonly entry: { script: string; eval: boolean };
+  private readonly counters = { jobs: 0, overruns: 0, crashes: 0, restarts: 0 };
+  private bootFailures = 0;
+  private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+
+  constructor(private readonly opts: PoolOptions) {
+    this.entry = workerEntry(opts.workerUrl);
+    for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());
+  }
+
+  get budgetMs(): number {
+    return this.opts.budgetMs;
+  }
+
+  /** Resolves once every worker has started (the daemon waits, so a broken install fails at boot). */
+  ready(): Promise<void> {
+    if (this.slots.every((s) => s.ready)) return Promise.resolve();
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  stats(): PoolStats {
+    return {
+      size: this.slots.length, busy: this.slots.filter((s) => s.current).length, queued: this.queue.length, ...this.counters,
+    };
+  }
+
+  /** Run one job; rejects with BudgetExceeded, WorkerFailed or PoolClosed. */
+  run(job: Job): Promise<unknown> {
+    if (this.closed) return Promise.reject(new PoolClosed());
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(new PoolClosed());
+    for (const w of this.readyWaiters.splice(0)) w.reject(new PoolClosed());
+    await Promise.allSettled(this.slots.map((s) => this.retire(s, new PoolClosed())));
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.entry.script, {
+      eval: this.entry.eval,
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb },
+      stdout: false,
+      stderr: false,
+    });
+    // A pool left open must not keep the process alive; a running job's budget timer does.
+    worker.unref();
+    const slot: Slot = { worker, ready: false, gone: false, current: null, timer: null };
+    worker.on('message', (msg: FromWorker) => {
+      if (slot.gone) return;
+      if ('ready' in msg) {
+        slot.ready = true;
+        this.bootFailures = 0;
+        if (this.slots.every((s) => s.ready)) for (const w of this.readyWaiters.splice(0)) w.resolve();
+        this.dispatch();
+        return;
+      }
+      const p = slot.current;
+      if (!p || p.id !== msg.id) return;
+      this.release(slot);
+      if (msg.ok) p.resolve(msg.result);
+      else p.reject(new WorkerFailed(msg.error));
+      this.dispatch();
+    });
+    worker.on('error', (err) => this.lost(slot, err));
+    worker.on('exit', (code) => this.lost(slot, new Error(`worker exited with code ${code}`)));
+    return slot;
+  }
+
+  /** A worker died on its own (uncaught error, out of memory, exit): fail its job, replace it. */
+  private lost(slot: Slot, err: Error): void {
+    if (slot.gone) return;
+    slot.gone = true;
+    const p = slot.current;
+    this.release(slot);
+    if (!slot.ready) this.bootFailures++;
+    this.counters.crashes++;
+    this.opts.log.warn({ err: err.message }, 'pipeline: a worker stopped; starting another');
+    if (p) p.reject(new WorkerFailed(`the worker stopped: ${err.message}`));
+    if (this.bootFailures >= 3) {
+      // The entry cannot start (a broken install): say so instead of looping.
+      const e = new WorkerFailed(`pipeline workers fail to start: ${err.message}`);
+      for (const w of this.readyWaiters.splice(0)) w.reject(e);
+      for (const q of this.queue.splice(0)) q.reject(e);
+    }
+    this.replace(slot);
+  }
+
+  private replace(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i === -1 || this.closed) return;
+    this.counters.restarts++;
+    this.slots[i] = this.spawn();
+  }
+
+  private release(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    slot.current = null;
+  }
+
+  private async retire(slot: Slot, reason: Error): Promise<void> {
+    slot.gone = true;
+    const p = slot.current;
+    this.release(slot);
+    if (p) p.reject(reason);
+    await slot.worker.terminate().catch(() => undefined);
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!this.queue.length) return;
+      if (!slot.ready || slot.gone || slot.current) continue;
+      const p = this.queue.shift()!;
+      slot.current = p;
+      this.counters.jobs++;
+      slot.timer = setTimeout(() => {
+        // Synchronous work cannot be interrupted any other way: terminate, then replace.
+        this.counters.overruns++;
+        void this.retire(slot, new BudgetExceeded(this.opts.budgetMs));
+        this.replace(slot);
+        this.dispatch();
+      }, this.opts.budgetMs);
+      slot.worker.postMessage({ id: p.id, job: p.job });
+    }
+  }
+}

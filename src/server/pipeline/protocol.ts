@@ -1,0 +1,17 @@
+import type { InboundInput as ClassifierInput, OutboundInput } from '../../classifier/index.js';
+
+/**
+ * Messages between the pool (main thread) and a worker. Kept to plain data: structured clone
+ * carries it (a Buffer arrives as a Uint8Array).
+ */
+export type Job =
+  | { kind: 'parse'; raw: Uint8Array; safe: boolean }
+  | { kind: 'classify'; input: ClassifierInput; now: number }
+  | { kind: 'screen'; input: OutboundInput };
+
+export type ToWorker = { id: number; job: Job };
+
+export type FromWorker =
+  | { ready: true }
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: string };
