@@ -8,17 +8,24 @@ import { fileURLToPath } from 'node:url';
  *   cli → client → contract;  server/* → services → (classifier, mail, db) → shared → contract.
  * Imports point down only. Frameworks stay at the edge. Every violation is reported with the
  * file and the import that breaks the rule.
+ *
+ * server/pipeline (the worker pool) is its own layer under server: the pool may use services'
+ * interfaces, classifier and mail, never db, http or smtp; its worker entry (worker.ts) runs in
+ * a thread the pool may terminate at any instant, so it imports mail and classifier only (plus
+ * type-only imports of the pool's message protocol): nothing with side effects.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 
-type Layer = 'cli' | 'client' | 'server' | 'services' | 'classifier' | 'mail' | 'db' | 'shared' | 'contract';
+type Layer = 'cli' | 'client' | 'server' | 'pipeline' | 'pipeline-worker' | 'services' | 'classifier' | 'mail' | 'db' | 'shared' | 'contract';
 
 /** What each layer may import from src (itself included). Skipping a layer downwards is allowed. */
 const ALLOWED: Record<Layer, Layer[]> = {
   cli: ['cli', 'client', 'contract'],
   client: ['client', 'contract'],
-  server: ['server', 'services', 'classifier', 'mail', 'db', 'shared', 'contract'],
+  server: ['server', 'pipeline', 'services', 'classifier', 'mail', 'db', 'shared', 'contract'],
+  pipeline: ['pipeline', 'services', 'classifier', 'mail', 'shared', 'contract'],
+  'pipeline-worker': ['pipeline-worker', 'classifier', 'mail'],
   services: ['services', 'classifier', 'mail', 'db', 'shared', 'contract'],
   classifier: ['classifier', 'shared', 'contract'],
   mail: ['mail', 'shared', 'contract'],
@@ -78,6 +85,8 @@ const rel = (abs: string) => relative(SRC, abs).split(sep).join('/');
 
 function layerOf(srcRel: string): Layer | null {
   const top = srcRel.split('/')[0];
+  if (/^server\/pipeline\/worker(\.|\/)/.test(srcRel)) return 'pipeline-worker';
+  if (srcRel.startsWith('server/pipeline/')) return 'pipeline';
   if (top === 'server') return 'server';
   return (Object.keys(ALLOWED) as Layer[]).includes(top as Layer) ? (top as Layer) : null;
 }
@@ -109,6 +118,7 @@ export function checkFile(srcRel: string, text: string): string[] {
         continue;
       }
       if (ALLOWED[from].includes(to)) continue;
+      if (from === 'pipeline-worker' && to === 'pipeline' && ref.typeOnly) continue;
       if (from === 'cli' && to === 'server' && ref.lazy && LAZY_SERVER_IMPORTERS.some((re) => re.test(srcRel))) continue;
       if (from === 'cli' && to === 'server') {
         say(ref, ref.lazy
@@ -196,6 +206,11 @@ describe('the scanner itself', () => {
       ['cli/main.ts', "import { select } from '@inquirer/prompts';", /^$/],
       ['classifier/x.ts', "import { a } from '../db/repos/agents.js';", /classifier may import only/],
       ['lonely.ts', "export const x = 1;", /not inside a known layer/],
+      ['server/pipeline/worker.ts', "import { insertReceived } from '../../db/repos/received.js';", /pipeline-worker may import only pipeline-worker, classifier, mail/],
+      ['server/pipeline/worker.ts', "import { emitEvent } from '../../services/events.js';", /pipeline-worker may import only/],
+      ['server/pipeline/worker.ts', "import { WorkerPool } from './pool.js';", /pipeline-worker may import only/],
+      ['server/pipeline/pool.ts', "import { openDatabase } from '../../db/open.js';", /pipeline may import only pipeline, services, classifier, mail/],
+      ['services/inbound.ts', "import { createPipeline } from '../server/pipeline/index.js';", /services may import only/],
     ];
     for (const [file, text, re] of cases) {
       const problems = checkFile(file, text);
@@ -218,6 +233,8 @@ describe('the scanner itself', () => {
       ['db/open.ts', "import Database from 'better-sqlite3';"],
       ['shared/errors.ts', "import { ApiError } from '../contract/errors.js';\nimport { randomBytes } from 'node:crypto';"],
       ['contract/me.ts', "import { Type } from 'typebox';\nimport { Agent } from './agents.js';"],
+      ['server/pipeline/worker.ts', "import { parseAndExtract } from '../../mail/parse.js';\nimport { classifyInbound } from '../../classifier/index.js';\nimport type { Job } from './protocol.js';\nimport { parentPort } from 'node:worker_threads';"],
+      ['server/daemon.ts', "import { createPipeline } from './pipeline/index.js';"],
     ];
     for (const [file, text] of ok) expect(checkFile(file, text), file).toEqual([]);
   });

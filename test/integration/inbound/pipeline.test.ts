@@ -1,0 +1,116 @@
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
+
+/**
+ * The worker pool (src/server/pipeline) against a real daemon over real SMTP and HTTP: one message
+ * built to make mailparser's HTML-to-text pass superlinear (hardening issue, item 1: `<div>` ×
+ * 400,000, 2 MB, folded at 990 characters; 50 s of one thread before the pool) must not stop the
+ * daemon from answering, must not stop other deliveries, and is stored with what could be
+ * extracted plus `extraction_truncated: true`.
+ */
+const BUDGET_MS = 1000;
+const AGENT = 'agent@local.mailagent.localhost';
+
+function craftedHtml(): string {
+  return '<div>'.repeat(400_000).match(/.{1,990}/g)!.join('\r\n');
+}
+
+function craftedEml(subject: string): string {
+  return [
+    'From: Mallory <mallory@crafted.test>', `To: ${AGENT}`, `Subject: ${subject}`,
+    `Message-ID: <${subject.replace(/\W/g, '')}@crafted.test>`, 'MIME-Version: 1.0', 'Content-Type: text/html; charset=utf-8',
+    '', craftedHtml(), '',
+  ].join('\r\n');
+}
+
+/** Polls GET /v1/health back to back and keeps the slowest answer (a request that never answers counts as its timeout). */
+function healthProbe(url: string) {
+  let stop = false;
+  let worst = 0;
+  let answers = 0;
+  const loop = (async () => {
+    while (!stop) {
+      const t = performance.now();
+      try {
+        const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(10_000) });
+        await res.arrayBuffer();
+        if (res.ok) answers++;
+      } catch {
+        /* counted by its time */
+      }
+      worst = Math.max(worst, performance.now() - t);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return { async end() { stop = true; await loop; return { worst, answers }; } };
+}
+
+let d: TestDaemon;
+let smtpPort: number;
+beforeAll(async () => {
+  d = await startDaemon({ env: { MAILAGENT_PIPELINE_BUDGET_MS: String(BUDGET_MS), MAILAGENT_PIPELINE_WORKERS: '2' } });
+  smtpPort = Number(/SMTP [^\s]+:(\d+)/.exec(d.stderr())![1]);
+});
+afterAll(async () => {
+  await d?.stop();
+});
+
+const transport = () => nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, socketTimeout: 60_000 });
+const idOf = (response: string) => /rcv_[0-9a-z]+/.exec(response)![0];
+
+describe('pipeline: one message cannot freeze the daemon', () => {
+  it('over SMTP: health answers within 1 s, other mail is delivered, the message is stored and flagged', async () => {
+    const probe = healthProbe(d.url);
+    const tr = transport();
+    const crafted = tr.sendMail({ envelope: { from: 'mallory@crafted.test', to: [AGENT] }, raw: craftedEml('nested divs') });
+    // While the crafted message holds one worker, other senders still get their 250.
+    await new Promise((r) => setTimeout(r, 200));
+    const others = await Promise.all(Array.from({ length: 6 }, (_, i) => transport().sendMail({
+      from: `friend${i}@sender.test`, to: AGENT, subject: `ordinary ${i}`, text: `Hello number ${i}.`,
+    })));
+    const info = await crafted;
+    const { worst, answers } = await probe.end();
+    expect(info.response).toMatch(/^250 /);
+    expect(answers).toBeGreaterThan(3);
+    expect(worst, 'slowest /v1/health answer while the message was processed (ms)').toBeLessThan(1000);
+
+    const msg = await d.api('GET', `/v1/messages/received/${idOf(info.response)}`, undefined, d.liveKey);
+    expect(msg.extraction_truncated).toBe(true);
+    expect(msg.subject).toBe('nested divs');
+    expect(msg.from.address).toBe('mallory@crafted.test');
+    // What could be extracted is kept: the HTML part (the raw bytes are complete too).
+    expect(msg.body_html.length).toBeGreaterThan(1_900_000);
+    expect(msg.classification).not.toBeNull();
+    const raw = Buffer.from(await (await fetch(`${d.url}/v1/messages/${msg.id}/raw`, { headers: { authorization: `Bearer ${d.liveKey}` } })).arrayBuffer());
+    expect(raw.length).toBe(msg.size);
+
+    for (const o of others) {
+      expect(o.response).toMatch(/^250 /);
+      const m = await d.api('GET', `/v1/messages/received/${idOf(o.response)}`, undefined, d.liveKey);
+      expect(m.extraction_truncated).toBe(false);
+      expect(m.body_text).toMatch(/^Hello number \d\.\n?$/);
+    }
+    // The list shows the flag too, and the events of the flagged message were emitted once.
+    const list = await d.api('GET', '/v1/messages/received?limit=20', undefined, d.liveKey);
+    expect(list.data.filter((m: { extraction_truncated: boolean }) => m.extraction_truncated)).toHaveLength(1);
+    const events = await d.api('GET', '/v1/events?limit=100', undefined, d.liveKey);
+    expect(events.data.filter((e: { data: { message_id?: string } }) => e.data.message_id === msg.id)).toHaveLength(1);
+  }, 90_000);
+
+  it('over POST /v1/classify {raw}: health answers within 1 s and the classification comes back', async () => {
+    const probe = healthProbe(d.url);
+    const res = await fetch(`${d.url}/v1/classify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ raw: craftedEml('classify me') }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const { worst, answers } = await probe.end();
+    expect(res.status).toBe(200);
+    const body = await res.json() as { classification: { intent: string }; quarantined: boolean };
+    expect(typeof body.classification.intent).toBe('string');
+    expect(answers).toBeGreaterThan(3);
+    expect(worst).toBeLessThan(1000);
+  }, 90_000);
+});

@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPipeline, WorkerPool, BudgetExceeded, PoolClosed, type Pipeline } from '../../../src/server/pipeline/index.js';
+import { silentLogger } from '../../../src/shared/log.js';
+
+const HISTORY = {
+  messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
+  spfPass: null, dkimPass: null, suppressed: false, complaints: 0,
+};
+
+function eml(body: string, type = 'text/plain'): Buffer {
+  return Buffer.from(`From: Alice <alice@sender.test>\r\nTo: agent@local.mailagent.localhost\r\nSubject: Hello there\r\nMIME-Version: 1.0\r\nContent-Type: ${type}; charset=utf-8\r\n\r\n${body}\r\n`);
+}
+
+/** `<div>` × n: mailparser's HTML-to-text pass is superlinear on it (seconds at n = 100,000). */
+const nested = (n: number) => eml('<div>'.repeat(n).match(/.{1,990}/g)!.join('\r\n'), 'text/html');
+
+let open: Pipeline[] = [];
+afterEach(async () => {
+  await Promise.all(open.map((p) => p.close()));
+  open = [];
+});
+async function pipeline(budgetMs: number, workers = 2): Promise<Pipeline> {
+  const p = createPipeline({ workers, budgetMs, log: silentLogger });
+  open.push(p);
+  await p.ready();
+  return p;
+}
+
+describe('pipeline worker pool (src/server/pipeline)', () => {
+  it('parses, extracts and classifies in a worker, with the same results as inline', async () => {
+    const p = await pipeline(10_000);
+    const r = await p.work.parse(eml('Thanks, see you Friday.\n\nOn Mon, Bob wrote:\n> earlier text'));
+    expect(r.truncated).toBe(false);
+    expect(r.parsed.subject).toBe('Hello there');
+    expect(r.parsed.from).toEqual({ address: 'alice@sender.test', name: 'Alice' });
+    expect(r.extracted).toBe('Thanks, see you Friday.');
+    const c = await p.work.classify({ from: 'alice@sender.test', subject: 'Your code', text: 'Your code is 482913', classifyIntent: true, history: HISTORY }, Date.now());
+    expect(c.truncated).toBe(false);
+    expect(c.classification.intent).toBe('verification_code');
+    const s = await p.work.screen({ subject: 'Invoice 1234', text: 'Your invoice is attached.', to: ['a@b.test'], isReply: false });
+    expect(typeof s.score).toBe('number');
+    expect(p.stats()).toMatchObject({ size: 2, jobs: 3, overruns: 0 });
+  });
+
+  it('a message over its budget: the worker is replaced, the message is parsed again in safe mode and flagged', async () => {
+    const p = await pipeline(300);
+    const started = performance.now();
+    const r = await p.work.parse(nested(100_000));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r.truncated).toBe(true);
+    expect(r.parsed.subject).toBe('Hello there');
+    expect(r.parsed.html?.length).toBeGreaterThan(400_000);
+    expect(r.parsed.problems.join(' ')).toMatch(/extraction cut short: the full parse ran over its 300 ms budget/);
+    const st = p.stats();
+    expect(st.overruns + st.crashes).toBeGreaterThanOrEqual(1);
+    expect(st.restarts).toBeGreaterThanOrEqual(1);
+    // The replacement worker takes the next message.
+    const next = await p.work.parse(eml('Plain and small.'));
+    expect(next).toMatchObject({ truncated: false, extracted: 'Plain and small.' });
+  });
+
+  it('when even the safe pass overruns, headers and body bytes are kept, and classification falls back in bounded steps', async () => {
+    // A 1 ms budget: every job in the pool overruns, so each fallback runs.
+    const p = createPipeline({ workers: 1, budgetMs: 1, log: silentLogger });
+    open.push(p);
+    await p.ready();
+    const r = await p.work.parse(eml('Body text that survives.'));
+    expect(r.truncated).toBe(true);
+    expect(r.parsed.subject).toBe('Hello there');
+    expect(r.parsed.from?.address).toBe('alice@sender.test');
+    expect(r.parsed.text).toContain('Body text that survives.');
+    expect(r.parsed.problems.join(' ')).toMatch(/headers and body bytes kept only/);
+    const c = await p.work.classify({ from: 'alice@sender.test', subject: 'Hello', text: 'x'.repeat(100_000), classifyIntent: true, history: HISTORY }, Date.now());
+    expect(c.truncated).toBe(true);
+    expect(c.classification.classifier_model).toMatch(/^mailagent-clf-/);
+    const s = await p.work.screen({ subject: 'Hi', text: 'hello', to: ['a@b.test'], isReply: false });
+    expect(typeof s.blocked).toBe('boolean');
+  });
+
+  it('the pool itself: BudgetExceeded for an overrun, PoolClosed after close, queued jobs run in order', async () => {
+    const pool = new WorkerPool({ size: 1, budgetMs: 200, maxHeapMb: 256, log: silentLogger });
+    await pool.ready();
+    await expect(pool.run({ kind: 'parse', raw: nested(100_000), safe: false })).rejects.toBeInstanceOf(BudgetExceeded);
+    const [a, b] = await Promise.all([
+      pool.run({ kind: 'parse', raw: eml('first'), safe: false }),
+      pool.run({ kind: 'parse', raw: eml('second'), safe: false }),
+    ]) as { extracted: string }[];
+    expect([a.extracted, b.extracted]).toEqual(['first', 'second']);
+    await pool.close();
+    await expect(pool.run({ kind: 'parse', raw: eml('late'), safe: false })).rejects.toBeInstanceOf(PoolClosed);
+  });
+});
