@@ -7,7 +7,7 @@ import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
 import { recordAudit } from './audit-log.js';
-import { generateKey, requireNotConnectedApp } from './auth.js';
+import { flushLastUsed, forgetCachedKeys, generateKey, requireNotConnectedApp } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { getAgent } from '../db/repos/agents.js';
 import { pageOf } from '../db/paginate.js';
@@ -100,6 +100,7 @@ export async function createApiKey(ctx: AppContext, auth: AuthContext, body: Api
 }
 
 export async function listApiKeysPage(ctx: AppContext, auth: AuthContext, q: ListQuery): Promise<PageOf<ApiKey>> {
+  await flushLastUsed(ctx); // the list shows last_used_at
   const res = await listApiKeys(ctx.db, auth.workspaceId, auth.agentId, q);
   return pageOf(res, res.rows.map(toApiKey));
 }
@@ -112,6 +113,9 @@ export async function revokeApiKey(ctx: AppContext, auth: AuthContext, id: strin
   if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
   return inTransaction(ctx, async (tx) => {
     const revokedAt = await revokeApiKeyRow(tx.db, row.id, isoAt(ctx.clock.now()));
+    // The repository already moved the key epoch; dropping the cache again at commit also covers
+    // a database whose other connections could read the old row until then (PostgreSQL).
+    tx.afterCommit(() => forgetCachedKeys(ctx));
     await recordAudit(ctx, tx.db, { workspaceId: auth.workspaceId, keyId: auth.keyId, category: 'api_key', action: 'api_key.revoked', targetId: row.id, agentId: row.agent_id, metadata: { name: row.name, prefix: row.prefix, mode: row.mode } });
     return { id: row.id, revoked_at: revokedAt };
   });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { apiKeyByHash, setApiKeyFields } from '../db/repos/api-keys.js';
+import { apiKeyByHash, apiKeysEpoch, setApiKeysLastUsed, type ApiKeyRow } from '../db/repos/api-keys.js';
 import { grantByAccessHash, setGrantLastUsed, type GrantRow } from '../db/repos/connected-apps.js';
 import { Errors } from '../shared/errors.js';
 import { isoAt, DAY, MINUTE } from '../shared/clock.js';
@@ -20,6 +20,87 @@ export function generateKey(mode: Mode): { key: string; prefix: string; hash: st
 /** last_used_at is written at most once a minute per key, so reads do not each cost a write. */
 const LAST_USED_GRANULARITY = MINUTE;
 
+// ------------------------------------------------------------------ key cache
+/**
+ * API keys by SHA-256, so an authenticated request costs no SELECT. An entry is used only while
+ * (a) no write to api_keys happened since it was read (db/repos/api-keys.ts counts every write,
+ * whatever the code path: revocation, a new key), (b) it is younger than KEY_CACHE_TTL_MS — the
+ * bound for a change made by another process on the same database (PostgreSQL cluster, a manual
+ * UPDATE) — and (c) its expiry has not passed, which is checked against the clock on every
+ * request exactly as for an uncached key. Unknown hashes are not cached (no negative entries), so
+ * a new key works at once and random tokens cannot fill the map.
+ */
+const KEY_CACHE_TTL_MS = 1000;
+const KEY_CACHE_MAX = 10_000;
+interface CachedKey {
+  row: ApiKeyRow;
+  epoch: number;
+  at: number;
+}
+const keyCaches = new WeakMap<AppContext, Map<string, CachedKey>>();
+
+function keyCacheOf(ctx: AppContext): Map<string, CachedKey> {
+  let c = keyCaches.get(ctx);
+  if (!c) keyCaches.set(ctx, (c = new Map()));
+  return c;
+}
+
+/** Drop every cached key of this context (after a committed revocation: see services/api-keys.ts). */
+export function forgetCachedKeys(ctx: AppContext): void {
+  keyCacheOf(ctx).clear();
+}
+
+async function keyByHash(ctx: AppContext, hash: string): Promise<ApiKeyRow | undefined> {
+  const cache = keyCacheOf(ctx);
+  const epoch = apiKeysEpoch();
+  const now = performance.now();
+  const hit = cache.get(hash);
+  if (hit && hit.epoch === epoch && now - hit.at < KEY_CACHE_TTL_MS) return hit.row;
+  const row = await apiKeyByHash(ctx.db, hash);
+  // Cache only what was read with no write in between (the epoch did not move during the read).
+  if (row && apiKeysEpoch() === epoch) {
+    if (cache.size >= KEY_CACHE_MAX) cache.clear();
+    cache.set(hash, { row, epoch, at: now });
+  } else {
+    cache.delete(hash);
+  }
+  return row;
+}
+
+// ------------------------------------------------------------ last_used_at
+/**
+ * last_used_at writes are batched: the request that moves it does not wait for a commit (and its
+ * fsync); the batch is written within LAST_USED_FLUSH_MS, before any read of key rows that shows
+ * the field (flushLastUsed), and when the daemon stops.
+ */
+const LAST_USED_FLUSH_MS = 1000;
+const lastUsedPending = new WeakMap<AppContext, { rows: Map<string, string>; timer: NodeJS.Timeout | null }>();
+
+function noteLastUsed(ctx: AppContext, row: ApiKeyRow, at: string): void {
+  row.last_used_at = at; // the cached row (and GET /v1/me) show it at once
+  let p = lastUsedPending.get(ctx);
+  if (!p) lastUsedPending.set(ctx, (p = { rows: new Map(), timer: null }));
+  p.rows.set(row.id, at);
+  if (!p.timer) {
+    p.timer = setTimeout(() => void flushLastUsed(ctx), LAST_USED_FLUSH_MS);
+    p.timer.unref();
+  }
+}
+
+export async function flushLastUsed(ctx: AppContext): Promise<void> {
+  const p = lastUsedPending.get(ctx);
+  if (!p || !p.rows.size) return;
+  if (p.timer) clearTimeout(p.timer);
+  p.timer = null;
+  const entries = [...p.rows].map(([id, at]) => ({ id, at }));
+  p.rows.clear();
+  try {
+    await ctx.db.transaction().execute((trx) => setApiKeysLastUsed(trx, entries));
+  } catch (err) {
+    ctx.log.error({ err, keys: entries.length }, 'last_used_at: could not write');
+  }
+}
+
 /** Spec: Authentication. Bearer only; no query-string key, no other header. */
 export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthContext> {
   if (!authorization || !authorization.trim()) throw Errors.missingAuthorization();
@@ -27,14 +108,12 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (!m) throw Errors.invalidApiKey('The Authorization header must be `Bearer <API_KEY>`; no other scheme is accepted.');
   const token = m[1];
   if (token.startsWith('moa_')) return authenticateAccessToken(ctx, token);
-  const row = await apiKeyByHash(ctx.db, hashKey(token));
+  const row = await keyByHash(ctx, hashKey(token));
   if (!row) throw Errors.invalidApiKey();
   const now = ctx.clock.now();
   if (row.revoked_at) throw Errors.revokedApiKey(row.revoked_at);
   if (row.expires_at && Date.parse(row.expires_at) <= now) throw Errors.expiredApiKey(row.expires_at);
-  if (!row.last_used_at || now - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY) {
-    await setApiKeyFields(ctx.db, row.id, { last_used_at: isoAt(now) });
-  }
+  if (!row.last_used_at || now - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY) noteLastUsed(ctx, row, isoAt(now));
   return {
     keyId: row.id,
     workspaceId: row.workspace_id,
@@ -42,6 +121,7 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
     scopes: row.scopes,
     agentId: row.agent_id,
     expiresAt: row.expires_at,
+    keyRow: row,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Event } from '../contract/events.js';
 import type { Mode, Scope } from '../contract/common.js';
 import { sleepOrWake } from '../shared/wake.js';
 import type { MessageWork } from './message-work.js';
+import type { ApiKeyRow } from '../db/repos/api-keys.js';
 
 /** What services need of the configuration (the daemon's Config carries more). */
 export interface ServiceConfig {
@@ -58,6 +59,8 @@ export interface AuthContext {
    * also `keyId`. Spec: Connected apps → some actions answer 403 connected_app_not_allowed.
    */
   connectedAppId?: string | null;
+  /** The key's row as authentication read it (GET /v1/me answers from it without a second SELECT). */
+  keyRow?: ApiKeyRow;
 }
 
 /** A unit of work: the transaction plus callbacks to run once it has committed. */

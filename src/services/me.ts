@@ -13,7 +13,7 @@ export function toWorkspace(w: WorkspaceRow): Workspace {
 
 export async function getMe(ctx: AppContext, auth: AuthContext): Promise<Me> {
   if (auth.connectedAppId) return getMeAsApp(ctx, auth, auth.connectedAppId);
-  const key = await getApiKey(ctx.db, auth.workspaceId, auth.keyId);
+  const key = auth.keyRow ?? await getApiKey(ctx.db, auth.workspaceId, auth.keyId);
   if (!key) throw Errors.invalidApiKey();
   const ws = await requireWorkspace(ctx, auth.workspaceId);
   const agent = auth.agentId ? await getAgent(ctx.db, auth.workspaceId, auth.agentId) : undefined;
