@@ -121,6 +121,13 @@ async function startListeners(ctx: AppContext, config: Config): Promise<Listener
   const smtp = await startSmtpListener(ctx, {
     host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
     tlsCert: config.tlsCert, tlsKey: config.tlsKey,
+    maxClients: config.limits.smtpMaxClients,
+    socketTimeoutMs: config.limits.smtpIdleTimeoutSeconds * 1000,
+    limits: {
+      maxConnectionsPerAddress: config.limits.smtpMaxConnectionsPerAddress,
+      maxCommandsWithoutProgress: config.limits.smtpMaxCommandsWithoutProgress,
+      maxSessionMs: config.limits.smtpMaxSessionSeconds * 1000,
+    },
   });
   return [smtp];
 }
