@@ -111,6 +111,8 @@ export interface WebhookEndpointsTable {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** `live` or `test`: the mode of the key that made it (migration 0008). */
+  mode: string;
 }
 
 export interface WebhookDeliveriesTable {

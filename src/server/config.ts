@@ -18,9 +18,42 @@ export interface Config extends ServiceConfig {
   pipelineWorkers: number;
   /** Hard budget per message for one step (parse, classify) in a worker, ms; past it the worker is replaced. */
   pipelineBudgetMs: number;
+  /** Resource caps (docs/security.md lists each with its default). */
+  limits: ResourceLimits;
   /** Where the config file was read from, if any. */
   configFile: string | null;
 }
+
+/** Caps on what one client can hold (issue #10; docs/security.md). */
+export interface ResourceLimits {
+  /** SMTP connections at once, all addresses (smtp-server maxClients). */
+  smtpMaxClients: number;
+  /** SMTP connections at once from one address (IPv6: one /64); 421 past it. */
+  smtpMaxConnectionsPerAddress: number;
+  /** SMTP commands in a row without starting a message (NOOP/RSET/HELP/... loops); 421 past it. */
+  smtpMaxCommandsWithoutProgress: number;
+  /** Longest SMTP session, seconds. */
+  smtpMaxSessionSeconds: number;
+  /** SMTP idle timeout, seconds (the client owes us a command or data). */
+  smtpIdleTimeoutSeconds: number;
+  /** Open event streams (GET /v1/events/stream), all keys; 503 past it. */
+  sseMaxStreams: number;
+  /** Open event streams per API key; 429 past it. */
+  sseMaxStreamsPerKey: number;
+  /** Bytes queued to one event stream before it is dropped (the client resumes with Last-Event-ID). */
+  sseMaxBufferedBytes: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
+  smtpMaxClients: 200,
+  smtpMaxConnectionsPerAddress: 20,
+  smtpMaxCommandsWithoutProgress: 20,
+  smtpMaxSessionSeconds: 600,
+  smtpIdleTimeoutSeconds: 60,
+  sseMaxStreams: 200,
+  sseMaxStreamsPerKey: 10,
+  sseMaxBufferedBytes: 1024 * 1024,
+});
 
 /** Flags and MAILAGENT_* variables share these names (flag --smtp-port ↔ MAILAGENT_SMTP_PORT ↔ file "smtpPort"). */
 export interface ConfigInput {
@@ -41,13 +74,23 @@ export interface ConfigInput {
   smtpMaxMessageBytes?: string | number;
   pipelineWorkers?: string | number;
   pipelineBudgetMs?: string | number;
+  smtpMaxClients?: string | number;
+  smtpMaxConnectionsPerAddress?: string | number;
+  smtpMaxCommandsWithoutProgress?: string | number;
+  smtpMaxSessionSeconds?: string | number;
+  smtpIdleTimeoutSeconds?: string | number;
+  sseMaxStreams?: string | number;
+  sseMaxStreamsPerKey?: string | number;
+  sseMaxBufferedBytes?: string | number;
   config?: string;
 }
 
 export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'dataDir', 'host', 'port', 'smtpHost', 'smtpPort', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey',
   'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes',
-  'pipelineWorkers', 'pipelineBudgetMs', 'config',
+  'pipelineWorkers', 'pipelineBudgetMs',
+  'smtpMaxClients', 'smtpMaxConnectionsPerAddress', 'smtpMaxCommandsWithoutProgress', 'smtpMaxSessionSeconds',
+  'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -170,6 +213,17 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     smtpMaxMessageBytes: int('smtpMaxMessageBytes', c.smtpMaxMessageBytes, 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     pipelineWorkers: int('pipelineWorkers', c.pipelineWorkers, Math.max(2, availableParallelism()), 1, 64),
     pipelineBudgetMs: int('pipelineBudgetMs', c.pipelineBudgetMs, 5_000, 50, 600_000),
+    limits: Object.freeze({
+      // 0 switches a per-address or per-session cap off; the totals must stay positive.
+      smtpMaxClients: int('smtpMaxClients', c.smtpMaxClients, DEFAULT_LIMITS.smtpMaxClients, 1, 100_000),
+      smtpMaxConnectionsPerAddress: int('smtpMaxConnectionsPerAddress', c.smtpMaxConnectionsPerAddress, DEFAULT_LIMITS.smtpMaxConnectionsPerAddress, 0, 100_000),
+      smtpMaxCommandsWithoutProgress: int('smtpMaxCommandsWithoutProgress', c.smtpMaxCommandsWithoutProgress, DEFAULT_LIMITS.smtpMaxCommandsWithoutProgress, 0, 100_000),
+      smtpMaxSessionSeconds: int('smtpMaxSessionSeconds', c.smtpMaxSessionSeconds, DEFAULT_LIMITS.smtpMaxSessionSeconds, 0, 86_400),
+      smtpIdleTimeoutSeconds: int('smtpIdleTimeoutSeconds', c.smtpIdleTimeoutSeconds, DEFAULT_LIMITS.smtpIdleTimeoutSeconds, 1, 3_600),
+      sseMaxStreams: int('sseMaxStreams', c.sseMaxStreams, DEFAULT_LIMITS.sseMaxStreams, 1, 100_000),
+      sseMaxStreamsPerKey: int('sseMaxStreamsPerKey', c.sseMaxStreamsPerKey, DEFAULT_LIMITS.sseMaxStreamsPerKey, 1, 100_000),
+      sseMaxBufferedBytes: int('sseMaxBufferedBytes', c.sseMaxBufferedBytes, DEFAULT_LIMITS.sseMaxBufferedBytes, 1024, 1024 * 1024 * 1024),
+    }),
     configFile: existsSync(configFile) ? configFile : null,
     version,
   };

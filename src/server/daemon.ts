@@ -74,6 +74,12 @@ export class Daemon {
       for (const w of this.workers) w.start();
       this.listeners = await startListeners(this.ctx, this.config);
       await this.app.listen({ host: this.config.host, port: this.config.port });
+      // On port 0 the default public URL (http://host:0) names no port anyone can reach: every
+      // link handed out (raw_url, unsubscribe, billing) would be dead. Use the port we really got.
+      if (this.config.port === 0 && /:0$/.test(this.ctx.config.publicUrl)) {
+        const port = (this.app.server.address() as AddressInfo).port;
+        this.ctx.config = Object.freeze({ ...this.ctx.config, publicUrl: this.ctx.config.publicUrl.replace(/:0$/, `:${port}`) });
+      }
     } catch (err) {
       // A port in use must not leave workers or the SMTP listener running behind the error.
       await this.stop();
@@ -127,6 +133,13 @@ async function startListeners(ctx: AppContext, config: Config): Promise<Listener
   const smtp = await startSmtpListener(ctx, {
     host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
     tlsCert: config.tlsCert, tlsKey: config.tlsKey,
+    maxClients: config.limits.smtpMaxClients,
+    socketTimeoutMs: config.limits.smtpIdleTimeoutSeconds * 1000,
+    limits: {
+      maxConnectionsPerAddress: config.limits.smtpMaxConnectionsPerAddress,
+      maxCommandsWithoutProgress: config.limits.smtpMaxCommandsWithoutProgress,
+      maxSessionMs: config.limits.smtpMaxSessionSeconds * 1000,
+    },
   });
   return [smtp];
 }

@@ -184,3 +184,11 @@ export function requireUnbound(auth: AuthContext, action: string): void {
 export function requireNotConnectedApp(auth: AuthContext, action: string): void {
   if (auth.connectedAppId) throw Errors.connectedAppNotAllowed(action);
 }
+
+/**
+ * Spec: live_mode_required. A test key gets 403 when it changes live material: `rowMode` is the
+ * mode of the key that made the object (webhook endpoints, sending domains: migration 0008).
+ */
+export function requireModeFor(auth: AuthContext, rowMode: string, what: string): void {
+  if (auth.mode === 'test' && rowMode !== 'test') throw Errors.liveModeRequired(what);
+}

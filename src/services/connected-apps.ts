@@ -13,7 +13,7 @@ import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt, SECOND } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
-import { grantExpiresAt, hashKey, requireNotConnectedApp } from './auth.js';
+import { grantExpiresAt, hashKey, requireModeFor, requireNotConnectedApp } from './auth.js';
 import { recordAudit } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
 
@@ -129,6 +129,8 @@ export async function listGrantsPage(ctx: AppContext, auth: AuthContext, q: List
  */
 export async function revokeGrant(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; revoked_at: string }> {
   requireNotConnectedApp(auth, 'revoke connected apps');
+  // Connected apps act in live mode: revoking one changes live configuration.
+  requireModeFor(auth, 'live', 'revoke a connected app (apps act in live mode)');
   const g = await getGrant(ctx.db, auth.workspaceId, id);
   if (!g) throw Errors.notFound('connected app', id);
   if (g.revoked_at) return { id: g.id, revoked_at: g.revoked_at };

@@ -8,6 +8,7 @@ import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
 import { recordAudit } from './audit-log.js';
+import { requireModeFor } from './auth.js';
 import { dkimRecordValue, newDkimKey } from './dkim.js';
 import { pageOf } from '../db/paginate.js';
 
@@ -94,7 +95,7 @@ export async function addDomain(ctx: AppContext, auth: AuthContext, body: Domain
     verification_token: randomBytes(16).toString('hex'), dkim_selector: DKIM_SELECTOR,
     dkim_private_key: key.privateKeyPem, dkim_public_key: key.publicKeyB64,
     records_status: JSON.stringify({ verification: 'pending', spf: 'pending', dkim: 'pending' } satisfies Statuses),
-    verified_at: null, last_checked_at: null, last_error: null, created_at: at, updated_at: at,
+    verified_at: null, last_checked_at: null, last_error: null, created_at: at, updated_at: at, mode: auth.mode,
   };
   return inTransaction(ctx, async (tx) => {
     if (await domainByName(tx.db, domain)) throw Errors.duplicate(`The domain ${domain} has already been added.`);
@@ -174,6 +175,7 @@ export async function verifyDomain(ctx: AppContext, auth: AuthContext, ref: stri
 export async function removeDomain(ctx: AppContext, auth: AuthContext, ref: string): Promise<{ id: string; deleted_at: string }> {
   requireEnabled(ctx);
   const r = await requireDomain(ctx, auth, ref);
+  requireModeFor(auth, r.mode, `remove sending domain ${r.domain}, which a live key added`);
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {
     const n = await countAgentsOnDomain(tx.db, auth.workspaceId, r.domain);

@@ -13,7 +13,7 @@ import { inTransaction, type AppContext, type AuthContext, type Tx } from './con
 import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { emitEvent } from './events.js';
-import { normalizeSendRequest, sendMessage } from './send.js';
+import { findOriginal, normalizeSendRequest, sendMessage } from './send.js';
 import { pageOf } from '../db/paginate.js';
 
 export function toDraft(r: DraftRow): Draft {
@@ -74,6 +74,18 @@ function futureSendAt(ctx: AppContext, raw: string, param = 'send_at'): string {
   return isoAt(t);
 }
 
+/**
+ * A draft may answer only a message of its own agent: another agent's message is 404 at creation
+ * (and on edit), as every other cross-agent reference is, not only when the draft is sent.
+ */
+async function checkReplyTarget(ctx: AppContext, auth: AuthContext, agentId: string, c: DraftContent): Promise<void> {
+  const ref = c.extra.in_reply_to_message_id;
+  if (typeof ref !== 'string' || !ref.trim()) return;
+  const id = ref.trim();
+  const orig = await findOriginal(ctx, auth, id, 'in_reply_to_message_id');
+  if (orig.agentId !== agentId) throw Errors.notFound('message', id);
+}
+
 /** Spec: Scopes → the draft scope never sends or schedules a draft. */
 function requireSendScope(auth: AuthContext, what: string): void {
   if (!hasScope(auth, 'send')) throw Errors.insufficientScope(`To ${what} this key needs the \`send\` scope; the \`draft\` scope never sends or schedules.`);
@@ -109,6 +121,7 @@ export async function createDraft(ctx: AppContext, auth: AuthContext, body: Draf
   if (sendAt) requireSendScope(auth, 'schedule a draft');
   const agent = await draftAgent(ctx, auth, body);
   const content = validateContent(body);
+  await checkReplyTarget(ctx, auth, agent.id, content);
   const at = isoAt(ctx.clock.now());
   const row: DraftRow = {
     id: newId('dft', ctx.clock), workspace_id: auth.workspaceId, agent_id: agent.id, created_by_key_id: auth.keyId, mode: auth.mode,
@@ -174,6 +187,7 @@ export async function updateDraftView(ctx: AppContext, auth: AuthContext, id: st
   if (patchContent.text !== undefined || patchContent.body !== undefined) merged.body_text = patchContent.text ?? patchContent.body;
   if (patchContent.html !== undefined) merged.body_html = patchContent.html;
   const content = validateContent(merged);
+  if (patchContent.in_reply_to_message_id !== undefined) await checkReplyTarget(ctx, auth, r.agent_id, content);
   const at = isoAt(ctx.clock.now());
   const patch: Partial<DraftRow> = {
     ...content, status, send_at: sendAt, error_message: status === r.status ? r.error_message : null, next_attempt_at: null, updated_at: at,

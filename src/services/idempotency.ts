@@ -39,7 +39,7 @@ export function requestFingerprint(routeId: string, params: unknown, body: unkno
  * same key with another request is 400 invalid_idempotency_key.
  */
 export async function beginIdempotent(
-  ctx: AppContext, auth: AuthContext, rawKey: string | string[] | undefined, fingerprint: string,
+  ctx: AppContext, auth: AuthContext, rawKey: string | string[] | undefined, fingerprintOf: () => string,
 ): Promise<IdempotencyBegin> {
   if (rawKey === undefined) return { kind: 'none' };
   const key = Array.isArray(rawKey) ? rawKey.join(',') : rawKey;
@@ -48,6 +48,7 @@ export async function beginIdempotent(
     throw Errors.invalidIdempotencyKey(`The Idempotency-Key is ${key.length} characters long; at most ${SEND_LIMITS.idempotencyKey} are allowed.`);
   }
   const scope = `${auth.workspaceId}:${auth.mode}:${auth.agentId ?? '*'}`;
+  const fingerprint = fingerprintOf();
   const now = ctx.clock.now();
   const existing = await claimIdempotencyKey(ctx.db, { scope, key, request_hash: fingerprint, created_at: isoAt(now) }, isoAt(now - IDEMPOTENCY_TTL_MS));
   if (!existing) return { kind: 'claimed', scope, key };

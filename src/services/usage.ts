@@ -42,13 +42,18 @@ export async function getUsage(ctx: AppContext, auth: AuthContext): Promise<Usag
   };
 }
 
+/** This daemon's billing page (GET /v1/public/billing): the portal URL and every 402's upgrade_url. */
+export function billingPageUrl(ctx: AppContext): string {
+  return `${ctx.config.publicUrl}/v1/public/billing`;
+}
+
 /**
  * A self-hosted instance has no billing provider (compat.md: `mock: true`). The URL is this
  * daemon's billing page, which explains how the operator sets the tier and links back.
  */
 export function billingPortal(ctx: AppContext, body: { return_url?: string }, auth: AuthContext): { url: string; mock: boolean } {
   requireNotConnectedApp(auth, 'open the billing portal');
-  const u = new URL(`${ctx.config.publicUrl}/public/billing`);
+  const u = new URL(billingPageUrl(ctx));
   if (body.return_url) u.searchParams.set('return_url', body.return_url);
   return { url: u.toString(), mock: true };
 }

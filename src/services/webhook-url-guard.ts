@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Errors } from '../shared/errors.js';
 
 /**
@@ -15,83 +16,47 @@ import { Errors } from '../shared/errors.js';
  * to the address it checked (a custom `lookup`), so a DNS answer cannot change between the
  * check and the connect (DNS rebinding).
  */
-const blocked4 = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this" network
-  ['10.0.0.0', 8], // RFC 1918
-  ['100.64.0.0', 10], // CGNAT, RFC 6598 (also Alibaba's metadata 100.100.100.200)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata 169.254.169.254
-  ['172.16.0.0', 12], // RFC 1918
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // TEST-NET-1
-  ['192.88.99.0', 24], // 6to4 relay anycast
-  ['192.168.0.0', 16], // RFC 1918
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // TEST-NET-2
-  ['203.0.113.0', 24], // TEST-NET-3
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) blocked4.addSubnet(net, prefix, 'ipv4');
-
-const blocked6 = new BlockList();
-for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['100::', 64], // discard
-  ['2001::', 32], // Teredo (tunnels to arbitrary IPv4)
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local (AWS metadata fd00:ec2::254 too)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) blocked6.addSubnet(net, prefix, 'ipv6');
-
-/** Expand an IPv6 literal to its 8 groups (numbers), or null. */
-function ipv6Groups(addr: string): number[] | null {
-  let a = addr.toLowerCase().replace(/^\[|\]$/g, '');
-  const zone = a.indexOf('%');
-  if (zone >= 0) a = a.slice(0, zone);
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (v4) {
-    const p = v4[1].split('.').map(Number);
-    a = a.slice(0, -v4[1].length) + ((p[0] << 8) | p[1]).toString(16) + ':' + ((p[2] << 8) | p[3]).toString(16);
+// Address classification is ipaddr.js's (its special-purpose ranges follow the IANA registries),
+// not a hand-kept list: a hand-written list missed ::ffff:0:0:0/96 (IPv4-translated, RFC 6145)
+// and 64:ff9b:1::/48 (local-use NAT64, RFC 8215). Only `unicast` (globally routable) passes.
+// IPv6 forms that carry an IPv4 address which a gateway may route to are judged by that address
+// as well: mapped, translated, NAT64 (well-known prefix), 6to4. Teredo and the local-use NAT64
+// prefix are refused outright (the embedded address is obfuscated, or the prefix is local).
+function embeddedIpv4(a: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
+  const p = a.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d (IPv4-translated)
+      return v4(p[6], p[7]);
+    case '6to4': // 2002:AABB:CCDD::/48
+      return v4(p[1], p[2]);
+    case 'rfc6052': // 64:ff9b::/96 only; 64:ff9b:1::/48 is local-use and refused below
+      return p[2] === 0 ? v4(p[6], p[7]) : null;
   }
-  const halves = a.split('::');
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
-  const groups = [...head, ...Array(Math.max(fill, 0)).fill('0'), ...tail].map((g) => parseInt(g, 16));
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
-}
-
-const v4From = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-
-/** The IPv4 address an IPv6 address carries, for the forms that route to it. */
-function embeddedIpv4(g: number[]): string | null {
-  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeros(5) && g[5] === 0xffff) return v4From(g[6], g[7]); // ::ffff:a.b.c.d (mapped)
-  if (zeros(6) && (g[6] !== 0 || g[7] > 1)) return v4From(g[6], g[7]); // ::a.b.c.d (compatible)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4From(g[6], g[7]); // NAT64
-  if (g[0] === 0x2002) return v4From(g[1], g[2]); // 6to4
+  // The deprecated IPv4-compatible form ::a.b.c.d (ipaddr.js files it under `reserved`).
+  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7] > 1)) return v4(p[6], p[7]);
   return null;
 }
 
 /** Is this IP address (v4 or v6, any textual form Node accepts) private, loopback, link-local or reserved? */
 export function isPrivateAddress(address: string): boolean {
-  const a = address.replace(/^\[|\]$/g, '');
-  const family = isIP(a);
-  if (family === 4) return blocked4.check(a, 'ipv4');
-  if (family === 6) {
-    const g = ipv6Groups(a);
-    if (!g) return true;
-    const v4 = embeddedIpv4(g);
-    if (v4) return blocked4.check(v4, 'ipv4');
-    const canonical = g.map((x) => x.toString(16)).join(':');
-    return blocked6.check(canonical, 'ipv6');
+  let a = address.replace(/^\[|\]$/g, '');
+  const zone = a.indexOf('%');
+  if (zone >= 0) a = a.slice(0, zone);
+  if (!isIP(a)) return true; // not an address at all: refuse rather than guess
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(a);
+  } catch {
+    return true;
   }
-  return true; // not an address at all: refuse rather than guess
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  const v4 = embeddedIpv4(v6, range);
+  if (v4) return v4.range() !== 'unicast';
+  return range !== 'unicast';
 }
 
 /** Names that always mean this machine or a private network, whatever DNS says. */

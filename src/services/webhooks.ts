@@ -16,7 +16,7 @@ import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE, HOUR } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
-import { requireNotConnectedApp } from './auth.js';
+import { requireModeFor, requireNotConnectedApp } from './auth.js';
 import { recordAudit, byKey } from './audit-log.js';
 import { endpointWants } from './events.js';
 import { getEventById } from './event-queries.js';
@@ -91,7 +91,7 @@ export async function createWebhook(ctx: AppContext, auth: AuthContext, body: We
     id: newId('whe', ctx.clock), workspace_id: auth.workspaceId, url, event_types: eventTypes,
     description: body.description ?? null, active: body.active ?? true, secret: generateSigningSecret(),
     previous_secret: null, previous_secret_expires_at: null, secret_rotated_at: null, disabled_reason: null,
-    created_by_key_id: auth.keyId, created_at: at, updated_at: at, deleted_at: null,
+    created_by_key_id: auth.keyId, created_at: at, updated_at: at, deleted_at: null, mode: auth.mode,
   };
   await inTransaction(ctx, async (tx) => {
     await insertEndpoint(tx.db, row);
@@ -113,6 +113,7 @@ export async function getWebhook(ctx: AppContext, auth: AuthContext, id: string)
 export async function updateWebhook(ctx: AppContext, auth: AuthContext, id: string, body: WebhookUpdate): Promise<WebhookEndpoint> {
   if (body.url !== undefined) requireNotConnectedApp(auth, 'change a webhook\'s destination (url)');
   const r = await requireEndpoint(ctx, auth, id);
+  requireModeFor(auth, r.mode, `change webhook endpoint ${r.id}, which a live key made`);
   const patch: Partial<WebhookEndpointRow> = { updated_at: isoAt(ctx.clock.now()) };
   if (body.url !== undefined) patch.url = await validUrl(ctx, body.url);
   if (body.event_types !== undefined) patch.event_types = normalizeEventTypes(body.event_types);
@@ -134,6 +135,7 @@ export async function updateWebhook(ctx: AppContext, auth: AuthContext, id: stri
 
 export async function deleteWebhook(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; deleted_at: string }> {
   const r = await requireEndpoint(ctx, auth, id);
+  requireModeFor(auth, r.mode, `delete webhook endpoint ${r.id}, which a live key made`);
   const at = isoAt(ctx.clock.now());
   await inTransaction(ctx, async (tx) => {
     await updateEndpoint(tx.db, r.id, { deleted_at: at, updated_at: at, active: false });
@@ -146,6 +148,7 @@ export async function deleteWebhook(ctx: AppContext, auth: AuthContext, id: stri
 export async function rotateWebhookSecret(ctx: AppContext, auth: AuthContext, id: string, body: WebhookRotate): Promise<WebhookEndpointWithSecret> {
   requireNotConnectedApp(auth, 'rotate a webhook signing secret');
   const r = await requireEndpoint(ctx, auth, id);
+  requireModeFor(auth, r.mode, `rotate the signing secret of webhook endpoint ${r.id}, which a live key made`);
   const now = ctx.clock.now();
   const ttl = body.previous_secret_ttl_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
   // A second rotation inside the overlap drops the oldest secret: two secrets at most.
@@ -199,12 +202,13 @@ export async function listWebhookDeliveries(
   ctx: AppContext, auth: AuthContext, id: string, q: WebhookDeliveryListQuery,
 ): Promise<PageOf<WebhookDelivery>> {
   const r = await requireEndpoint(ctx, auth, id);
-  const res = await listDeliveries(ctx.db, r.id, { status: q.status, eventId: q.event_id }, q);
+  // A key bound to an agent sees only deliveries of that agent's events (spec: Agent-bound keys).
+  const res = await listDeliveries(ctx.db, r.id, { status: q.status, eventId: q.event_id, agentId: auth.agentId }, q);
   return pageOf(res, res.rows.map(toDelivery));
 }
 
 async function requireDelivery(ctx: AppContext, auth: AuthContext, id: string): Promise<DeliveryRow> {
-  const d = hasPrefix(id, 'whd') ? await getDelivery(ctx.db, auth.workspaceId, id) : undefined;
+  const d = hasPrefix(id, 'whd') ? await getDelivery(ctx.db, auth.workspaceId, id, auth.agentId) : undefined;
   if (!d) throw Errors.notFound('webhook delivery', id);
   return d;
 }

@@ -18,6 +18,7 @@ export interface WebhookEndpointRow {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  mode: string;
 }
 
 function toRow(r: WebhookEndpointsTable): WebhookEndpointRow {
@@ -73,14 +74,18 @@ function deliveriesWithType(db: Db) {
     .selectAll('d').select('e.type as event_type');
 }
 
-export async function getDelivery(db: Db, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {
-  return deliveriesWithType(db).where('d.workspace_id', '=', workspaceId).where('d.id', '=', id).executeTakeFirst();
+/** agentId: a bound key sees only deliveries of events about its own agent (null: every delivery). */
+export async function getDelivery(db: Db, workspaceId: string, id: string, agentId: string | null = null): Promise<DeliveryRow | undefined> {
+  let q = deliveriesWithType(db).where('d.workspace_id', '=', workspaceId).where('d.id', '=', id);
+  if (agentId) q = q.where('e.agent_id', '=', agentId);
+  return q.executeTakeFirst();
 }
 
 export async function listDeliveries(
-  db: Db, endpointId: string, f: { status?: string; eventId?: string }, page: PageRequest,
+  db: Db, endpointId: string, f: { status?: string; eventId?: string; agentId?: string | null }, page: PageRequest,
 ): Promise<PageResult<DeliveryRow>> {
   let q = deliveriesWithType(db).where('d.webhook_endpoint_id', '=', endpointId);
+  if (f.agentId) q = q.where('e.agent_id', '=', f.agentId);
   if (f.status) q = q.where('d.status', '=', f.status);
   if (f.eventId) q = q.where('d.event_id', '=', f.eventId);
   return paginate<DeliveryRow>(q, 'd.id', page);

@@ -87,6 +87,8 @@ export interface DomainsTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** `live` or `test`: the mode of the key that added it (migration 0008). */
+  mode: string;
 }
 
 /** Audit entries and the request log share one list (category `request` is the request log). */

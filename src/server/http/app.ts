@@ -8,10 +8,12 @@ import type { AppContext, AuthContext } from '../../services/context.js';
 import { recordRequest } from '../../services/request-log.js';
 import { authenticate, authorize, requireUnbound } from '../../services/auth.js';
 import { closeEventStreams } from '../../services/event-stream.js';
+import { billingPageUrl } from '../../services/usage.js';
 import { compileValidator, validationToApiError } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
+import { parseJsonBody } from './json-body.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -98,20 +100,22 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     for (const m of text.matchAll(/name="([^"]+)"\r?\n\r?\n([^\r\n]*)/g)) fields[m[1]] = m[2];
     done(null, fields);
   });
+  // Nesting past MAX_JSON_DEPTH is refused before JSON.parse (json-body.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (!text.trim()) return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, parseJsonBody(String(body)));
     } catch (err) {
-      done(Errors.invalidJson((err as Error).message), undefined);
+      done(err as Error, undefined);
     }
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, req, ctx);
     for (const [k, v] of Object.entries(apiError.extra.headers ?? {})) reply.header(k, v);
-    reply.code(apiError.status).type('application/json').send(apiError.toEnvelope(String(req.id)));
+    const envelope = apiError.toEnvelope(String(req.id));
+    // A 402's upgrade_url is this daemon's own billing page, so a client can follow it.
+    if (envelope.error.upgrade_url !== undefined) envelope.error.upgrade_url = billingPageUrl(ctx);
+    reply.code(apiError.status).type('application/json').send(envelope);
   });
 
   const matchers: { re: RegExp; method: string }[] = [];

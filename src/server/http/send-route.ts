@@ -37,7 +37,8 @@ async function sendRoute(
     if (state) rateHeaders(reply, state);
     throw err;
   }
-  const begin = await beginIdempotent(ctx, auth, req.headers['idempotency-key'], requestFingerprint(id, req.params, req.body));
+  // The fingerprint (a walk of the whole body) is computed only when a key is present.
+  const begin = await beginIdempotent(ctx, auth, req.headers['idempotency-key'], () => requestFingerprint(id, req.params, req.body));
   if (begin.kind === 'replay') {
     const r = begin.response;
     reply.code(r.status).header('idempotent-replay', 'true').type('application/json');

@@ -1,19 +1,45 @@
 import type { Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 
 /** The parts of smtp-server's connection and server internals this subclass drives. */
 interface ConnectionInternals {
   _setListeners(callback: () => void): void;
+  _onCommand(command: Buffer, callback?: () => void): void;
   connectionReady(): void;
   send(code: number, message: string, command?: string | false): void;
+  close(): void;
   on(event: string, fn: (arg: unknown) => void): void;
   name: string;
+  remoteAddress: string;
+  _handlerPending?: boolean;
+  _dataStream?: unknown;
 }
 interface ServerInternals {
   connections: Set<unknown>;
   _onError(err: unknown): void;
   _onClientConnect(data: unknown): void;
+}
+
+/**
+ * Per-session and per-address limits smtp-server does not have (issue #10 item 2: one address
+ * could hold every slot of the global maxClients, and NOOP resets the idle timer).
+ */
+export interface SessionLimits {
+  /** Open connections one address may hold (IPv6: one /64); past it a new one gets 421. 0: no cap. */
+  maxConnectionsPerAddress: number;
+  /**
+   * Commands in a row that make no progress towards a message (everything but RCPT, DATA and
+   * QUIT: NOOP, RSET, HELP, VRFY, EHLO, MAIL, unknown ones); DATA starts the count again. Past
+   * it: 421 and the connection is closed. 0: no cap.
+   */
+  maxCommandsWithoutProgress: number;
+  /**
+   * Longest session, ms. Once over, an idle session is closed with 421 at once and a busy one at
+   * its next command; one still receiving a message is cut at twice this. 0: no cap.
+   */
+  maxSessionMs: number;
 }
 
 export interface FastGreetingOptions extends SMTPServerOptions {
@@ -24,20 +50,50 @@ export interface FastGreetingOptions extends SMTPServerOptions {
    * before the greeting is answered `421 You talk too soon` by the library, as before.
    */
   greetingDelayMs?: number;
+  limits?: Partial<SessionLimits>;
+}
+
+/** Commands that move a transaction forward (DATA also resets the count, see SessionLimits). */
+const PROGRESS = new Set(['RCPT', 'DATA', 'QUIT']);
+
+/**
+ * The key an address is counted under: IPv4 (also IPv4-mapped IPv6) as itself, IPv6 by its /64,
+ * since one host is routinely given a whole /64 and could otherwise use a fresh address per
+ * connection.
+ */
+export function addressKey(address: string): string {
+  try {
+    let a = ipaddr.parse(address.replace(/%.*$/, ''));
+    if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+    if (a.kind() === 'ipv4') return a.toString();
+    return (a as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':') + '::/64';
+  } catch {
+    return address;
+  }
 }
 
 /**
- * smtp-server without the fixed 100 ms wait before every greeting (DESIGN.md: Known traps).
- * connect() is the library's own five lines with `connection.init()` replaced by the same steps
- * minus the fixed timer: listeners, the maxClients check, then connectionReady().
+ * smtp-server without the fixed 100 ms wait before every greeting (DESIGN.md: Known traps), and
+ * with the per-address and per-session limits above. connect() is the library's own five lines
+ * with `connection.init()` replaced by the same steps minus the fixed timer: listeners, the
+ * maxClients check, then connectionReady() — plus the address cap and the session guards.
  */
 export class FastGreetingSMTPServer extends SMTPServer {
   private readonly greetingDelayMs: number;
+  private readonly limits: SessionLimits;
+  /** Open connections per addressKey(); an entry is removed when its count drops to 0. */
+  private readonly perAddress = new Map<string, number>();
 
   constructor(options: FastGreetingOptions) {
-    const { greetingDelayMs, ...rest } = options;
+    const { greetingDelayMs, limits, ...rest } = options;
     super(rest);
     this.greetingDelayMs = Math.max(0, greetingDelayMs ?? 0);
+    this.limits = { maxConnectionsPerAddress: 0, maxCommandsWithoutProgress: 0, maxSessionMs: 0, ...limits };
+  }
+
+  /** Open connections counted against an address (tests and diagnostics). */
+  connectionsFrom(address: string): number {
+    return this.perAddress.get(addressKey(address)) ?? 0;
   }
 
   override connect(socket: Socket, socketOptions: unknown): void {
@@ -46,14 +102,66 @@ export class FastGreetingSMTPServer extends SMTPServer {
     self.connections.add(connection);
     connection.on('error', (err) => self._onError(err));
     connection.on('connect', (data) => self._onClientConnect(data));
+
+    const key = addressKey(connection.remoteAddress);
+    const held = (this.perAddress.get(key) ?? 0) + 1;
+    this.perAddress.set(key, held);
+    const timers: NodeJS.Timeout[] = [];
+    socket.once('close', () => {
+      const n = (this.perAddress.get(key) ?? 1) - 1;
+      if (n > 0) this.perAddress.set(key, n);
+      else this.perAddress.delete(key);
+      for (const t of timers) clearTimeout(t);
+    });
+
     connection._setListeners(() => {
       const max = self.options.maxClients;
       if (max && self.connections.size > max) {
         connection.send(421, connection.name + ' Too many connected clients, try again in a moment', false);
         return;
       }
+      const perAddress = this.limits.maxConnectionsPerAddress;
+      if (perAddress && held > perAddress) {
+        connection.send(421, `${connection.name} 4.7.0 Too many connections from your address (at most ${perAddress}); close one and try again`, false);
+        return;
+      }
+      this.guardSession(connection, socket, timers);
       if (this.greetingDelayMs > 0) setTimeout(() => connection.connectionReady(), this.greetingDelayMs).unref();
       else setImmediate(() => connection.connectionReady());
     });
+  }
+
+  /** The command-progress cap and the session lifetime, on one connection. */
+  private guardSession(connection: ConnectionInternals, socket: Socket, timers: NodeJS.Timeout[]): void {
+    const { maxCommandsWithoutProgress: maxIdle, maxSessionMs } = this.limits;
+    let idleCommands = 0;
+    let expired = false;
+    const onCommand = connection._onCommand.bind(connection);
+    connection._onCommand = (command, callback) => {
+      const name = (command || '').toString().split(' ')[0].toUpperCase();
+      if (expired) {
+        connection.send(421, `${connection.name} 4.4.2 Session too long (at most ${maxSessionMs / 1000} s); reconnect to continue`, name);
+        return;
+      }
+      if (name === 'DATA') idleCommands = 0;
+      else if (!PROGRESS.has(name) && maxIdle && ++idleCommands > maxIdle) {
+        connection.send(421, `${connection.name} 4.7.0 Too many commands without sending a message (at most ${maxIdle}); closing`, name);
+        return;
+      }
+      onCommand(command, callback);
+    };
+    if (!maxSessionMs) return;
+    const expire = setTimeout(() => {
+      expired = true;
+      // Idle (the client owes us the next command): close now. Otherwise at its next command.
+      if (!connection._handlerPending && !connection._dataStream) {
+        connection.send(421, `${connection.name} 4.4.2 Session too long (at most ${maxSessionMs / 1000} s); reconnect to continue`, false);
+      }
+    }, maxSessionMs);
+    // A message trickled in byte by byte keeps the session busy; cut it at twice the lifetime.
+    const cut = setTimeout(() => socket.destroy(), 2 * maxSessionMs);
+    expire.unref();
+    cut.unref();
+    timers.push(expire, cut);
   }
 }

@@ -5,7 +5,7 @@ import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
 import { checkAuthentication, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
-import { FastGreetingSMTPServer } from './fast-greeting.js';
+import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
 
 export interface SmtpListenerOptions {
   host: string;
@@ -21,6 +21,8 @@ export interface SmtpListenerOptions {
   maxClients?: number;
   /** Idle timeout per connection (RFC 5321 §4.5.3.2 suggests minutes; one is plenty for a local daemon). */
   socketTimeoutMs?: number;
+  /** Per-address and per-session caps (FastGreetingSMTPServer); absent → none (unit tests). */
+  limits?: Partial<SessionLimits>;
   /** Banner / EHLO name. */
   name?: string;
 }
@@ -67,6 +69,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     // RFC 5321 §4.5.3.1.4 allows 512 octets per command line; extensions (SIZE, SMTPUTF8) need a little more.
     maxCommandLength: 4096,
     greetingDelayMs: opts.greetingDelayMs ?? 0,
+    limits: opts.limits,
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
