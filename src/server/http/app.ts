@@ -12,6 +12,7 @@ import { compileValidator, validationToApiError } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -127,6 +128,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       registerRoute(app, ctx, id, def, prefix, handler);
     }
   }
+
+  // The MCP server over Streamable HTTP (docs/mcp.md): not an API route, so not in the contract's table.
+  registerMcpRoutes(app, ctx);
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
