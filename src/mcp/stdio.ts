@@ -5,7 +5,7 @@ import type { ApiCaller } from './tools.js';
 /**
  * `mailagent mcp`: the server on stdin/stdout. stdout carries nothing but protocol messages (the
  * transport writes them); everything else goes to stderr. Resolves when the client closes stdin
- * or `signal` aborts (Ctrl-C).
+ * (answers still in progress are written before the process exits) or `signal` aborts (Ctrl-C).
  */
 export async function serveStdio(api: ApiCaller, opts: McpServerOptions & { signal?: AbortSignal }): Promise<void> {
   const server = createMcpServer(api, opts);
@@ -14,12 +14,9 @@ export async function serveStdio(api: ApiCaller, opts: McpServerOptions & { sign
     server.onclose = () => resolve();
   });
   await server.connect(transport);
-  // The transport does not watch for the end of stdin; a client that goes away closes it.
-  const end = () => void server.close();
-  process.stdin.once('end', end);
-  process.stdin.once('close', end);
-  opts.signal?.addEventListener('abort', end, { once: true });
-  await closed;
-  process.stdin.off('end', end);
-  process.stdin.off('close', end);
+  // When the client closes stdin (MCP spec: stdio shutdown), calls already in progress still
+  // answer: nothing else holds the event loop, so the process exits once they have. Ctrl-C
+  // closes the server at once, which aborts the calls in progress.
+  opts.signal?.addEventListener('abort', () => void server.close(), { once: true });
+  await Promise.race([closed, new Promise<void>((resolve) => process.stdin.once('end', resolve))]);
 }
