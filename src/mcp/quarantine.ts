@@ -24,7 +24,7 @@ export const WITHHELD = {
 };
 
 /** The content fields of a received message (summary or full); everything else is metadata. */
-type Received = ReceivedMessageSummary & { body_text?: string | null; body_html?: string | null };
+type Received = ReceivedMessageSummary & { body_text?: string | null; body_html?: string | null; headers?: { name: string; value: string }[] };
 
 export function withholdReceived<T extends Received>(m: T, include: boolean): T & { body_withheld?: boolean } {
   if (!m.quarantined || include) return m;
@@ -37,6 +37,8 @@ export function withholdReceived<T extends Received>(m: T, include: boolean): T 
   };
   if ('body_text' in m) out.body_text = null;
   if ('body_html' in m) out.body_html = null;
+  // Any header can carry text (an `X-Note:` is as readable as a body); the parsed fields stay.
+  if ('headers' in m) out.headers = [];
   return out;
 }
 

@@ -51,8 +51,11 @@ export function checkArgs(schema: TObject, args: unknown): void {
     throw new ApiError(400, 'invalid_request_error', 'invalid_field', 'The tool arguments must be a JSON object.', { param: 'arguments' });
   }
   // TypeBox reports an unknown field twice (`additionalProperties: false` as a false schema, then
-  // the keyword itself); the union keywords only repeat their branches' errors.
-  const first = Value.Errors(schema, args).find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && !(e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties')));
+  // the keyword itself), and a union's mismatch once per branch at the union's own path: the
+  // deepest error is the one that names the item actually wrong (`to[1]`, not `to`).
+  const errors = [...Value.Errors(schema, args)].filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && !(e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties')));
+  const depth = (p: string) => p.split('/').length;
+  const first = errors.reduce<(typeof errors)[number] | undefined>((best, e) => (!best || depth(e.instancePath) > depth(best.instancePath) ? e : best), undefined);
   if (!first) return;
   const base = pointerToParam(first.instancePath);
   const join = (child: string) => (base ? `${base}.${child}` : child);

@@ -162,7 +162,8 @@ export const EXTRACT_SCAN = 500;
 const LINK_HINT = /verif|confirm|activat|magic|log-?in|sign-?in|signin|reset|token|auth|validat|otp|one-?time|passwordless/i;
 const NOT_A_LINK = /unsubscribe|list-manage|\/optout|opt-out|privacy|terms/i;
 
-function linksOf(urls: string[]): string[] {
+/** Verification-looking links first; unsubscribe and policy links are never the one meant. */
+export function linksOf(urls: string[]): string[] {
   const usable = urls.filter((u) => !NOT_A_LINK.test(u));
   return [...usable.filter((u) => LINK_HINT.test(u)), ...usable.filter((u) => !LINK_HINT.test(u))];
 }
@@ -198,7 +199,7 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.reply',
     title: 'Reply to a message',
-    description: 'Reply to a received or sent message, in the same thread (subject, In-Reply-To and References are set for you; the recipient defaults to the original sender). Use reply_all to include the other recipients. Returns the sent reply.',
+    description: 'Reply to a received or sent message, in the same thread (subject, In-Reply-To and References are set for you; it goes to the sender of a received message, or to the recipients of a sent one). Use reply_all to include the other recipients. Returns the sent reply.',
     input: toolInput({ message_id: Id('The message to answer: a received message id (rcv_...) or a sent one (msg_...).') },
       describe(omit(ReplyRequest as unknown as TObject, ['text', 'html', 'body', 'pool_hint']), { ...SEND_FIELDS_DESCRIPTIONS(), reply_all: 'Also send to everyone else on the original message.' }), IDEMPOTENCY),
     output: SentMessage,

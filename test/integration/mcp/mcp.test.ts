@@ -15,7 +15,7 @@ import { BIN, ROOT, startDaemon, type TestDaemon } from '../../helpers/daemon.js
 
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: Ajv2020) => Ajv2020;
 
-export const TOOL_NAMES = [
+const TOOL_NAMES = [
   'mails.send', 'mails.reply', 'mails.forward', 'mails.list_messages', 'mails.list_received', 'mails.get_received',
   'mails.list_replies', 'mails.list_threads', 'mails.get_thread', 'mails.create_draft', 'mails.send_draft',
   'mails.get_event', 'mails.create_agent', 'mails.list_agents', 'mails.me', 'mails.get_reputation',
@@ -225,6 +225,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     expect(held.body_text).toBeNull();
     expect(held.body_html).toBeNull();
     expect(held.extracted_text).toBe('');
+    expect(held.headers).toEqual([]);
     expect(held.classification.injection_score).toBeGreaterThanOrEqual(0.95);
     expect(JSON.stringify(held)).not.toContain('developer mode');
     const listed = await ok(client, 'mails.list_received', { agent_id: agentA, limit: 5 });

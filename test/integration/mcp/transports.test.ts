@@ -16,6 +16,9 @@ afterAll(async () => {
 
 const ACCEPT = 'application/json, text/event-stream';
 const rpc = (id: number, method: string, params: unknown = {}) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+/** A whole stdio session: initialize, then these requests, one JSON-RPC message per line. */
+const session = (...requests: string[]) =>
+  [rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }), JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), ...requests].join('\n') + '\n';
 const waitCall = (id: number, seconds: number) => rpc(id, 'tools/call', { name: 'mails.wait_for_message', arguments: { agent: 'agent', timeout_seconds: seconds } });
 
 async function post(body: string, headers: Record<string, string> = {}) {
@@ -89,14 +92,12 @@ describe('POST /mcp (Streamable HTTP)', () => {
 
 describe('mailagent mcp (stdio)', () => {
   it('writes only JSON-RPC messages on stdout and answers calls in progress after stdin closes', async () => {
-    const input = [
-      rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
-      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    const input = session(
       rpc(2, 'tools/list'),
       rpc(3, 'tools/call', { name: 'mails.me', arguments: {} }),
       rpc(4, 'tools/call', { name: 'mails.get_received', arguments: { message_id: 'rcv_nope' } }),
       waitCall(5, 1),
-    ].join('\n') + '\n';
+    );
     const r = await d.cli(['mcp'], { input, timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -113,10 +114,7 @@ describe('mailagent mcp (stdio)', () => {
   }, 40_000);
 
   it('uses the profile\'s live key with --live', async () => {
-    const input = [
-      rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
-      rpc(2, 'tools/call', { name: 'mails.me', arguments: {} }),
-    ].join('\n') + '\n';
+    const input = session(rpc(2, 'tools/call', { name: 'mails.me', arguments: {} }));
     const r = await d.cli(['mcp', '--live'], { input, timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(0);
     const me = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.id === 2);
@@ -124,10 +122,7 @@ describe('mailagent mcp (stdio)', () => {
   }, 40_000);
 
   it('a daemon that is down is a tool error naming the URL, not a crash', async () => {
-    const input = [
-      rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
-      rpc(2, 'tools/call', { name: 'mails.me', arguments: {} }),
-    ].join('\n') + '\n';
+    const input = session(rpc(2, 'tools/call', { name: 'mails.me', arguments: {} }));
     const r = await runCli(['mcp', '--base-url', 'http://127.0.0.1:9', '--api-key', 'mk_test_00000000000000000000000000000000'], { env: isolatedEnv(tempHome()), input });
     expect(r.code, r.stderr).toBe(0);
     const res = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.id === 2);
