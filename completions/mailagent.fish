@@ -31,6 +31,7 @@ complete -c mailagent -n '__fish_use_subcommand' -a 'domains' -d 'Custom sending
 complete -c mailagent -n '__fish_use_subcommand' -a 'reputation' -d 'Sender reputation over the last 30 days of live mail (the workspace, or one agent)'
 complete -c mailagent -n '__fish_use_subcommand' -a 'usage' -d 'This month\'s usage (UTC calendar month) against the tier\'s caps (needs an unbound key)'
 complete -c mailagent -n '__fish_use_subcommand' -a 'logs' -d 'The audit log (keys, agents, webhooks, suppression, domains, labels …), newest first; --category request for the request log'
+complete -c mailagent -n '__fish_use_subcommand' -a 'mcp' -d 'Run an MCP server on stdio: agents use the mailbox as tools (docs/mcp.md)'
 complete -c mailagent -n '__fish_use_subcommand' -a 'api' -d 'Call any API route with the configured key and print the answer (like `gh api`)'
 complete -c mailagent -n '__fish_use_subcommand' -a 'admin' -d 'Operator actions on the local data directory (no API key needed)'
 complete -c mailagent -n '__fish_use_subcommand' -a 'completion' -d 'Print the shell completion script (the same text as completions/mailagent.<shell>)'

@@ -17,11 +17,13 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 
-type Layer = 'cli' | 'client' | 'server' | 'pipeline' | 'pipeline-worker' | 'services' | 'classifier' | 'mail' | 'db' | 'shared' | 'contract';
+type Layer = 'cli' | 'mcp' | 'client' | 'server' | 'pipeline' | 'pipeline-worker' | 'services' | 'classifier' | 'mail' | 'db' | 'shared' | 'contract';
 
 /** What each layer may import from src (itself included). Skipping a layer downwards is allowed. */
 const ALLOWED: Record<Layer, Layer[]> = {
   cli: ['cli', 'client', 'contract'],
+  // The MCP server (src/mcp) runs tools through src/client only: it never reaches services or db.
+  mcp: ['mcp', 'client', 'contract'],
   client: ['client', 'contract'],
   server: ['server', 'pipeline', 'services', 'classifier', 'mail', 'db', 'shared', 'contract'],
   pipeline: ['pipeline', 'services', 'classifier', 'mail', 'shared', 'contract'],
@@ -43,7 +45,14 @@ const PACKAGE_HOMES: { test: (pkg: string) => boolean; name: string; homes: stri
   { name: '@inquirer', test: (p) => p === 'inquirer' || p.startsWith('@inquirer/'), homes: ['cli/'] },
   { name: 'chalk', test: (p) => p === 'chalk', homes: ['cli/'] },
   { name: 'better-sqlite3', test: (p) => p === 'better-sqlite3', homes: ['db/'] },
+  { name: '@modelcontextprotocol/sdk', test: (p) => p === '@modelcontextprotocol/sdk', homes: ['mcp/'] },
 ];
+
+/**
+ * src/mcp (and the MCP SDK behind it) is reached only through a lazy `await import(...)`: from the
+ * `mcp` command (keeps `mailagent --help` fast) and from the daemon's /mcp route (keeps start-up fast).
+ */
+const LAZY_MCP_IMPORTERS = [/^cli\/commands\/mcp\.ts$/, /^server\/http\/routes\/mcp\.ts$/];
 
 /** The CLI may lazy-import the server, and only from these commands (`mailagent serve`, `init`). */
 const LAZY_SERVER_IMPORTERS = [/^cli\/commands\/(serve|init|admin)(\/|\.ts$)/];
@@ -115,6 +124,12 @@ export function checkFile(srcRel: string, text: string): string[] {
       const to = layerOf(target);
       if (!to) {
         say(ref, `target src/${target} is in no layer`);
+        continue;
+      }
+      if (to === 'mcp' && from !== 'mcp') {
+        if (!(ref.lazy && LAZY_MCP_IMPORTERS.some((re) => re.test(srcRel)))) {
+          say(ref, 'src/mcp may be reached only through a lazy `await import(...)` in cli/commands/mcp.ts or server/http/routes/mcp.ts');
+        }
         continue;
       }
       if (ALLOWED[from].includes(to)) continue;
@@ -205,6 +220,13 @@ describe('the scanner itself', () => {
       ['cli/commands/serve.ts', "import { Daemon } from '../../server/daemon.js';", /only through a lazy `await import/],
       ['cli/main.ts', "import { select } from '@inquirer/prompts';", /^$/],
       ['classifier/x.ts', "import { a } from '../db/repos/agents.js';", /classifier may import only/],
+      ['mcp/x.ts', "import { openDatabase } from '../db/open.js';", /mcp may import only mcp, client, contract/],
+      ['mcp/x.ts', "import { listAgents } from '../services/agents.js';", /mcp may import only/],
+      ['mcp/x.ts', "import Fastify from 'fastify';", /fastify belongs in src\/server\/http\//],
+      ['cli/commands/send.ts', "import { Server } from '@modelcontextprotocol/sdk/server/index.js';", /@modelcontextprotocol\/sdk belongs in src\/mcp\//],
+      ['cli/commands/mcp.ts', "import { serveStdio } from '../../mcp/stdio.js';", /lazy `await import/],
+      ['cli/commands/send.ts', "const m = await import('../../mcp/stdio.js');", /lazy `await import/],
+      ['server/http/app.ts', "import { tools } from '../../mcp/tools.js';", /lazy `await import/],
       ['lonely.ts', "export const x = 1;", /not inside a known layer/],
       ['server/pipeline/worker.ts', "import { insertReceived } from '../../db/repos/received.js';", /pipeline-worker may import only pipeline-worker, classifier, mail/],
       ['server/pipeline/worker.ts', "import { emitEvent } from '../../services/events.js';", /pipeline-worker may import only/],
@@ -235,6 +257,9 @@ describe('the scanner itself', () => {
       ['contract/me.ts', "import { Type } from 'typebox';\nimport { Agent } from './agents.js';"],
       ['server/pipeline/worker.ts', "import { parseAndExtract } from '../../mail/parse.js';\nimport { classifyInbound } from '../../classifier/index.js';\nimport type { Job } from './protocol.js';\nimport { parentPort } from 'node:worker_threads';"],
       ['server/daemon.ts', "import { createPipeline } from './pipeline/index.js';"],
+      ['cli/commands/mcp.ts', "const { serveStdio } = await import('../../mcp/stdio.js');"],
+      ['server/http/routes/mcp.ts', "const m = await import('../../../mcp/http.js');"],
+      ['mcp/server.ts', "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nimport { ApiError } from '../contract/errors.js';\nimport { createClient } from '../client/index.js';"],
     ];
     for (const [file, text] of ok) expect(checkFile(file, text), file).toEqual([]);
   });

@@ -24,6 +24,7 @@ import { register as domains } from './domains.js';
 import { register as reputation } from './reputation.js';
 import { register as usage } from './usage.js';
 import { register as logs } from './logs.js';
+import { register as mcp } from './mcp.js';
 
 export type Register = (program: Command) => void;
 
@@ -51,6 +52,7 @@ export const nouns: Register[] = [
   reputation,
   usage,
   logs,
+  mcp,
   api,
   admin,
   completion,

@@ -14,6 +14,7 @@ import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
 import { parseJsonBody } from './json-body.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -131,6 +132,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       registerRoute(app, ctx, id, def, prefix, handler);
     }
   }
+
+  // The MCP server over Streamable HTTP (docs/mcp.md): not an API route, so not in the contract's table.
+  registerMcpRoutes(app, ctx);
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import { ApiError } from '../../contract/errors.js';
+import { ApiError, pointerToParam } from '../../contract/errors.js';
 import { Errors } from '../../shared/errors.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
@@ -49,20 +49,12 @@ export function compileValidator(schema: object, httpPart: string | undefined) {
   return validate;
 }
 
+// Shared with the MCP server's argument check (src/mcp), so both name a field the same way.
+export { pointerToParam };
+
 function integerProperties(schema: object): string[] {
   const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
   return Object.entries(props).filter(([, p]) => p.type === 'integer').map(([k]) => k);
-}
-
-/** `/to/3/address` → `to[3].address`: the field as the client wrote it. */
-export function pointerToParam(pointer: string): string {
-  let out = '';
-  for (const raw of pointer.split('/').slice(1)) {
-    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (/^\d+$/.test(seg)) out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
-  }
-  return out;
 }
 
 /**

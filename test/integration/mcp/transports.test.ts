@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Value } from 'typebox/value';
+import { ErrorEnvelope } from '../../../src/contract/errors.js';
+import { BIN, ROOT, isolatedEnv, runCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+
+/** What each transport does on its own: the HTTP endpoint's refusals and caps, stdio's stdout discipline. */
+
+let d: TestDaemon;
+beforeAll(async () => {
+  d = await startDaemon();
+}, 30_000);
+afterAll(async () => {
+  await d?.stop();
+});
+
+const ACCEPT = 'application/json, text/event-stream';
+const rpc = (id: number, method: string, params: unknown = {}) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+/** A whole stdio session: initialize, then these requests, one JSON-RPC message per line. */
+const session = (...requests: string[]) =>
+  [rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }), JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), ...requests].join('\n') + '\n';
+const waitCall = (id: number, seconds: number) => rpc(id, 'tools/call', { name: 'mails.wait_for_message', arguments: { agent: 'agent', timeout_seconds: seconds } });
+
+async function post(body: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${d.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
+}
+
+function expectEnvelope(r: { status: number; headers: Headers; json: () => any }, status: number, code: string) {
+  expect(r.status).toBe(status);
+  const body = r.json();
+  expect(Value.Check(ErrorEnvelope, body), JSON.stringify(body)).toBe(true);
+  expect(body.error.code).toBe(code);
+  expect(r.headers.get('x-request-id')).toBe(body.error.request_id);
+}
+
+describe('POST /mcp (Streamable HTTP)', () => {
+  it('refuses a request without a key, or with a bad one, before reading it', async () => {
+    const none = await post(rpc(1, 'tools/list'));
+    expectEnvelope(none, 401, 'missing_authorization');
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expectEnvelope(await post(rpc(1, 'tools/list'), { authorization: 'Bearer mk_test_00000000000000000000000000000000' }), 401, 'invalid_api_key');
+    expectEnvelope(await post(rpc(1, 'tools/list'), { authorization: 'Basic Zm9vOmJhcg==' }), 401, 'invalid_api_key');
+  });
+
+  it('answers a single JSON-RPC request with JSON, statelessly (no session id)', async () => {
+    const r = await post(rpc(7, 'tools/list'), { authorization: `Bearer ${d.testKey}` });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/application\/json/);
+    expect(r.headers.get('mcp-session-id')).toBeNull();
+    expect(r.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(r.json().id).toBe(7);
+    expect(r.json().result.tools.length).toBe(23);
+  });
+
+  it('has no GET stream and no session to DELETE (405, Allow: POST)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${d.url}/mcp`, { method, headers: { authorization: `Bearer ${d.testKey}`, accept: 'text/event-stream' } });
+      const body: unknown = await res.json();
+      expectEnvelope({ status: res.status, headers: res.headers, json: () => body }, 405, 'method_not_allowed');
+    }
+    const res = await fetch(`${d.url}/mcp`, { method: 'GET' });
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('caps the body at 8 MiB (413 body_too_large) and refuses malformed JSON (400)', async () => {
+    const big = rpc(1, 'tools/call', { name: 'mails.classify', arguments: { body_text: 'x'.repeat(8 * 1024 * 1024) } });
+    expectEnvelope(await post(big, { authorization: `Bearer ${d.testKey}` }), 413, 'body_too_large');
+    const bad = await post('{"jsonrpc":', { authorization: `Bearer ${d.testKey}` });
+    expect(bad.status).toBe(400);
+  });
+
+  it('caps the requests one key has in progress at 8 (429 rate_limit_exceeded for the 9th)', async () => {
+    const auth = { authorization: `Bearer ${d.testKey}` };
+    const held = Array.from({ length: 8 }, (_, i) => post(waitCall(i + 1, 3), auth));
+    await new Promise((r) => setTimeout(r, 700));
+    const ninth = await post(waitCall(99, 1), auth);
+    expectEnvelope(ninth, 429, 'rate_limit_exceeded');
+    expect(ninth.headers.get('retry-after')).toBe('1');
+    // Another key is not held back by the first one's calls.
+    const other = await post(rpc(1, 'tools/list'), { authorization: `Bearer ${d.liveKey}` });
+    expect(other.status).toBe(200);
+    for (const r of await Promise.all(held)) {
+      expect(r.status).toBe(200);
+      expect(r.json().result.structuredContent.timed_out).toBe(true);
+    }
+    // Once they finished, the key may call again.
+    expect((await post(rpc(1, 'tools/list'), auth)).status).toBe(200);
+  }, 20_000);
+});
+
+describe('mailagent mcp (stdio)', () => {
+  it('writes only JSON-RPC messages on stdout and answers calls in progress after stdin closes', async () => {
+    const input = session(
+      rpc(2, 'tools/list'),
+      rpc(3, 'tools/call', { name: 'mails.me', arguments: {} }),
+      rpc(4, 'tools/call', { name: 'mails.get_received', arguments: { message_id: 'rcv_nope' } }),
+      waitCall(5, 1),
+    );
+    const r = await d.cli(['mcp'], { input, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    const msgs = lines.map((l) => JSON.parse(l));
+    for (const m of msgs) expect(m.jsonrpc).toBe('2.0');
+    const byId = new Map(msgs.map((m) => [m.id, m]));
+    expect([...byId.keys()].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(byId.get(1).result.protocolVersion).toBe('2025-11-25');
+    expect(byId.get(3).result.structuredContent.api_key.mode).toBe('test');
+    expect(byId.get(4).result.isError).toBe(true);
+    expect(JSON.parse(byId.get(4).result.content[0].text).error.code).toBe('resource_not_found');
+    expect(byId.get(5).result.structuredContent).toEqual({ message: null, timed_out: true });
+    expect(r.stderr).toMatch(/serving tools on stdio/);
+  }, 40_000);
+
+  it('uses the profile\'s live key with --live', async () => {
+    const input = session(rpc(2, 'tools/call', { name: 'mails.me', arguments: {} }));
+    const r = await d.cli(['mcp', '--live'], { input, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const me = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.id === 2);
+    expect(me.result.structuredContent.api_key.mode).toBe('live');
+  }, 40_000);
+
+  it('a daemon that is down is a tool error naming the URL, not a crash', async () => {
+    const input = session(rpc(2, 'tools/call', { name: 'mails.me', arguments: {} }));
+    const r = await runCli(['mcp', '--base-url', 'http://127.0.0.1:9', '--api-key', 'mk_test_00000000000000000000000000000000'], { env: isolatedEnv(tempHome()), input });
+    expect(r.code, r.stderr).toBe(0);
+    const res = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.id === 2);
+    expect(res.result.isError).toBe(true);
+    const err = JSON.parse(res.result.content[0].text).error;
+    expect(err.code).toBe('service_unavailable');
+    expect(err.message).toMatch(/127\.0\.0\.1:9.*mailagent serve/);
+  }, 30_000);
+
+  it('without a key exits 4 before speaking, with the reason on stderr and nothing on stdout', async () => {
+    const r = await runCli(['mcp'], { env: isolatedEnv(tempHome()) });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/no API key/);
+  });
+
+  it('Ctrl-C ends it with exit 130', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env: d.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    await new Promise<void>((resolve) => {
+      const check = () => (/serving tools/.test(err) ? resolve() : setTimeout(check, 50));
+      check();
+    });
+    const code = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    child.kill('SIGINT');
+    expect(await code).toBe(130);
+  }, 20_000);
+
+  it('--help says what it is, how to configure a client and that --json does not apply', async () => {
+    const r = await runCli(['mcp', '--help'], { env: isolatedEnv(tempHome()) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Model Context Protocol/);
+    expect(r.stdout).toMatch(/--json has no meaning here/);
+    expect(r.stdout).toMatch(/claude mcp add/);
+  });
+});
