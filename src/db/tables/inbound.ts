@@ -49,6 +49,8 @@ export interface ReceivedMessagesTable {
   event_type: string | null;
   remote_address: string | null;
   received_at: string;
+  /** When the mail was first marked read; null while unread (migration 0011). */
+  read_at: string | null;
 }
 
 export interface ReceivedAttachmentsTable {
