@@ -24,6 +24,7 @@ import { register as domains } from './domains.js';
 import { register as reputation } from './reputation.js';
 import { register as usage } from './usage.js';
 import { register as logs } from './logs.js';
+import { register as ui } from './ui.js';
 
 export type Register = (program: Command) => void;
 
@@ -32,6 +33,7 @@ export const nouns: Register[] = [
   init,
   serve,
   whoami,
+  ui,
   agents,
   keys,
   send,
