@@ -78,8 +78,10 @@ export function sanitizeMailHtml(input: string, opts: SanitizeOptions): Sanitize
           blockedImages++;
           delete out.src;
           out.alt = `[remote image blocked${attribs.alt ? `: ${attribs.alt}` : ''}]`;
-        } else if (/^data:/i.test(src) && !/^data:image\/(png|gif|jpeg|webp);/i.test(src)) {
-          delete out.src; // data:image/svg+xml can carry script; the rest is not an image
+        } else if (/^data:/i.test(src) ? !/^data:image\/(png|gif|jpeg|webp);/i.test(src) : !/^https?:/i.test(src)) {
+          // data:image/svg+xml can carry script, other data: is not an image, and a relative URL
+          // would point into this server.
+          delete out.src;
         }
         return { tagName, attribs: out };
       },

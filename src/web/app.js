@@ -1,5 +1,5 @@
 // The mailagent web inbox: one ES module, no framework, no build step.
-// Safety rules of this file: every node is made with textContent / setAttribute (never innerHTML),
+// Safety rules of this file: every node is made with textContent / setAttribute (no string is ever parsed as HTML),
 // mail HTML is only ever shown in a sandboxed iframe served by the API, and every state change
 // carries the session's X-CSRF-Token.
 
@@ -32,7 +32,7 @@ function h(spec, attrs, ...children) {
 
 function mount(...nodes) {
   const main = document.getElementById('main') || root;
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
 }
 
 function fmtTime(iso) {
