@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 
-type Layer = 'cli' | 'mcp' | 'client' | 'server' | 'pipeline' | 'pipeline-worker' | 'services' | 'classifier' | 'mail' | 'db' | 'shared' | 'contract';
+type Layer = 'cli' | 'mcp' | 'client' | 'server' | 'pipeline' | 'pipeline-worker' | 'services' | 'classifier' | 'mail' | 'db' | 'shared' | 'contract' | 'web';
 
 /** What each layer may import from src (itself included). Skipping a layer downwards is allowed. */
 const ALLOWED: Record<Layer, Layer[]> = {
@@ -34,6 +34,9 @@ const ALLOWED: Record<Layer, Layer[]> = {
   db: ['db', 'shared', 'contract'],
   shared: ['shared', 'contract'],
   contract: ['contract'],
+  // The web inbox runs in the browser: it reaches the daemon only over HTTP (the public API),
+  // never by importing server code; the server serves its files without importing them.
+  web: ['web'],
 };
 
 /** Packages that may only be used inside the given folders (prefixes of src-relative paths). */
@@ -144,6 +147,10 @@ export function checkFile(srcRel: string, text: string): string[] {
       say(ref, `${from} may import only ${ALLOWED[from].join(', ')} (imports point down: cli → client → contract; server → services → classifier/mail/db → shared → contract)`);
       continue;
     }
+    if (from === 'web') {
+      say(ref, 'web (browser code) may import only other src/web files by relative path: no packages, no node: modules');
+      continue;
+    }
     if (ref.spec.startsWith('node:') || /^(fs|path|os|crypto|events|net|http|https|url|util|stream|zlib|tls|dns|child_process|readline|buffer|timers|worker_threads|perf_hooks|assert)(\/|$)/.test(ref.spec)) {
       if (from === 'contract') say(ref, 'contract must not use node: modules (it is shared with the client)');
       continue;
@@ -233,6 +240,9 @@ describe('the scanner itself', () => {
       ['server/pipeline/worker.ts', "import { WorkerPool } from './pool.js';", /pipeline-worker may import only/],
       ['server/pipeline/pool.ts', "import { openDatabase } from '../../db/open.js';", /pipeline may import only pipeline, services, classifier, mail/],
       ['services/inbound.ts', "import { createPipeline } from '../server/pipeline/index.js';", /services may import only/],
+      ['web/app.js', "import { ApiClient } from '../client/index.js';", /web may import only web/],
+      ['web/app.js', "import { h } from 'preact';", /web \(browser code\) may import only other src\/web files/],
+      ['server/http/routes/web.ts', "import '../../../web/app.js';", /server may import only/],
     ];
     for (const [file, text, re] of cases) {
       const problems = checkFile(file, text);

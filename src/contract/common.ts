@@ -20,6 +20,12 @@ export const ListQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
 };
+/** The `q` search of the message and thread lists (syntax: docs/web.md#search). */
+export const SearchQuery = Type.Optional(Type.String({
+  maxLength: 500,
+  description: 'Search: words, "phrases", -exclusions and the filters from:, to:, subject:, has:attachment, is:quarantined, is:unread, is:read, intent:, before:, after: (docs/web.md#search).',
+}));
+
 export const ListQuerySchema = Type.Object(ListQuery, { additionalProperties: false });
 export type ListQuery = Static<typeof ListQuerySchema>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery } from './common.js';
 import { route } from './route.js';
 
 /** Spec: Limits → Single-message payload. */
@@ -138,10 +138,16 @@ export const BatchResult = Type.Object({
   batch_size: Type.Integer(),
 });
 
+export const AttachmentParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  attachment_id: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
 export const MessageListQuery = Type.Object({
   ...ListQuery,
   agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
   thread_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  q: SearchQuery,
 }, { additionalProperties: false });
 export type MessageListQuery = Static<typeof MessageListQuery>;
 
@@ -205,6 +211,11 @@ export const messageRoutes = {
   'messages.cancel': route({
     method: 'POST', path: '/messages/:id/cancel', scope: 'manage', summary: 'Cancel a scheduled message',
     params: IdParams, body: EmptyBody, status: 200, response: Canceled,
+  }),
+  'messages.attachment': route({
+    method: 'GET', path: '/messages/:id/attachments/:attachment_id', scope: 'read',
+    summary: 'Download an attachment of a sent or received message',
+    params: AttachmentParams, status: 200, response: null, produces: 'application/octet-stream',
   }),
   'messages.raw': route({
     method: 'GET', path: '/messages/:id/raw', scope: 'read', summary: 'Download a message as RFC 822 (.eml)',

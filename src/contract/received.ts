@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdParams, ListQuery, Nullable, Page, Timestamp } from './common.js';
+import { IdParams, ListQuery, Nullable, Page, SearchQuery, Timestamp } from './common.js';
 import { route, type RouteDef } from './route.js';
 
 /** Spec: Classification (result of the inbound classifier). */
@@ -49,6 +49,8 @@ export const ReceivedMessageSummary = Type.Object({
    * raw bytes are complete.
    */
   extraction_truncated: Type.Boolean(),
+  /** False until the mail is marked read (POST /v1/messages/received/{id}/read). */
+  read: Type.Boolean(),
 });
 export type ReceivedMessageSummary = Static<typeof ReceivedMessageSummary>;
 
@@ -82,6 +84,7 @@ export const ReceivedListQuery = Type.Object(
     ...ListQuery,
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     thread_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    q: SearchQuery,
   },
   { additionalProperties: false },
 );
@@ -138,6 +141,21 @@ export const InboxWaitResult = Type.Object({
 });
 export type InboxWaitResult = Static<typeof InboxWaitResult>;
 
+export const MarkRead = Type.Object(
+  { /** false marks the mail unread again (default true). */ read: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export const ReadState = Type.Object({ id: Type.String(), object: Type.Literal('received_message'), read: Type.Boolean() });
+
+export const SanitizedHtmlQuery = Type.Object(
+  {
+    /** true loads remote images (a tracking pixel tells the sender the mail was opened); default false. */
+    remote_images: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type SanitizedHtmlQuery = Static<typeof SanitizedHtmlQuery>;
+
 export const receivedRoutes = {
   'received.list': route({
     method: 'GET', path: '/messages/received', scope: 'read', summary: 'List received messages (excerpts)',
@@ -146,6 +164,15 @@ export const receivedRoutes = {
   'received.get': route({
     method: 'GET', path: '/messages/received/:id', scope: 'read', summary: 'Retrieve a received message',
     params: IdParams, status: 200, response: ReceivedMessage,
+  }),
+  'received.read': route({
+    method: 'POST', path: '/messages/received/:id/read', scope: 'read', summary: 'Mark a received message read or unread',
+    params: IdParams, body: MarkRead, status: 200, response: ReadState,
+  }),
+  'received.html': route({
+    method: 'GET', path: '/messages/received/:id/html', scope: 'read',
+    summary: 'The HTML body sanitised for display (no scripts, forms or remote content unless asked), as a sandboxed page',
+    params: IdParams, query: SanitizedHtmlQuery, status: 200, response: null, produces: 'text/html',
   }),
   'received.simulate': route({
     method: 'POST', path: '/test/inbound', scope: 'send', summary: 'Simulate inbound mail (test keys only)',

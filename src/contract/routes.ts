@@ -14,6 +14,7 @@ import { domainRoutes } from './domains.js';
 import { accountRoutes } from './account.js';
 import { publicRoutes } from './public.js';
 import { oauthRoutes } from './oauth.js';
+import { webRoutes } from './web.js';
 
 /** The one route table: route id → method, path, scope, schemas, status. */
 export const routes = {
@@ -32,6 +33,7 @@ export const routes = {
   ...accountRoutes,
   ...publicRoutes,
   ...oauthRoutes,
+  ...webRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type Routes = typeof routes;

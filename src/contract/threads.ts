@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, Deleted } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Deleted, SearchQuery } from './common.js';
 import { route } from './route.js';
 
 export const THREAD_STATUSES = ['open', 'closed', 'archived'] as const;
@@ -57,6 +57,8 @@ export const ThreadListQuery = Type.Object(
     label: Type.Optional(LabelName),
     /** true: the trash; false (default): threads not in the trash. */
     trashed: Type.Optional(Type.Boolean()),
+    /** Threads with at least one message matching the search. */
+    q: SearchQuery,
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import type { InboundTables } from './tables/inbound.js';
 import type { WebhookTables } from './tables/webhooks.js';
 import type { ResourceTables } from './tables/resources.js';
 import type { ConnectedAppTables } from './tables/connected-apps.js';
+import type { WebTables } from './tables/web.js';
 
 /**
  * Table types. Portable on purpose (SQLite today, PostgreSQL later): timestamps are ISO 8601
@@ -135,7 +136,7 @@ export interface WebhookDeliveriesTable {
  * Feature areas add their tables in db/tables/<area>.ts and their own migration file
  * (listed in migrations/index.ts).
  */
-export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables, ConnectedAppTables {
+export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables, ConnectedAppTables, WebTables {
   workspaces: WorkspacesTable;
   agents: AgentsTable;
   api_keys: ApiKeysTable;

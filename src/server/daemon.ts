@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { createOwnerLink } from '../services/web-sessions.js';
+import { signInUrl } from './http/routes/web.js';
 import { openDatabase, migrate, isInitialised, type OpenedDb } from '../db/open.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { AppContext } from '../services/context.js';
@@ -86,6 +88,12 @@ export class Daemon {
       throw err;
     }
     return { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
+  }
+
+  /** A one-time link signing the local owner in to the web inbox at `base` (printed by `serve`); null without an owner key. */
+  async ownerSignInUrl(base: string): Promise<string | null> {
+    const link = await createOwnerLink(this.ctx);
+    return link ? signInUrl(base, link.token) : null;
   }
 
   httpUrl(): string {

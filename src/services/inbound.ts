@@ -236,7 +236,7 @@ async function storeForAgent(
     headers: [], size: input.raw.length, spf_pass: input.auth?.spf ?? null, dkim_pass: input.auth?.dkim ?? null,
     dmarc: input.auth?.dmarc ?? null, classification: null, quarantined: false, test_mode: d.testMode, over_limit: overLimit,
     source: input.source, answers_message_id: null, event_id: null, event_type: null,
-    remote_address: input.remoteAddress ?? null, received_at: at, extraction_truncated: d.truncated,
+    remote_address: input.remoteAddress ?? null, received_at: at, extraction_truncated: d.truncated, read_at: null,
   };
 
   if (overLimit) {

@@ -14,8 +14,9 @@ import { releaseSend } from './limits.js';
 import { normalizeSendRequest, performSend, findOriginal, replySubject, emitMessageEvent, sendMessage } from './send.js';
 import { toSentMessage, buildRawDownload } from './outbound-delivery.js';
 import { pageOf } from '../db/paginate.js';
+import { searchOf } from './search.js';
 
-async function visibleMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<SentMessageRow> {
+export async function visibleMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<SentMessageRow> {
   const m = hasPrefix(id, 'msg') ? await getSentMessage(ctx.db, auth.workspaceId, id) : undefined;
   // An agent-bound key sees only its own agent's mail (spec: Agent-bound keys → 404).
   if (!m || (auth.agentId && m.agent_id !== auth.agentId)) {
@@ -32,7 +33,7 @@ export async function getMessage(ctx: AppContext, auth: AuthContext, id: string)
 export async function listMessages(ctx: AppContext, auth: AuthContext, q: MessageListQuery): Promise<PageOf<SentMessage>> {
   let agentId: string | null = auth.agentId;
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
-  const res = await listSentMessages(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null }, q);
+  const res = await listSentMessages(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: searchOf(q.q) }, q);
   const atts = await attachmentInfos(ctx.db, res.rows.map((r) => r.id));
   return pageOf(res, res.rows.map((r) => toSentMessage(r, 'full', atts.get(r.id))));
 }

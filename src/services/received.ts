@@ -3,9 +3,12 @@ import type {
   Classification, ReceivedListQuery, ReceivedMessage, ReceivedMessageSummary, SimulateInbound,
 } from '../contract/received.js';
 import {
-  attachmentContents, attachmentsOf, getReceived, getReceivedRawBytes, listReceived,
+  attachmentContents, attachmentsOf, getReceived, getReceivedRawBytes, listReceived, setReceivedRead,
   type AttachmentRow, type ReceivedRow, type ReceivedSummaryRow,
 } from '../db/repos/received.js';
+import { mailHtmlPage, sanitizeMailHtml } from '../mail/html-sanitize.js';
+import { isoAt } from '../shared/clock.js';
+import { searchOf } from './search.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +27,7 @@ export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary
     dmarc: r.dmarc, classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,
     test_mode: r.test_mode, over_limit: r.over_limit, source: r.source, size: r.size, received_at: r.received_at,
     extraction_truncated: r.extraction_truncated,
+    read: r.read_at !== null,
   };
 }
 
@@ -46,7 +50,7 @@ export function toReceivedMessage(ctx: AppContext, r: ReceivedRow, attachments: 
 }
 
 /** Agent-bound keys see only their agent's mail; anything else is 404 (spec: Agent-bound keys). */
-async function loadVisible(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedRow> {
+export async function loadVisible(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedRow> {
   const r = hasPrefix(id, 'rcv') ? await getReceived(ctx.db, auth.workspaceId, id) : undefined;
   if (!r || (auth.agentId && r.agent_id !== auth.agentId)) throw Errors.notFound('received message', id);
   return r;
@@ -55,13 +59,38 @@ async function loadVisible(ctx: AppContext, auth: AuthContext, id: string): Prom
 export async function listReceivedPage(ctx: AppContext, auth: AuthContext, q: ReceivedListQuery): Promise<PageOf<ReceivedMessageSummary>> {
   let agentId: string | null = auth.agentId;
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
-  const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null }, q);
+  const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: searchOf(q.q) }, q);
   return pageOf(res, res.rows.map(toReceivedSummary));
 }
 
 export async function getReceivedMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedMessage> {
   const r = await loadVisible(ctx, auth, id);
   return toReceivedMessage(ctx, r, await attachmentsOf(ctx.db, r.id));
+}
+
+/** POST /v1/messages/received/{id}/read: read state is the reader's bookkeeping; the mail itself is unchanged. */
+export async function markReceivedRead(ctx: AppContext, auth: AuthContext, id: string, read: boolean) {
+  const r = await loadVisible(ctx, auth, id);
+  await setReceivedRead(ctx.db, r.id, read, isoAt(ctx.clock.now()));
+  return { id: r.id, object: 'received_message' as const, read };
+}
+
+/** Inline images of a message turned into data: URIs are capped in total (the page stays small). */
+const INLINE_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** GET /v1/messages/received/{id}/html: the HTML body sanitised, as a page with its own CSP. */
+export async function receivedHtmlPage(ctx: AppContext, auth: AuthContext, id: string, remoteImages: boolean): Promise<{ html: string; csp: string; blockedImages: number }> {
+  const r = await loadVisible(ctx, auth, id);
+  if (!r.html) throw Errors.notFound('HTML body of received message', id);
+  const inline = new Map<string, string>();
+  let budget = INLINE_IMAGE_BYTES;
+  for (const a of await attachmentContents(ctx.db, r.id)) {
+    if (!a.content_id || !/^image\/(png|gif|jpeg|webp)$/i.test(a.content_type) || a.size > budget) continue;
+    budget -= a.size;
+    inline.set(a.content_id.replace(/^<|>$/g, ''), `data:${a.content_type.toLowerCase()};base64,${Buffer.from(a.content).toString('base64')}`);
+  }
+  const body = sanitizeMailHtml(r.html, { remoteImages, inline });
+  return { ...mailHtmlPage(body, remoteImages), blockedImages: body.blockedImages };
 }
 
 /** The original bytes exactly as received (GET /v1/messages/{rcv_id}/raw). Over-limit records keep none → 404. */

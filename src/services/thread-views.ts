@@ -12,6 +12,7 @@ import { resolveAgent } from './agents.js';
 import { ensureLabels, normalizeLabelName } from './labels.js';
 import { recordAudit } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
+import { searchOf } from './search.js';
 
 export function toThread(r: ThreadRow): Thread {
   return {
@@ -30,7 +31,7 @@ export async function requireThread(ctx: AppContext, auth: AuthContext, id: stri
 
 export async function listThreadsPage(ctx: AppContext, auth: AuthContext, q: ThreadListQuery): Promise<PageOf<Thread>> {
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
-  const res = await listThreadsView(ctx.db, auth.workspaceId, { agentId, status: q.status, label: q.label, trashed: q.trashed ?? false }, q);
+  const res = await listThreadsView(ctx.db, auth.workspaceId, { agentId, status: q.status, label: q.label, trashed: q.trashed ?? false, search: searchOf(q.q) }, q);
   return pageOf(res, res.rows.map(toThread));
 }
 

@@ -25,6 +25,7 @@ import { register as reputation } from './reputation.js';
 import { register as usage } from './usage.js';
 import { register as logs } from './logs.js';
 import { register as mcp } from './mcp.js';
+import { register as ui } from './ui.js';
 
 export type Register = (program: Command) => void;
 
@@ -33,6 +34,7 @@ export const nouns: Register[] = [
   init,
   serve,
   whoami,
+  ui,
   agents,
   keys,
   send,

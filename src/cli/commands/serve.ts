@@ -103,6 +103,11 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }
   }
+  // The web inbox, with a one-time sign-in link for the local owner (docs/web.md).
+  const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
+  const link = await daemon.ownerSignInUrl(base).catch(() => null);
+  ctx.out.stderr.write(`Web inbox: ${base}/\n`);
+  if (link) ctx.out.stderr.write(`  sign in once with ${link} (valid 10 minutes; \`mailagent ui\` makes another)\n`);
   const smtp = addr.smtp ? `SMTP ${addr.smtp}` : 'SMTP listener not enabled';
   // The one ready line (test helpers and the benchmark wait for it).
   ctx.out.stderr.write(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}\n`);

@@ -1,6 +1,7 @@
 import type { Db, } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { sentConditions, type MessageSearch } from './search.js';
 
 export type SentStatus = 'sending' | 'sent' | 'scheduled' | 'canceled' | 'failed';
 
@@ -127,13 +128,19 @@ export async function getSentMessageById(db: Db, id: string): Promise<SentMessag
 }
 
 export async function listSentMessages(
-  db: Db, workspaceId: string, f: { agentId?: string | null; threadId?: string | null }, page: PageRequest,
+  db: Db, workspaceId: string, f: { agentId?: string | null; threadId?: string | null; search?: MessageSearch | null }, page: PageRequest,
 ): Promise<PageResult<SentMessageRow>> {
   let q = db.selectFrom('sent_messages').selectAll().where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
+  if (f.search) for (const cond of sentConditions(f.search)) q = q.where(cond);
   const res = await paginate<SentMessagesTable>(q, 'id', page);
   return { ...res, rows: res.rows.map(decode) };
+}
+
+/** One attachment with its bytes, scoped to its message. */
+export async function sentAttachment(db: Db, messageId: string, attachmentId: string): Promise<AttachmentRow | undefined> {
+  return (await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst()) as AttachmentRow | undefined;
 }
 
 export async function listAttachments(db: Db, messageId: string): Promise<AttachmentRow[]> {

@@ -1,6 +1,7 @@
 import type { Db } from '../schema.js';
 import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { receivedConditions, type MessageSearch } from './search.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
 export type InboundSource = 'smtp' | 'local' | 'simulator';
@@ -41,6 +42,8 @@ export interface ReceivedRow {
   remote_address: string | null;
   received_at: string;
   extraction_truncated: boolean;
+  /** null while unread. */
+  read_at: string | null;
 }
 
 /** A list row: no bodies, headers or raw bytes (spec: list responses give excerpts only). */
@@ -66,7 +69,7 @@ const SUMMARY_COLUMNS = [
   'id', 'workspace_id', 'agent_id', 'thread_id', 'rfc_message_id', 'in_reply_to', 'references', 'from_address',
   'from_name', 'from_domain', 'to', 'cc', 'recipient', 'plus_address', 'subject', 'extracted_text', 'excerpt', 'size',
   'spf_pass', 'dkim_pass', 'dmarc', 'classification', 'quarantined', 'test_mode', 'over_limit', 'source',
-  'answers_message_id', 'event_id', 'event_type', 'remote_address', 'received_at', 'extraction_truncated',
+  'answers_message_id', 'event_id', 'event_type', 'remote_address', 'received_at', 'extraction_truncated', 'read_at',
 ] as const;
 const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'text', 'html', 'headers'] as const;
 
@@ -86,6 +89,7 @@ function decode(r: Stored): ReceivedRow {
     source: r.source as InboundSource, answers_message_id: r.answers_message_id, event_id: r.event_id,
     event_type: r.event_type, remote_address: r.remote_address, received_at: r.received_at,
     extraction_truncated: bool(r.extraction_truncated),
+    read_at: r.read_at ?? null,
   };
 }
 
@@ -142,14 +146,28 @@ export async function getReceivedRawBytes(db: Db, workspaceId: string, id: strin
 export interface ReceivedFilter {
   agentId?: string | null;
   threadId?: string | null;
+  search?: MessageSearch | null;
 }
 
 export async function listReceived(db: Db, workspaceId: string, f: ReceivedFilter, page: PageRequest): Promise<PageResult<ReceivedSummaryRow>> {
   let q = db.selectFrom('received_messages').select(SUMMARY_COLUMNS).where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
+  if (f.search) for (const cond of receivedConditions(f.search)) q = q.where(cond);
   const res = await paginate<Stored>(q, 'id', page);
   return { ...res, rows: res.rows.map(decode) };
+}
+
+/** Marks read (first time only: read_at keeps the first read) or unread. */
+export async function setReceivedRead(db: Db, id: string, read: boolean, atIso: string): Promise<void> {
+  if (read) await db.updateTable('received_messages').set({ read_at: atIso }).where('id', '=', id).where('read_at', 'is', null).execute();
+  else await db.updateTable('received_messages').set({ read_at: null }).where('id', '=', id).execute();
+}
+
+/** One attachment with its bytes, scoped to its message (GET /v1/messages/{id}/attachments/{attachment_id}). */
+export async function receivedAttachment(db: Db, messageId: string, attachmentId: string): Promise<(AttachmentRow & { content: Buffer }) | undefined> {
+  return db.selectFrom('received_attachments').selectAll()
+    .where('received_message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
 }
 
 export async function attachmentsOf(db: Db, messageId: string): Promise<AttachmentRow[]> {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, ThreadsTable } from '../schema.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { threadConditions, type MessageSearch } from './search.js';
 
 export interface ThreadRow {
   id: string;
@@ -56,6 +57,7 @@ export interface ThreadFilter {
   status?: string | null;
   label?: string | null;
   trashed?: boolean;
+  search?: MessageSearch | null;
 }
 
 export async function listThreads(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
@@ -104,6 +106,7 @@ export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilt
     const pattern = `%${likeLiteral(JSON.stringify(f.label))}%`;
     q = q.where(sql<boolean>`labels like ${pattern} escape '\\'`);
   }
+  if (f.search) for (const cond of threadConditions(db, workspaceId, f.search)) q = q.where(cond);
   q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
   const res = await paginate<ThreadsTable>(q, 'id', page);
   return { ...res, rows: res.rows.map(decode) };

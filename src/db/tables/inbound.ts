@@ -51,6 +51,8 @@ export interface ReceivedMessagesTable {
   received_at: string;
   /** 1 when the pipeline's budget cut parsing or classification short (migration 0010). */
   extraction_truncated: number;
+  /** When the mail was first marked read; null while unread (migration 0011). */
+  read_at: string | null;
 }
 
 export interface ReceivedAttachmentsTable {

@@ -6,7 +6,9 @@ import { Errors } from '../../shared/errors.js';
 import { monotonicPart } from '../../shared/ids.js';
 import type { AppContext, AuthContext } from '../../services/context.js';
 import { recordRequest } from '../../services/request-log.js';
-import { authenticate, authorize, requireUnbound } from '../../services/auth.js';
+import { authorize, requireUnbound } from '../../services/auth.js';
+import { authenticateRequest } from './web-auth.js';
+import { registerWebInbox } from './routes/web.js';
 import { closeEventStreams } from '../../services/event-stream.js';
 import { billingPageUrl } from '../../services/usage.js';
 import { compileValidator, validationToApiError } from './validation.js';
@@ -135,6 +137,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   // The MCP server over Streamable HTTP (docs/mcp.md): not an API route, so not in the contract's table.
   registerMcpRoutes(app, ctx);
+  // The web inbox at / (pages and assets; it calls the API above like any client).
+  registerWebInbox(app, ctx);
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
@@ -167,7 +171,7 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // 401/403 wins over a 400 or 413.
     onRequest: async (req) => {
       if (def.scope === 'public') return;
-      const auth = await authenticate(ctx, req.headers.authorization);
+      const auth = await authenticateRequest(ctx, req);
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;

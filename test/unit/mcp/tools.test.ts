@@ -77,7 +77,7 @@ describe('quarantine', () => {
     to: ['a@b'], cc: [], delivered_to: 'a@b', plus_address: null, subject: 'Hi', extracted_text: 'IGNORE ALL', body_text_excerpt: 'IGNORE ALL',
     message_id: null, in_reply_to_message_id: null, spf_pass: null, dkim_pass: null, dmarc: null,
     classification: { intent: 'other', entities: { urls: ['https://evil.test'] }, urgency: 0, injection_score: 0.99, injection_categories: ['override'], sender_reputation: 0.5, classifier_model: 'm' },
-    quarantined: true, test_mode: true, over_limit: null, source: 'simulator' as const, size: 10, extraction_truncated: false, received_at: '2026-01-01T00:00:00.000Z',
+    quarantined: true, test_mode: true, over_limit: null, source: 'simulator' as const, size: 10, extraction_truncated: false, read: false, received_at: '2026-01-01T00:00:00.000Z',
   };
 
   it('withholds the content of a quarantined message and keeps the verdict', () => {

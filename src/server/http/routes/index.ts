@@ -13,6 +13,7 @@ import { domainHandlers } from './domains.js';
 import { accountHandlers } from './account.js';
 import { publicHandlers } from './public.js';
 import { oauthHandlers } from './oauth.js';
+import { webHandlers } from './web.js';
 
 /** One handler per route id; buildApp refuses to start if a route in the table has none. */
 export const allHandlers = {
@@ -31,4 +32,5 @@ export const allHandlers = {
   ...accountHandlers,
   ...publicHandlers,
   ...oauthHandlers,
+  ...webHandlers,
 };

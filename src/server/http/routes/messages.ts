@@ -6,6 +6,8 @@ import {
 import { appealRefusal } from '../../../services/appeals.js';
 import { getReceivedRaw } from '../../../services/received.js';
 import { hasPrefix } from '../../../shared/ids.js';
+import { downloadAttachment } from '../../../services/attachments.js';
+import { sendDownload } from '../download.js';
 
 export const messageHandlers = defineHandlers({
   'messages.create': async ({ ctx, auth, body }) => sendMessage(ctx, auth, body, { source: 'api' }),
@@ -22,7 +24,8 @@ export const messageHandlers = defineHandlers({
     const { filename, raw } = hasPrefix(params.id, 'rcv')
       ? await getReceivedRaw(ctx, auth, params.id)
       : { filename: `${params.id}.eml`, raw: await rawSentMessage(ctx, auth, params.id) };
-    return reply.code(200).type('message/rfc822')
-      .header('content-disposition', `attachment; filename="${filename.replace(/[^A-Za-z0-9_.-]/g, '_')}"`).send(raw);
+    return sendDownload(reply, { filename, contentType: 'message/rfc822', content: raw });
   },
+  'messages.attachment': async ({ ctx, auth, params, reply }) =>
+    sendDownload(reply, await downloadAttachment(ctx, auth, params.id, params.attachment_id)),
 });

@@ -1,10 +1,21 @@
 import { defineHandlers } from '../handler.js';
-import { getReceivedMessage, listReceivedPage, simulateInbound } from '../../../services/received.js';
+import { getReceivedMessage, listReceivedPage, markReceivedRead, receivedHtmlPage, simulateInbound } from '../../../services/received.js';
 import { waitForInbound } from '../../../services/inbox-wait.js';
 
 export const receivedHandlers = defineHandlers({
   'received.list': async ({ ctx, auth, query }) => listReceivedPage(ctx, auth, query),
   'received.get': async ({ ctx, auth, params }) => getReceivedMessage(ctx, auth, params.id),
+  'received.read': async ({ ctx, auth, params, body }) => markReceivedRead(ctx, auth, params.id, body.read ?? true),
+  'received.html': async ({ ctx, auth, params, query, reply }) => {
+    const page = await receivedHtmlPage(ctx, auth, params.id, query.remote_images ?? false);
+    return reply.code(200).type('text/html; charset=utf-8')
+      .header('content-security-policy', page.csp)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'private, no-store')
+      .header('x-mailagent-blocked-images', String(page.blockedImages))
+      .send(page.html);
+  },
   'received.simulate': async ({ ctx, auth, body }) => simulateInbound(ctx, auth, body),
   'inbox.wait': async ({ ctx, auth, params, query, reply }) => {
     // The client going away ends the wait (and its bus listener) at once.
