@@ -1,5 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { openDatabase, migrate, isInitialised, type OpenedDb } from '../db/open.js';
+import { migrateWithBackup } from './upgrade.js';
+import { createOps, registerRuntimeChecks, type FreeSpaceFn, type Ops } from './ops/index.js';
+import { startMetricsListener } from './ops/metrics-listener.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { AppContext } from '../services/context.js';
 import { bootstrapWorkspace, type BootstrapInput, type BootstrapResult } from '../services/bootstrap.js';
@@ -13,12 +16,15 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Silence fastify's logger (tests). */
   quiet?: boolean;
+  /** Free space of the data dir's filesystem (tests simulate a full disk). */
+  freeSpace?: FreeSpaceFn;
 }
 
 /** A listener started with the daemon (the SMTP server); stop() closes it and drains sessions. */
 export interface Listener {
   name: string;
   address(): string;
+  listening?(): boolean;
   stop(): Promise<void>;
 }
 
@@ -38,19 +44,25 @@ export class Daemon {
     private readonly opened: OpenedDb,
     /** Set when this start initialised an empty data dir: the keys, shown once. */
     readonly bootstrapped: BootstrapResult | null,
+    /** Metrics, readiness checks (others may register theirs) and the low-disk guard. */
+    readonly ops: Ops,
+    /** The copy taken before this start applied migrations, if any. */
+    readonly preMigrateBackup: string | null = null,
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
     const opened = openDatabase(config.dbFile);
     try {
-      await migrate(opened.db);
+      const upgrade = await migrateWithBackup(opened, config);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
       const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
+      const ops = createOps(ctx, config, { freeSpace: opts.freeSpace });
       const app = await buildApp(ctx, {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
+        ops,
       });
       if (!opts.quiet) ctx.log = app.log;
-      return new Daemon(config, ctx, app, opened, bootstrapped);
+      return new Daemon(config, ctx, app, opened, bootstrapped, ops, upgrade.backup);
     } catch (err) {
       await opened.close();
       throw err;
@@ -60,10 +72,15 @@ export class Daemon {
   /** Start everything; resolves with the bound addresses once the daemon can serve. */
   async start(): Promise<{ http: string; smtp: string | null }> {
     try {
-      this.workers = createWorkers(this.ctx);
+      this.workers = createWorkers(this.ctx, { retention: this.config.retention });
       for (const w of this.workers) w.start();
-      this.listeners = await startListeners(this.ctx, this.config);
+      this.listeners = await startListeners(this.ctx, this.config, this.ops);
       await this.app.listen({ host: this.config.host, port: this.config.port });
+      const http = { name: 'http', address: () => this.httpUrl(), listening: () => this.app.server.listening };
+      registerRuntimeChecks(this.ops, {
+        listeners: [http, ...this.listeners].map((l) => ({ name: l.name, address: () => l.address(), listening: () => l.listening?.() ?? true })),
+        workers: this.workers, isRunning: () => !this.stopping,
+      });
     } catch (err) {
       // A port in use must not leave workers or the SMTP listener running behind the error.
       await this.stop();
@@ -89,6 +106,7 @@ export class Daemon {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drain, new Promise((r) => { timer = setTimeout(r, timeoutMs); timer.unref(); })]);
       clearTimeout(timer);
+      this.ops.metrics.close();
       await this.opened.close();
     })();
     return this.stopping;
@@ -111,10 +129,17 @@ export async function initialiseDataDir(config: Config, input: BootstrapInput, o
 }
 
 /** Listeners beside HTTP: the inbound SMTP listener on config.smtpHost:config.smtpPort. */
-async function startListeners(ctx: AppContext, config: Config): Promise<Listener[]> {
-  const smtp = await startSmtpListener(ctx, {
+async function startListeners(ctx: AppContext, config: Config, ops: Ops): Promise<Listener[]> {
+  const listeners: Listener[] = [];
+  listeners.push(await startSmtpListener(ctx, {
     host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
-    tlsCert: config.tlsCert, tlsKey: config.tlsKey,
-  });
-  return [smtp];
+    tlsCert: config.tlsCert, tlsKey: config.tlsKey, disk: ops.disk, observer: ops.metrics.smtpObserver(),
+  }));
+  try {
+    if (config.metricsListen) listeners.push(await startMetricsListener(ops, config.metricsListen.host, config.metricsListen.port));
+  } catch (err) {
+    await Promise.allSettled(listeners.map((l) => l.stop()));
+    throw err;
+  }
+  return listeners;
 }

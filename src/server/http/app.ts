@@ -12,6 +12,8 @@ import { compileValidator, validationToApiError } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
+import { registerOpsRoutes } from './ops-routes.js';
+import { DiskGuard, type Ops } from '../ops/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -24,6 +26,8 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
   /** Trust X-Forwarded-For (behind a reverse proxy). */
   trustProxy?: boolean;
+  /** Metrics, readiness and the low-disk guard (server/ops); absent in most app-level tests. */
+  ops?: Ops;
 }
 
 const V1 = '/v1';
@@ -71,6 +75,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart));
 
+  const ops = opts.ops;
+  if (ops) {
+    registerOpsRoutes(app, ops);
+    app.addHook('onResponse', async (req, reply) => {
+      ops.metrics.http(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
   // Every response carries the request id (spec: X-Request-Id equals error.request_id).
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -110,11 +122,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   app.setErrorHandler((error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, req, ctx);
+    const routeId = (req.routeOptions.config as { routeId?: string } | undefined)?.routeId;
+    if (ops && routeId && (routes as Record<string, RouteDef>)[routeId]?.send && apiError.code !== 'service_unavailable') ops.metrics.refused('api', apiError.code);
     for (const [k, v] of Object.entries(apiError.extra.headers ?? {})) reply.header(k, v);
     reply.code(apiError.status).type('application/json').send(apiError.toEnvelope(String(req.id)));
   });
 
   const matchers: { re: RegExp; method: string }[] = [];
+  const routeOpts: RouteOps = { ops };
   for (const [id, def] of Object.entries(routes) as [RouteId, RouteDef][]) {
     const handler = (allHandlers as Record<string, Handler<RouteDef> | undefined>)[id];
     if (!handler) throw new Error(`route ${id} has no handler`);
@@ -124,7 +139,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       matchers.push({ re: pathMatcher(prefix + def.path), method: def.method });
       // fastify answers HEAD on every GET route (exposeHeadRoutes), so Allow names it too.
       if (def.method === 'GET') matchers.push({ re: pathMatcher(prefix + def.path), method: 'HEAD' });
-      registerRoute(app, ctx, id, def, prefix, handler);
+      registerRoute(app, ctx, id, def, prefix, handler, routeOpts);
     }
   }
 
@@ -141,7 +156,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   return app;
 }
 
-function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: RouteDef, prefix: string, handler: Handler<RouteDef>) {
+interface RouteOps {
+  ops?: Ops;
+}
+
+function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: RouteDef, prefix: string, handler: Handler<RouteDef>, ro: RouteOps) {
   const schema: Record<string, unknown> = {};
   if (def.params) schema.params = def.params;
   if (def.query) schema.querystring = def.query;
@@ -163,6 +182,15 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;
+      // The low-disk guard: a send is refused whole (and retried by the client) rather than
+      // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
+      if (def.send && ro.ops) {
+        const disk = await ro.ops.disk.check();
+        if (!disk.ok) {
+          ro.ops.metrics.refused('api', 'low_disk');
+          throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was sent. Retry later.`, 300);
+        }
+      }
     },
     // An absent body on a route with a body schema is treated as {} so `required` names the field.
     preValidation: async (req) => {
