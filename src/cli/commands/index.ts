@@ -24,6 +24,8 @@ import { register as domains } from './domains.js';
 import { register as reputation } from './reputation.js';
 import { register as usage } from './usage.js';
 import { register as logs } from './logs.js';
+import { register as backup } from './backup.js';
+import { register as doctor } from './doctor.js';
 
 export type Register = (program: Command) => void;
 
@@ -53,5 +55,7 @@ export const nouns: Register[] = [
   logs,
   api,
   admin,
+  backup,
+  doctor,
   completion,
 ];
