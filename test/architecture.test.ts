@@ -58,7 +58,7 @@ const PACKAGE_HOMES: { test: (pkg: string) => boolean; name: string; homes: stri
 const LAZY_MCP_IMPORTERS = [/^cli\/commands\/mcp\.ts$/, /^server\/http\/routes\/mcp\.ts$/];
 
 /** The CLI may lazy-import the server, and only from these commands (`mailagent serve`, `init`). */
-const LAZY_SERVER_IMPORTERS = [/^cli\/commands\/(serve|init|admin)(\/|\.ts$)/];
+const LAZY_SERVER_IMPORTERS = [/^cli\/commands\/(serve|init|admin|backup|doctor)(\/|\.ts$)/];
 
 export interface ImportRef {
   spec: string;

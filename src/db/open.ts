@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import {
-  Kysely, Migrator, SqliteDialect, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings,
+  sql, Kysely, Migrator, SqliteDialect, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings,
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
@@ -10,6 +10,8 @@ import { migrations } from './migrations/index.js';
 
 export interface OpenedDb {
   db: Kysely<Database>;
+  /** The database file (':memory:' for an in-memory one). */
+  file: string;
   /** The pragmas in force, read back after setting them (tests check they stuck). */
   pragmas: { journal_mode: string; synchronous: number; foreign_keys: number; busy_timeout: number };
   close(): Promise<void>;
@@ -102,6 +104,9 @@ export async function holdingConnection<T>(db: Kysely<Database>, fn: () => Promi
 export function openDatabase(file: string): OpenedDb {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
+  // A new database frees deleted pages in small steps (db/maintenance.ts reclaimSpace); this must
+  // be set before the first table exists. Older files are converted by migration 0012.
+  if (Number(sqlite.pragma('page_count', { simple: true })) === 0) sqlite.pragma('auto_vacuum = INCREMENTAL');
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -115,7 +120,7 @@ export function openDatabase(file: string): OpenedDb {
   const dialect = new ReentrantSqliteDialect({ database: cachingStatements(sqlite) });
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);
-  return { db, pragmas, close: () => db.destroy() };
+  return { db, file, pragmas, close: () => db.destroy() };
 }
 
 /** Prepared statements kept per SQL text (kysely's SQLite driver prepares every query anew). */
@@ -148,7 +153,32 @@ function cachingStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
+/** A database written by a newer mailagent: this binary does not know some of its migrations. */
+export class DatabaseTooNewError extends Error {
+  constructor(readonly unknown: string[]) {
+    super(`the database was upgraded by a newer mailagent (it has migration${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which this version does not know). `
+      + 'Run the newer mailagent, or restore the backup taken before that upgrade (mailagent restore <data dir>/backups/pre-migrate-*.db --data-dir DIR).');
+    this.name = 'DatabaseTooNewError';
+  }
+}
+
+/**
+ * Migrations applied to this database and those this binary would still apply. Throws
+ * DatabaseTooNewError when the database holds migrations this binary does not know (an older
+ * binary on a newer database must refuse to touch it, not fail half-way).
+ */
+export async function migrationState(db: Kysely<Database>): Promise<{ applied: string[]; pending: string[] }> {
+  const table = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`.execute(db);
+  const applied = table.rows.length
+    ? (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name)
+    : [];
+  const unknown = applied.filter((n) => !(n in migrations));
+  if (unknown.length) throw new DatabaseTooNewError(unknown);
+  return { applied, pending: Object.keys(migrations).filter((n) => !applied.includes(n)).sort() };
+}
+
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
+  await migrationState(db);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

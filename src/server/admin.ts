@@ -5,6 +5,9 @@ import { connectApp } from '../services/connected-apps.js';
 import type { GrantAccess, OauthGrantConnected } from '../contract/oauth.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
+import { purgeMessages, type RetentionCounts } from '../services/retention.js';
+import { agentByEmail, agentsByName, getAgentById } from '../db/repos/agents.js';
+import { firstWorkspace } from '../db/repos/workspaces.js';
 
 /**
  * Operator actions on a local data directory (`mailagent admin ...`), run beside or without a
@@ -33,5 +36,44 @@ export async function connectAppInDataDir(config: Config, input: { name: string;
     return await connectApp(createContext(config, opened.db, systemClock), { ...input, createdBy: 'operator' });
   } finally {
     await opened.close();
+  }
+}
+
+export interface PurgeInput {
+  /** Agent id, name or address; null: every agent. */
+  agent: string | null;
+  /** ISO timestamp: only what is older; null: any age. */
+  before: string | null;
+}
+
+/**
+ * `mailagent admin purge`: delete mail for good, in batches, beside a running daemon (WAL lets
+ * both write; each batch is a short transaction). No event and no webhook for it. Resolves null
+ * when the data dir is not initialised; throws AgentLookupError when the agent is unknown.
+ */
+export async function purgeInDataDir(config: Config, input: PurgeInput): Promise<(RetentionCounts & { agent_id: string | null; before: string | null }) | null> {
+  const opened = openDatabase(config.dbFile);
+  try {
+    await migrate(opened.db);
+    if (!(await isInitialised(opened.db))) return null;
+    let agentId: string | null = null;
+    if (input.agent) {
+      const a = input.agent.trim().toLowerCase();
+      const ws = await firstWorkspace(opened.db);
+      const found = (await getAgentById(opened.db, input.agent.trim()))
+        ?? (a.includes('@') ? await agentByEmail(opened.db, a) : (await agentsByName(opened.db, ws!.id, a)).find((x) => !x.archived_at) ?? (await agentsByName(opened.db, ws!.id, a))[0]);
+      if (!found) throw new AgentLookupError(input.agent);
+      agentId = found.id;
+    }
+    const counts = await purgeMessages(createContext(config, opened.db, systemClock), { agentId, before: input.before });
+    return { ...counts, agent_id: agentId, before: input.before };
+  } finally {
+    await opened.close();
+  }
+}
+
+export class AgentLookupError extends Error {
+  constructor(readonly agent: string) {
+    super(`no agent "${agent}" in this data dir (give its id, name or address; \`mailagent agents list\` shows them)`);
   }
 }

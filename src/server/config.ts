@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ServiceConfig } from '../services/context.js';
+import type { RetentionPolicy } from '../services/retention.js';
 
 export interface Config extends ServiceConfig {
   host: string;
@@ -22,6 +23,16 @@ export interface Config extends ServiceConfig {
   limits: ResourceLimits;
   /** Where the config file was read from, if any. */
   configFile: string | null;
+  /** Self-hosting (issue #16): retention, disk guard, metrics exposure, upgrades. docs/self-hosting.md. */
+  retention: RetentionPolicy;
+  /** Below this many free bytes on the data dir's filesystem, SMTP answers 452 and sends 503 (0: off). */
+  minFreeDiskBytes: number;
+  /** A separate listener for GET /metrics (ADDR:PORT), or null. */
+  metricsListen: { host: string; port: number } | null;
+  /** Bearer token that opens /metrics to non-loopback callers (secret; redacted in --print-config). */
+  metricsToken: string | null;
+  /** Copy the database to <data dir>/backups before applying migrations. */
+  backupBeforeMigrate: boolean;
 }
 
 /** Caps on what one client can hold (issue #10; docs/security.md). */
@@ -82,6 +93,15 @@ export interface ConfigInput {
   sseMaxStreams?: string | number;
   sseMaxStreamsPerKey?: string | number;
   sseMaxBufferedBytes?: string | number;
+  retentionMessagesDays?: string | number;
+  retentionMessagesPerAgent?: string | number;
+  retentionEventsDays?: string | number;
+  retentionWebhookDeliveriesDays?: string | number;
+  retentionRequestLogDays?: string | number;
+  minFreeDiskMb?: string | number;
+  metricsListen?: string;
+  metricsToken?: string;
+  backupBeforeMigrate?: string | boolean;
   config?: string;
 }
 
@@ -90,7 +110,9 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes',
   'pipelineWorkers', 'pipelineBudgetMs',
   'smtpMaxClients', 'smtpMaxConnectionsPerAddress', 'smtpMaxCommandsWithoutProgress', 'smtpMaxSessionSeconds',
-  'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes', 'config',
+  'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
+  'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
+  'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -156,7 +178,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   }
   const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
 
-  for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel'] as const) {
+  for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel', 'metricsListen'] as const) {
     c[k] = str(k, c[k]);
   }
   const host = c.host ?? '127.0.0.1';
@@ -226,8 +248,36 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     }),
     configFile: existsSync(configFile) ? configFile : null,
     version,
+    retention: {
+      messagesDays: int('retentionMessagesDays', c.retentionMessagesDays, 0, 0, 36_500),
+      messagesPerAgent: int('retentionMessagesPerAgent', c.retentionMessagesPerAgent, 0, 0, 1_000_000_000),
+      eventsDays: int('retentionEventsDays', c.retentionEventsDays, 0, 0, 36_500),
+      webhookDeliveriesDays: int('retentionWebhookDeliveriesDays', c.retentionWebhookDeliveriesDays, 0, 0, 36_500),
+      requestLogDays: int('retentionRequestLogDays', c.retentionRequestLogDays, 0, 0, 36_500),
+    },
+    minFreeDiskBytes: int('minFreeDiskMb', c.minFreeDiskMb, DEFAULT_MIN_FREE_DISK_MB, 0, 10_000_000) * 1024 * 1024,
+    metricsListen: listenAddress('metricsListen', c.metricsListen),
+    metricsToken: c.metricsToken === undefined ? null : metricsToken(String(c.metricsToken)),
+    backupBeforeMigrate: bool('backupBeforeMigrate', c.backupBeforeMigrate) ?? true,
   };
   return Object.freeze(config);
+}
+
+/** Free space the disk guard keeps (MiB): room for a few large messages, the WAL and a checkpoint. */
+export const DEFAULT_MIN_FREE_DISK_MB = 256;
+
+/** ADDR:PORT ([v6]:PORT) for a listener, validated at boot. */
+function listenAddress(field: string, v: string | undefined): { host: string; port: number } | null {
+  if (v === undefined) return null;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]+)):(\d{1,5})$/.exec(v.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new ConfigError(field, `"${v}" is not ADDR:PORT (for example 127.0.0.1:9464 or [::1]:9464).`);
+  return { host: m[1] ?? m[2], port };
+}
+
+function metricsToken(v: string): string {
+  if (v.trim().length < 16) throw new ConfigError('metricsToken', 'must be at least 16 characters (it guards /metrics from the network).');
+  return v.trim();
 }
 
 /** A config file is an object of known settings with scalar values; a typo fails, naming the key. */
@@ -256,5 +306,5 @@ export function redact(url: string): string {
 
 /** The resolved config with secrets redacted (serve --print-config). */
 export function printableConfig(c: Config): Record<string, unknown> {
-  return { ...c, relayUrl: c.relayUrl ? redact(c.relayUrl) : null };
+  return { ...c, relayUrl: c.relayUrl ? redact(c.relayUrl) : null, metricsToken: c.metricsToken ? '****' : null };
 }

@@ -2,6 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { createOwnerLink } from '../services/web-sessions.js';
 import { signInUrl } from './http/routes/web.js';
 import { openDatabase, migrate, isInitialised, type OpenedDb } from '../db/open.js';
+import { migrateWithBackup } from './upgrade.js';
+import { createOps, registerRuntimeChecks, type FreeSpaceFn, type Ops } from './ops/index.js';
+import { startMetricsListener } from './ops/metrics-listener.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { AppContext } from '../services/context.js';
 import { bootstrapWorkspace, type BootstrapInput, type BootstrapResult } from '../services/bootstrap.js';
@@ -16,12 +19,15 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Silence fastify's logger (tests). */
   quiet?: boolean;
+  /** Free space of the data dir's filesystem (tests simulate a full disk). */
+  freeSpace?: FreeSpaceFn;
 }
 
 /** A listener started with the daemon (the SMTP server); stop() closes it and drains sessions. */
 export interface Listener {
   name: string;
   address(): string;
+  listening?(): boolean;
   stop(): Promise<void>;
 }
 
@@ -43,17 +49,23 @@ export class Daemon {
     readonly bootstrapped: BootstrapResult | null,
     /** The worker pool for parsing and classification (ctx.work). */
     readonly pipeline: Pipeline,
+    /** Metrics, readiness checks (others may register theirs) and the low-disk guard. */
+    readonly ops: Ops,
+    /** The copy taken before this start applied migrations, if any. */
+    readonly preMigrateBackup: string | null = null,
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
     const opened = openDatabase(config.dbFile);
     let pipeline: Pipeline | null = null;
     try {
-      await migrate(opened.db);
+      const upgrade = await migrateWithBackup(opened, config);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
       const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
+      const ops = createOps(ctx, config, { freeSpace: opts.freeSpace });
       const app = await buildApp(ctx, {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
+        ops,
       });
       if (!opts.quiet) ctx.log = app.log;
       // Parsing and classification leave the main thread (src/server/pipeline); the workers start
@@ -61,7 +73,7 @@ export class Daemon {
       pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log });
       ctx.work = pipeline.work;
       await pipeline.ready();
-      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline);
+      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup);
     } catch (err) {
       await pipeline?.close();
       await opened.close();
@@ -72,9 +84,9 @@ export class Daemon {
   /** Start everything; resolves with the bound addresses once the daemon can serve. */
   async start(): Promise<{ http: string; smtp: string | null }> {
     try {
-      this.workers = createWorkers(this.ctx);
+      this.workers = createWorkers(this.ctx, { retention: this.config.retention });
       for (const w of this.workers) w.start();
-      this.listeners = await startListeners(this.ctx, this.config);
+      this.listeners = await startListeners(this.ctx, this.config, this.ops);
       await this.app.listen({ host: this.config.host, port: this.config.port });
       // On port 0 the default public URL (http://host:0) names no port anyone can reach: every
       // link handed out (raw_url, unsubscribe, billing) would be dead. Use the port we really got.
@@ -82,6 +94,11 @@ export class Daemon {
         const port = (this.app.server.address() as AddressInfo).port;
         this.ctx.config = Object.freeze({ ...this.ctx.config, publicUrl: this.ctx.config.publicUrl.replace(/:0$/, `:${port}`) });
       }
+      const http = { name: 'http', address: () => this.httpUrl(), listening: () => this.app.server.listening };
+      registerRuntimeChecks(this.ops, {
+        listeners: [http, ...this.listeners].map((l) => ({ name: l.name, address: () => l.address(), listening: () => l.listening?.() ?? true })),
+        workers: this.workers, isRunning: () => !this.stopping,
+      });
     } catch (err) {
       // A port in use must not leave workers or the SMTP listener running behind the error.
       await this.stop();
@@ -115,6 +132,7 @@ export class Daemon {
       clearTimeout(timer);
       // After the listeners drained: their in-flight messages still needed the pool.
       await this.pipeline.close();
+      this.ops.metrics.close();
       await this.opened.close();
     })();
     return this.stopping;
@@ -137,8 +155,9 @@ export async function initialiseDataDir(config: Config, input: BootstrapInput, o
 }
 
 /** Listeners beside HTTP: the inbound SMTP listener on config.smtpHost:config.smtpPort. */
-async function startListeners(ctx: AppContext, config: Config): Promise<Listener[]> {
-  const smtp = await startSmtpListener(ctx, {
+async function startListeners(ctx: AppContext, config: Config, ops: Ops): Promise<Listener[]> {
+  const listeners: Listener[] = [];
+  listeners.push(await startSmtpListener(ctx, {
     host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
     tlsCert: config.tlsCert, tlsKey: config.tlsKey,
     maxClients: config.limits.smtpMaxClients,
@@ -148,6 +167,13 @@ async function startListeners(ctx: AppContext, config: Config): Promise<Listener
       maxCommandsWithoutProgress: config.limits.smtpMaxCommandsWithoutProgress,
       maxSessionMs: config.limits.smtpMaxSessionSeconds * 1000,
     },
-  });
-  return [smtp];
+    disk: ops.disk, observer: ops.metrics.smtpObserver(),
+  }));
+  try {
+    if (config.metricsListen) listeners.push(await startMetricsListener(ops, config.metricsListen.host, config.metricsListen.port));
+  } catch (err) {
+    await Promise.allSettled(listeners.map((l) => l.stop()));
+    throw err;
+  }
+  return listeners;
 }

@@ -119,7 +119,8 @@ export const Errors = {
   upstreamUnavailable: (message: string, retryAfterSeconds = 30) =>
     new ApiError(503, 'api_error', 'upstream_unavailable', message,
       { headers: { 'retry-after': String(retryAfterSeconds) } }),
-  serviceUnavailable: (message: string) => new ApiError(503, 'api_error', 'service_unavailable', message),
+  serviceUnavailable: (message: string, retryAfterSeconds?: number) => new ApiError(503, 'api_error', 'service_unavailable', message,
+    retryAfterSeconds ? { headers: { 'retry-after': String(retryAfterSeconds) } } : {}),
   internal: () => new ApiError(500, 'api_error', 'internal_error',
     'Something went wrong on our side. The request id identifies it in the daemon log.'),
 };

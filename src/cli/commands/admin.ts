@@ -21,6 +21,20 @@ export function register(program: Command): void {
     .option('--access <access>', 'read, send or full_access (default full_access)')
     .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
     .action(run(connectAppAction));
+  const purge = admin
+    .command('purge')
+    .description('Delete mail for good: one agent\'s, or everything older than a date (raw bytes and attachments included; no webhooks)')
+    .option('--agent <agent>', 'only this agent\'s messages and events (id, name or address)')
+    .option('--before <date>', 'only what is older than this date or time (ISO 8601, e.g. 2026-01-01)')
+    .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
+    .option('--yes', 'do not ask for confirmation')
+    .action(run(purgeAction));
+  examples(purge, [
+    'mailagent admin purge --before 2026-01-01 --yes',
+    'mailagent admin purge --agent sarah --yes --json',
+    'mailagent admin purge --agent sarah --before 2026-06-30T00:00:00Z --yes',
+  ]);
+
   examples(connect, [
     'mailagent admin connect-app --name "Inbox summariser" --access read',
     'mailagent admin connect-app --name crm-sync --json | jq -r .refresh_token',
@@ -29,12 +43,13 @@ export function register(program: Command): void {
 
 const ACCESS = ['read', 'send', 'full_access'];
 
-async function loadDataDirConfig(ctx: CommandContext, dataDir: string | undefined) {
+/** The data dir's configuration, loaded the way `serve` loads it (flags > env > config file). */
+export async function loadDataDirConfig(ctx: CommandContext, dataDir: string | undefined, configFile?: string) {
   // The server side is loaded only here, as `init` does, so `mailagent --help` stays light.
   const { loadConfig, ConfigError } = await import('../../server/config.js');
   const { VERSION } = await import('../../server/version.js');
   try {
-    return loadConfig({ dataDir }, ctx.env, VERSION);
+    return loadConfig({ dataDir, config: configFile }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
@@ -65,4 +80,28 @@ async function tierAction(ctx: CommandContext, tier: string, opts: { dataDir?: s
   const result = await setTierInDataDir(config, tier);
   if (!result) throw new CliError(`${config.dataDir} is not initialised; run \`mailagent init\` first.`);
   ctx.out.result(result, () => ctx.out.success(`Workspace ${result.workspace_id}: tier ${result.from} → ${result.tier}.`));
+}
+
+async function purgeAction(ctx: CommandContext, opts: { agent?: string; before?: string; dataDir?: string; yes?: boolean }): Promise<void> {
+  if (!opts.agent && !opts.before) throw new UsageError('say what to purge: --agent A, --before DATE, or both.');
+  let before: string | null = null;
+  if (opts.before !== undefined) {
+    const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(opts.before.trim()) ? Date.parse(opts.before.trim()) : NaN;
+    if (!Number.isFinite(ms)) throw new UsageError(`--before must be an ISO 8601 date or time (2026-01-01 or 2026-01-01T12:00:00Z); got "${opts.before}".`);
+    before = new Date(ms).toISOString();
+  }
+  const what = [opts.agent ? `agent ${opts.agent}'s` : 'all', 'messages', before ? `older than ${before}` : ''].filter(Boolean).join(' ');
+  if (!(await ctx.confirm(`Delete ${what} for good?`, opts.yes))) return;
+  const config = await loadDataDirConfig(ctx, opts.dataDir);
+  const { purgeInDataDir, AgentLookupError } = await import('../../server/admin.js');
+  let result: Awaited<ReturnType<typeof purgeInDataDir>>;
+  try {
+    result = await purgeInDataDir(config, { agent: opts.agent ?? null, before });
+  } catch (err) {
+    if (err instanceof AgentLookupError) throw new CliError(err.message);
+    throw err;
+  }
+  if (!result) throw new CliError(`${config.dataDir} is not initialised; run \`mailagent init\` first.`);
+  const r = result;
+  ctx.out.result(r, () => ctx.out.success(`Purged ${r.received} received and ${r.sent} sent message(s), ${r.threads} emptied thread(s), ${r.events} event(s); ${r.pagesFreed} page(s) returned to the filesystem.`));
 }

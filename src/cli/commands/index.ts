@@ -26,6 +26,8 @@ import { register as usage } from './usage.js';
 import { register as logs } from './logs.js';
 import { register as mcp } from './mcp.js';
 import { register as ui } from './ui.js';
+import { register as backup } from './backup.js';
+import { register as doctor } from './doctor.js';
 
 export type Register = (program: Command) => void;
 
@@ -57,5 +59,7 @@ export const nouns: Register[] = [
   mcp,
   api,
   admin,
+  backup,
+  doctor,
   completion,
 ];

@@ -18,6 +18,14 @@ interface ServeOptions {
   logLevel?: string;
   config?: string;
   printConfig?: boolean;
+  retentionMessagesDays?: string;
+  retentionMessagesPerAgent?: string;
+  retentionEventsDays?: string;
+  retentionWebhookDeliveriesDays?: string;
+  retentionRequestLogDays?: string;
+  minFreeDiskMb?: string;
+  metricsListen?: string;
+  backupBeforeMigrate?: boolean;
 }
 
 export function register(program: Command): void {
@@ -37,12 +45,22 @@ export function register(program: Command): void {
     .addOption(new Option('--log-level <level>', 'log verbosity on stderr [env MAILAGENT_LOG_LEVEL] (default: warn)').choices(['silent', 'error', 'warn', 'info', 'debug']))
     .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
     .option('--print-config', 'print the resolved configuration (secrets redacted) and exit')
+    // Self-hosting (docs/self-hosting.md): retention (0 = keep for ever, the default), disk guard, metrics, upgrades.
+    .option('--retention-messages-days <n>', 'delete received and sent messages older than N days [env MAILAGENT_RETENTION_MESSAGES_DAYS] (default: 0, keep)')
+    .option('--retention-messages-per-agent <n>', 'keep at most N received and N sent messages per agent [env MAILAGENT_RETENTION_MESSAGES_PER_AGENT] (default: 0, no cap)')
+    .option('--retention-events-days <n>', 'delete events older than N days [env MAILAGENT_RETENTION_EVENTS_DAYS] (default: 0, keep)')
+    .option('--retention-webhook-deliveries-days <n>', 'delete finished webhook delivery records older than N days [env MAILAGENT_RETENTION_WEBHOOK_DELIVERIES_DAYS] (default: 0, keep)')
+    .option('--retention-request-log-days <n>', 'delete request-log entries older than N days [env MAILAGENT_RETENTION_REQUEST_LOG_DAYS] (default: 0, keep)')
+    .option('--min-free-disk-mb <n>', 'below this much free disk, refuse mail (SMTP 452, sends 503) [env MAILAGENT_MIN_FREE_DISK_MB] (default: 256; 0: off)')
+    .option('--metrics-listen <addr:port>', 'also serve /metrics and /health/ready on this address [env MAILAGENT_METRICS_LISTEN]')
+    .option('--no-backup-before-migrate', 'do not copy the database to <data dir>/backups before applying migrations')
     .action(run(serveAction));
   examples(cmd, [
     'mailagent serve',
     'mailagent serve --data-dir ./data --port 8080 --smtp-port 2526',
     'mailagent serve --relay smtps://user:pass@smtp.example.com:465 --domain agents.example.com',
     'mailagent serve --print-config',
+    'mailagent serve --retention-messages-days 90 --retention-events-days 30 --metrics-listen 127.0.0.1:9464',
   ]);
 }
 
@@ -60,6 +78,11 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       dataDir: opts.dataDir, host: opts.host, port: opts.port, smtpPort: opts.smtpPort, domain: opts.domain,
       publicUrl: opts.publicUrl, relay: opts.relay, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
       allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, config: opts.config,
+      retentionMessagesDays: opts.retentionMessagesDays, retentionMessagesPerAgent: opts.retentionMessagesPerAgent,
+      retentionEventsDays: opts.retentionEventsDays, retentionWebhookDeliveriesDays: opts.retentionWebhookDeliveriesDays,
+      retentionRequestLogDays: opts.retentionRequestLogDays, minFreeDiskMb: opts.minFreeDiskMb, metricsListen: opts.metricsListen,
+      // commander sets true by default for a --no- flag: only an explicit --no-backup-before-migrate counts.
+      backupBeforeMigrate: opts.backupBeforeMigrate === false ? false : undefined,
     }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);

@@ -77,3 +77,12 @@ export async function countSuppressed(db: Db, workspaceId: string, agentId: stri
   if (agentId) q = q.where((eb) => eb.or([eb('scope', '=', 'workspace'), eb('agent_id', '=', agentId)]));
   return n(await q.executeTakeFirst());
 }
+
+/** Work waiting in the database's queues (metrics): scheduled sends and webhook deliveries still owed. */
+export async function queueDepths(db: Db): Promise<{ scheduledSends: number; pendingWebhookDeliveries: number }> {
+  const s = await db.selectFrom('sent_messages').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'scheduled').executeTakeFirst();
+  const d = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll().as('n'))
+    .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'failed'), eb('next_retry_at', 'is not', null)])]))
+    .executeTakeFirst();
+  return { scheduledSends: n(s), pendingWebhookDeliveries: n(d) };
+}

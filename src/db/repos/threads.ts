@@ -1,3 +1,4 @@
+import { deleteMessages, tombstoneThread } from './retention.js';
 import { sql } from 'kysely';
 import type { Db, ThreadsTable } from '../schema.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
@@ -179,19 +180,9 @@ export async function threadHasSending(db: Db, threadId: string): Promise<boolea
 export async function purgeThread(db: Db, workspaceId: string, threadId: string, at: string): Promise<{ sent: number; received: number }> {
   const sentIds = (await db.selectFrom('sent_messages').select('id').where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute()).map((r) => r.id);
   const rcvIds = (await db.selectFrom('received_messages').select('id').where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute()).map((r) => r.id);
-  if (sentIds.length) {
-    await db.deleteFrom('sent_attachments').where('message_id', 'in', sentIds).execute();
-    await db.deleteFrom('simulated_replies').where('message_id', 'in', sentIds).execute();
-    await db.deleteFrom('sent_recipients').where('message_id', 'in', sentIds).execute();
-    await db.deleteFrom('sent_messages').where('id', 'in', sentIds).execute();
-  }
-  if (rcvIds.length) {
-    await db.deleteFrom('received_attachments').where('received_message_id', 'in', rcvIds).execute();
-    await db.deleteFrom('received_messages').where('id', 'in', rcvIds).execute();
-  }
-  await db.deleteFrom('message_refs').where('thread_id', '=', threadId).execute();
-  await db.updateTable('threads').set({
-    subject: '', normalized_subject: '', labels: '[]', participants: '[]', message_count: 0, deleted_at: at, updated_at: at,
-  }).where('id', '=', threadId).execute();
+  // The same deletion retention uses (raw bytes are a column of the row; attachments, recipients
+  // and refs go with it); the thread is tombstoned even when it held no message.
+  await deleteMessages(db, rcvIds, sentIds, at);
+  await tombstoneThread(db, threadId, at);
   return { sent: sentIds.length, received: rcvIds.length };
 }

@@ -17,6 +17,8 @@ import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
 import { parseJsonBody } from './json-body.js';
 import { registerMcpRoutes } from './routes/mcp.js';
+import { registerOpsRoutes } from './ops-routes.js';
+import { DiskGuard, type Ops } from '../ops/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -29,6 +31,8 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
   /** Trust X-Forwarded-For (behind a reverse proxy). */
   trustProxy?: boolean;
+  /** Metrics, readiness and the low-disk guard (server/ops); absent in most app-level tests. */
+  ops?: Ops;
 }
 
 const V1 = '/v1';
@@ -76,6 +80,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart));
 
+  const ops = opts.ops;
+  if (ops) {
+    registerOpsRoutes(app, ops);
+    app.addHook('onResponse', async (req, reply) => {
+      ops.metrics.http(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
   // Every response carries the request id (spec: X-Request-Id equals error.request_id).
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -114,6 +126,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   app.setErrorHandler((error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, req, ctx);
+    const routeId = (req.routeOptions.config as { routeId?: string } | undefined)?.routeId;
+    if (ops && routeId && (routes as Record<string, RouteDef>)[routeId]?.send && apiError.code !== 'service_unavailable') ops.metrics.refused('api', apiError.code);
     for (const [k, v] of Object.entries(apiError.extra.headers ?? {})) reply.header(k, v);
     const envelope = apiError.toEnvelope(String(req.id));
     // A 402's upgrade_url is this daemon's own billing page, so a client can follow it.
@@ -122,6 +136,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   });
 
   const matchers: { re: RegExp; method: string }[] = [];
+  const routeOpts: RouteOps = { ops };
   for (const [id, def] of Object.entries(routes) as [RouteId, RouteDef][]) {
     const handler = (allHandlers as Record<string, Handler<RouteDef> | undefined>)[id];
     if (!handler) throw new Error(`route ${id} has no handler`);
@@ -131,7 +146,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       matchers.push({ re: pathMatcher(prefix + def.path), method: def.method });
       // fastify answers HEAD on every GET route (exposeHeadRoutes), so Allow names it too.
       if (def.method === 'GET') matchers.push({ re: pathMatcher(prefix + def.path), method: 'HEAD' });
-      registerRoute(app, ctx, id, def, prefix, handler);
+      registerRoute(app, ctx, id, def, prefix, handler, routeOpts);
     }
   }
 
@@ -153,7 +168,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   return app;
 }
 
-function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: RouteDef, prefix: string, handler: Handler<RouteDef>) {
+interface RouteOps {
+  ops?: Ops;
+}
+
+function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: RouteDef, prefix: string, handler: Handler<RouteDef>, ro: RouteOps) {
   const schema: Record<string, unknown> = {};
   if (def.params) schema.params = def.params;
   if (def.query) schema.querystring = def.query;
@@ -175,6 +194,15 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;
+      // The low-disk guard: a send is refused whole (and retried by the client) rather than
+      // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
+      if (def.send && ro.ops) {
+        const disk = await ro.ops.disk.check();
+        if (!disk.ok) {
+          ro.ops.metrics.refused('api', 'low_disk');
+          throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was sent. Retry later.`, 300);
+        }
+      }
     },
     // An absent body on a route with a body schema is treated as {} so `required` names the field.
     preValidation: async (req) => {

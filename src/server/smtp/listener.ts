@@ -6,6 +6,8 @@ import { announceInbound, ingestInbound, routeRecipient } from '../../services/i
 import { checkAuthentication, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
+import type { SmtpObserver } from '../ops/metrics.js';
+import { DiskGuard } from '../ops/disk-guard.js';
 
 export interface SmtpListenerOptions {
   host: string;
@@ -25,6 +27,10 @@ export interface SmtpListenerOptions {
   limits?: Partial<SessionLimits>;
   /** Banner / EHLO name. */
   name?: string;
+  /** The low-disk guard: below it MAIL FROM and the end of DATA answer 452 4.3.1. */
+  disk?: DiskGuard;
+  /** Metrics hooks (sessions, refusals by reason). */
+  observer?: SmtpObserver;
 }
 
 /** RFC 5321 §4.5.3.1.8 requires room for 100 recipients; more are answered 452 (§4.5.3.1.10). */
@@ -34,6 +40,7 @@ export interface SmtpListener {
   name: 'smtp';
   port: number;
   address(): string;
+  listening(): boolean;
   stop(): Promise<void>;
 }
 
@@ -51,6 +58,18 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : null;
   const name = opts.name ?? ctx.config.agentDomain;
   const inFlight = new Set<Promise<unknown>>();
+  const observer = opts.observer;
+  /** A refusal, counted by reason for /metrics. */
+  const refuse = (code: number, message: string, reason: string): Error => {
+    observer?.refused(reason);
+    return smtpError(code, message);
+  };
+  /** RFC 3463 4.3.1 "mail system full": a temporary refusal, so the sender queues and retries. */
+  const diskFull = async (): Promise<Error | null> => {
+    if (!opts.disk) return null;
+    const s = await opts.disk.check();
+    return s.ok ? null : refuse(452, `4.3.1 Insufficient system storage (${DiskGuard.describe(s)}); try again later`, 'low_disk');
+  };
 
   const server = new FastGreetingSMTPServer({
     name,
@@ -71,15 +90,26 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     greetingDelayMs: opts.greetingDelayMs ?? 0,
     limits: opts.limits,
 
+    onConnect(_session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      observer?.sessionOpened();
+      callback();
+    },
+    onClose() {
+      observer?.sessionClosed();
+    },
+    onMailFrom(_address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      diskFull().then((err) => callback(err), () => callback());
+    },
+
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
-        callback(smtpError(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
+        callback(refuse(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`, 'too_many_recipients'));
         return;
       }
       routeRecipient(ctx, address.address).then((r) => {
         if (r.kind === 'agent') callback();
-        else if (r.kind === 'foreign') callback(smtpError(550, `5.7.1 Relaying denied: ${r.reason}`));
-        else callback(smtpError(550, `5.1.1 ${address.address}: recipient unknown (${r.reason})`));
+        else if (r.kind === 'foreign') callback(refuse(550, `5.7.1 Relaying denied: ${r.reason}`, 'relay_denied'));
+        else callback(refuse(550, `5.1.1 ${address.address}: recipient unknown (${r.reason})`, 'unknown_recipient'));
       }, (err) => {
         ctx.log.error({ err }, 'smtp: recipient lookup failed');
         callback(smtpError(451, '4.3.0 Temporary failure looking up the recipient; try again later'));
@@ -97,17 +127,20 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       stream.on('error', () => { /* the connection reports it */ });
       stream.on('end', () => {
         if (stream.sizeExceeded || bytes > opts.maxMessageBytes) {
-          callback(smtpError(552, `5.3.4 Message size exceeds the fixed maximum of ${opts.maxMessageBytes} bytes`));
+          callback(refuse(552, `5.3.4 Message size exceeds the fixed maximum of ${opts.maxMessageBytes} bytes`, 'too_large'));
           return;
         }
         const raw = Buffer.concat(chunks, bytes);
         if (readHeaders(raw).headerBytes > MAX_HEADER_BYTES) {
-          callback(smtpError(552, `5.3.4 Header section exceeds ${MAX_HEADER_BYTES} bytes`));
+          callback(refuse(552, `5.3.4 Header section exceeds ${MAX_HEADER_BYTES} bytes`, 'header_too_large'));
           return;
         }
         // Announced now, so a group commit in progress waits for this message (services/inbound.ts).
         const arrival = announceInbound(ctx);
         const work = (async () => {
+          // The disk may have filled during DATA: refuse before writing anything.
+          const full = await diskFull();
+          if (full) throw full;
           const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
           const auth = await checkAuthentication({
             raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom, mta: name, resolver,
@@ -120,14 +153,18 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
         inFlight.add(work);
         work.then((res) => {
           if (!res.accepted.length) {
-            callback(smtpError(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400)));
+            callback(refuse(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400), 'not_delivered'));
           } else {
             const ids = [...new Set(res.accepted.map((a) => a.messageId))];
             callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}`);
           }
         }, (err) => {
+          if ((err as { responseCode?: number }).responseCode) {
+            callback(err as Error);
+            return;
+          }
           ctx.log.error({ err }, 'smtp: storing a message failed');
-          callback(smtpError(451, '4.3.0 Temporary failure storing the message; try again later'));
+          callback(refuse(451, '4.3.0 Temporary failure storing the message; try again later', 'storage_error'));
         }).finally(() => inFlight.delete(work));
       });
     },
@@ -147,6 +184,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     name: 'smtp',
     port: addr.port,
     address: () => `${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`,
+    listening: () => server.server.listening,
     async stop() {
       // Stop accepting, let sessions in DATA finish storing (bounded by closeTimeout), then resolve.
       await new Promise<void>((resolve) => server.close(() => resolve()));

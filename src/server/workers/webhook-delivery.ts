@@ -138,6 +138,8 @@ export class WebhookDeliveryWorker implements Worker {
       posted = true;
       this.posted();
       if (typeof r === 'string') return r;
+      // For /metrics (server/ops/metrics.ts): outcome and POST duration of every attempt.
+      this.ctx.bus.emit('webhook-attempt', { outcome: r.outcome, durationMs: r.attempt.duration_ms });
       await this.record(r);
       return r.outcome;
     } catch (err) {

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { examples, run, type CommandContext } from '../context.js';
+import { loadDataDirConfig } from './admin.js';
+import { CliError } from '../errors.js';
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('doctor')
+    .description('Check this machine for running the daemon: data dir, disk, ports, relay (EHLO), DNS of custom domains, clock')
+    .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
+    .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
+    .action(run(doctorAction));
+  examples(cmd, [
+    'mailagent doctor',
+    'sudo -u mailagent MAILAGENT_DATA_DIR=/var/lib/mailagent mailagent doctor',
+    'mailagent doctor --json | jq \'.[] | select(.status != "ok")\'',
+  ]);
+  cmd.addHelpText('after', '\nExit code 1 when a check fails (warnings alone exit 0).');
+}
+
+async function doctorAction(ctx: CommandContext, opts: { dataDir?: string; config?: string }): Promise<void> {
+  const config = await loadDataDirConfig(ctx, opts.dataDir, opts.config);
+  const { runDoctor } = await import('../../server/doctor.js');
+  const checks = await runDoctor(config);
+  const failed = checks.filter((c) => c.status === 'fail');
+  ctx.out.result(checks, () => {
+    for (const c of checks) {
+      const mark = c.status === 'ok' ? 'ok  ' : c.status === 'warn' ? 'warn' : 'FAIL';
+      ctx.out.line(`${mark}  ${c.check}: ${c.detail}`);
+      if (c.fix && c.status !== 'ok') ctx.out.line(`      fix: ${c.fix}`);
+    }
+  });
+  if (failed.length) throw new CliError(`${failed.length} check(s) failed: ${failed.map((c) => c.check).join(', ')}`);
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Errors } from '../../shared/errors.js';
+import { isLoopbackHost } from '../config.js';
+import { metricsAuthorized, type Ops } from '../ops/index.js';
+
+/**
+ * Operator endpoints beside the API (not in the contract: they are not part of the Agent Email
+ * Service API). GET /metrics: Prometheus text format, for loopback callers only unless a bearer
+ * token is configured (then the token is required from everywhere; behind a reverse proxy on the
+ * same host every caller looks local, so set the token or keep /metrics out of the proxy).
+ * GET /health/ready: readiness for load balancers and systemd (503 while a check fails);
+ * GET /v1/health stays the liveness probe.
+ */
+export function registerOpsRoutes(app: FastifyInstance, ops: Ops): void {
+  app.get('/metrics', async (req, reply) => {
+    if (ops.metricsToken) {
+      if (!metricsAuthorized(ops, req.headers.authorization)) {
+        reply.header('www-authenticate', 'Bearer');
+        throw req.headers.authorization ? Errors.invalidApiKey() : Errors.missingAuthorization();
+      }
+    } else if (!isLoopbackAddress(req)) {
+      throw Errors.routeNotFound(req.method, '/metrics');
+    }
+    reply.type(ops.metrics.contentType);
+    return ops.metrics.scrape();
+  });
+  app.get('/health/ready', async (_req, reply) => {
+    const r = await ops.readiness.run();
+    if (r.ready) return { status: 'ready', checks: r.checks };
+    const failing = r.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`).join('; ');
+    const err = Errors.serviceUnavailable(`Not ready: ${failing}.`);
+    reply.code(503).header('retry-after', '10').type('application/json');
+    return { ...err.toEnvelope(String(_req.id)), status: 'not_ready', checks: r.checks };
+  });
+}
+
+function isLoopbackAddress(req: FastifyRequest): boolean {
+  const a = req.socket.remoteAddress ?? '';
+  return isLoopbackHost(a) || a.startsWith('::ffff:127.');
+}

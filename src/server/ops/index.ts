@@ -1,0 +1,67 @@
+import type { AppContext } from '../../services/context.js';
+import { checkWritable } from '../../db/maintenance.js';
+import { isoAt } from '../../shared/clock.js';
+import { DiskGuard, type FreeSpaceFn } from './disk-guard.js';
+import { Metrics } from './metrics.js';
+import { Readiness } from './readiness.js';
+
+/** The operator-facing parts of a daemon (issue #16): disk guard, readiness checks, metrics. */
+export interface Ops {
+  disk: DiskGuard;
+  readiness: Readiness;
+  metrics: Metrics;
+  /** When set, /metrics needs `Authorization: Bearer <token>` (on every listener). */
+  metricsToken: string | null;
+}
+
+export interface OpsConfig {
+  dataDir: string;
+  dbFile: string;
+  minFreeDiskBytes: number;
+  metricsToken: string | null;
+}
+
+export function createOps(ctx: AppContext, config: OpsConfig, opts: { freeSpace?: FreeSpaceFn } = {}): Ops {
+  const disk = new DiskGuard(config.dataDir, config.minFreeDiskBytes, opts.freeSpace);
+  const readiness = new Readiness();
+  readiness.register('database', async () => {
+    await checkWritable(ctx.db, isoAt(ctx.clock.now()));
+    return { ok: true, detail: 'writable' };
+  });
+  readiness.register('disk', async () => {
+    const s = await disk.check();
+    return { ok: s.ok, detail: s.minFreeBytes > 0 ? DiskGuard.describe(s) : 'guard off' };
+  });
+  return { disk, readiness, metrics: new Metrics(ctx, { dbFile: config.dbFile, disk }), metricsToken: config.metricsToken };
+}
+
+/** Readiness of the started parts: each listener is listening, each worker is alive. */
+export function registerRuntimeChecks(
+  ops: Ops,
+  parts: { listeners: { name: string; listening(): boolean; address(): string }[]; workers: { name: string; health?(): { ok: boolean; detail: string } }[]; isRunning(): boolean },
+): void {
+  for (const l of parts.listeners) {
+    ops.readiness.register(l.name, () => (l.listening() ? { ok: true, detail: `listening on ${l.address()}` } : { ok: false, detail: 'not listening' }));
+  }
+  ops.readiness.register('workers', () => {
+    if (!parts.isRunning()) return { ok: false, detail: 'stopped' };
+    const bad = parts.workers.map((w) => ({ name: w.name, h: w.health?.() ?? { ok: true, detail: 'running' } })).filter((x) => !x.h.ok);
+    return bad.length ? { ok: false, detail: bad.map((b) => `${b.name}: ${b.h.detail}`).join('; ') } : { ok: true, detail: `${parts.workers.length} running` };
+  });
+}
+
+/** Constant-time comparison of a presented bearer token with the configured one. */
+export function metricsAuthorized(ops: Ops, authorization: string | undefined): boolean {
+  if (!ops.metricsToken) return true;
+  const m = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
+  if (!m) return false;
+  const a = Buffer.from(m[1].trim());
+  const b = Buffer.from(ops.metricsToken);
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
+  return diff === 0;
+}
+
+export { DiskGuard, type FreeSpaceFn } from './disk-guard.js';
+export { Readiness } from './readiness.js';
+export { Metrics } from './metrics.js';

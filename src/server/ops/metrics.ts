@@ -1,0 +1,136 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AppContext } from '../../services/context.js';
+import type { Event } from '../../contract/events.js';
+import { databaseSize } from '../../db/maintenance.js';
+import { queueDepths } from '../../db/repos/stats.js';
+import type { DiskGuard } from './disk-guard.js';
+
+/** What a webhook attempt reports on the bus (workers/webhook-delivery.ts). */
+export interface WebhookAttemptReport {
+  outcome: string;
+  durationMs: number;
+}
+
+/** Hooks the SMTP listener calls (server/smtp/listener.ts). */
+export interface SmtpObserver {
+  sessionOpened(): void;
+  sessionClosed(): void;
+  refused(reason: string): void;
+}
+
+/**
+ * Prometheus metrics (prom-client), one registry per daemon. Counters fed by the event bus
+ * (received, sent, verdicts, quarantine), the webhook worker, the SMTP listener and the HTTP app;
+ * gauges read at scrape time (queue depths, database size, free disk); prom-client's default
+ * process metrics (CPU, memory, file descriptors, event-loop lag, GC). Names follow the
+ * Prometheus conventions (mailagent_ prefix, _total counters, _seconds / _bytes units).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly received: Counter<'type' | 'mode'>;
+  private readonly sent: Counter<'type' | 'mode'>;
+  private readonly refusedCounter: Counter<'channel' | 'reason'>;
+  private readonly verdicts: Counter<'intent'>;
+  private readonly quarantined: Counter;
+  private readonly webhookOutcomes: Counter<'outcome'>;
+  private readonly webhookLatency: Histogram;
+  private readonly smtpSessions: Counter;
+  private readonly smtpOpen: Gauge;
+  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  private readonly httpLatency: Histogram<'method' | 'route' | 'status'>;
+  private readonly onEvent = (e: Event) => this.observeEvent(e);
+  private readonly onAttempt = (a: WebhookAttemptReport) => {
+    this.webhookOutcomes.inc({ outcome: a.outcome });
+    this.webhookLatency.observe(a.durationMs / 1000);
+  };
+
+  constructor(private readonly ctx: AppContext, opts: { dbFile: string; disk?: DiskGuard }) {
+    const r = this.registry;
+    collectDefaultMetrics({ register: r, eventLoopMonitoringPrecision: 20 });
+    this.received = new Counter({ name: 'mailagent_messages_received_total', help: 'Inbound messages stored, by event type and mode', labelNames: ['type', 'mode'], registers: [r] });
+    this.sent = new Counter({ name: 'mailagent_messages_sent_total', help: 'Outbound messages by outcome event (message.sent, message.failed, message.bounced, ...) and mode', labelNames: ['type', 'mode'], registers: [r] });
+    this.refusedCounter = new Counter({ name: 'mailagent_messages_refused_total', help: 'Messages refused, by channel (smtp, api) and reason (SMTP reply class or API error code)', labelNames: ['channel', 'reason'], registers: [r] });
+    this.verdicts = new Counter({ name: 'mailagent_classifier_verdicts_total', help: 'Classifier verdicts on inbound mail, by intent', labelNames: ['intent'], registers: [r] });
+    this.quarantined = new Counter({ name: 'mailagent_messages_quarantined_total', help: 'Inbound messages quarantined (injection score >= 0.95)', registers: [r] });
+    this.webhookOutcomes = new Counter({ name: 'mailagent_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (succeeded, failed, dlq)', labelNames: ['outcome'], registers: [r] });
+    this.webhookLatency = new Histogram({ name: 'mailagent_webhook_delivery_duration_seconds', help: 'Webhook POST duration', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [r] });
+    this.smtpSessions = new Counter({ name: 'mailagent_smtp_sessions_total', help: 'SMTP connections accepted', registers: [r] });
+    this.smtpOpen = new Gauge({ name: 'mailagent_smtp_sessions_open', help: 'SMTP connections open now', registers: [r] });
+    this.httpRequests = new Counter({ name: 'mailagent_http_requests_total', help: 'HTTP requests, by method, route template and status', labelNames: ['method', 'route', 'status'], registers: [r] });
+    this.httpLatency = new Histogram({ name: 'mailagent_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [r] });
+
+    const db = ctx.db;
+    new Gauge({
+      name: 'mailagent_queue_depth', help: 'Work waiting in the database queues', labelNames: ['queue'], registers: [r],
+      async collect() {
+        const q = await queueDepths(db);
+        this.set({ queue: 'scheduled_sends' }, q.scheduledSends);
+        this.set({ queue: 'webhook_deliveries' }, q.pendingWebhookDeliveries);
+      },
+    });
+    new Gauge({
+      name: 'mailagent_database_bytes', help: 'Database size on disk: main file, free pages inside it, write-ahead log', labelNames: ['part'], registers: [r],
+      async collect() {
+        const s = await databaseSize(db, opts.dbFile);
+        this.set({ part: 'file' }, s.bytes);
+        this.set({ part: 'free' }, s.freeBytes);
+        this.set({ part: 'wal' }, s.walBytes);
+      },
+    });
+    const disk = opts.disk;
+    if (disk) {
+      new Gauge({
+        name: 'mailagent_disk_free_bytes', help: 'Free bytes on the data directory\'s filesystem (the low-disk guard compares this)', registers: [r],
+        async collect() { const s = await disk.check(); if (Number.isFinite(s.freeBytes)) this.set(s.freeBytes); },
+      });
+      new Gauge({ name: 'mailagent_disk_guard_bytes', help: 'The low-disk guard threshold (0: off)', registers: [r] }).set(disk.minFreeBytes);
+    }
+    ctx.bus.on('event', this.onEvent);
+    ctx.bus.on('webhook-attempt', this.onAttempt);
+  }
+
+  private observeEvent(e: Event): void {
+    const mode = e.test_mode ? 'test' : 'live';
+    if (e.type.startsWith('message.received') || e.type === 'reply.received') {
+      this.received.inc({ type: e.type, mode });
+      const x = e as Event & { intent?: string; quarantined?: boolean };
+      if (x.intent) this.verdicts.inc({ intent: x.intent });
+      if (x.quarantined) this.quarantined.inc();
+    } else if (['message.sent', 'message.failed', 'message.bounced', 'message.delivered', 'message.complained'].includes(e.type)) {
+      this.sent.inc({ type: e.type, mode });
+    }
+  }
+
+  refused(channel: 'smtp' | 'api', reason: string): void {
+    this.refusedCounter.inc({ channel, reason });
+  }
+
+  http(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpLatency.observe(labels, seconds);
+  }
+
+  smtpObserver(): SmtpObserver {
+    return {
+      sessionOpened: () => { this.smtpSessions.inc(); this.smtpOpen.inc(); },
+      sessionClosed: () => this.smtpOpen.dec(),
+      refused: (reason) => this.refused('smtp', reason),
+    };
+  }
+
+  /** The text exposition format (Content-Type: this.contentType). */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  close(): void {
+    this.ctx.bus.off('event', this.onEvent);
+    this.ctx.bus.off('webhook-attempt', this.onAttempt);
+    this.registry.clear();
+  }
+}
