@@ -36,6 +36,7 @@ const PACKAGE_HOMES: { test: (pkg: string) => boolean; name: string; homes: stri
   { name: '@inquirer', test: (p) => p === 'inquirer' || p.startsWith('@inquirer/'), homes: ['cli/'] },
   { name: 'chalk', test: (p) => p === 'chalk', homes: ['cli/'] },
   { name: 'better-sqlite3', test: (p) => p === 'better-sqlite3', homes: ['db/'] },
+  { name: 'pg', test: (p) => p === 'pg' || p.startsWith('pg-'), homes: ['db/'] },
 ];
 
 /** The CLI may lazy-import the server, and only from these commands (`mailagent serve`, `init`). */

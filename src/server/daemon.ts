@@ -41,7 +41,7 @@ export class Daemon {
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
-    const opened = openDatabase(config.dbFile);
+    const opened = openDatabase(config.database);
     try {
       await migrate(opened.db);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
@@ -100,7 +100,7 @@ export class Daemon {
  * writes nothing) when the data dir already holds a workspace.
  */
 export async function initialiseDataDir(config: Config, input: BootstrapInput, opts: DaemonOptions = {}): Promise<BootstrapResult | null> {
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   try {
     await migrate(opened.db);
     if (await isInitialised(opened.db)) return null;

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testDatabase, type TestDatabase } from './db.js';
 
 /**
  * End-to-end helpers: the real `bin/mailagent` (from dist/, built by `npm run build`) run as a
@@ -129,7 +130,9 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   assertBuilt();
   const home = opts.home ?? tempHome();
   const dataDir = opts.dataDir ?? join(home, 'data', 'mailagent');
-  const env = isolatedEnv(home, opts.env);
+  // The PostgreSQL run: a database of its own unless the test names one (MAILAGENT_DATABASE_URL).
+  const store: TestDatabase | null = opts.env?.MAILAGENT_DATABASE_URL ? null : await testDatabase(dataDir);
+  const env = isolatedEnv(home, { ...(store?.url ? { MAILAGENT_DATABASE_URL: store.url } : {}), ...opts.env });
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
     cwd: ROOT,
     env,
@@ -192,6 +195,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
         const code = await exited;
         clearTimeout(timer);
         if (!o.keep && !opts.home) rmSync(home, { recursive: true, force: true });
+        if (!o.keep) await store?.drop();
         return code;
       })();
       return stopped;

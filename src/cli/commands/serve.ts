@@ -18,12 +18,15 @@ interface ServeOptions {
   logLevel?: string;
   config?: string;
   printConfig?: boolean;
+  database?: string;
+  databasePoolSize?: string;
+  databaseStatementTimeout?: string;
 }
 
 export function register(program: Command): void {
   const cmd = program
     .command('serve')
-    .description('Run the daemon: the HTTP API, the SMTP listener and the workers, on one SQLite file')
+    .description('Run the daemon: the HTTP API, the SMTP listener and the workers, on one SQLite file (or a PostgreSQL server shared by several daemons)')
     .option('--data-dir <dir>', 'data directory [env MAILAGENT_DATA_DIR] (default: $XDG_DATA_HOME/mailagent)')
     .option('--host <host>', 'address to listen on [env MAILAGENT_HOST] (default: 127.0.0.1)')
     .option('--port <n>', 'HTTP port, 0 for any free port [env MAILAGENT_PORT] (default: 7420)')
@@ -36,6 +39,9 @@ export function register(program: Command): void {
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks (default: only when listening on loopback)')
     .addOption(new Option('--log-level <level>', 'log verbosity on stderr [env MAILAGENT_LOG_LEVEL] (default: warn)').choices(['silent', 'error', 'warn', 'info', 'debug']))
     .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
+    .option('--database <url>', 'PostgreSQL shared by several daemons, postgres://user:pass@host/db (TLS: ?sslmode=verify-full) [env MAILAGENT_DATABASE_URL] (default: SQLite in the data dir)')
+    .option('--database-pool-size <n>', 'PostgreSQL connections per daemon [env MAILAGENT_DATABASE_POOL_SIZE] (default: 10)')
+    .option('--database-statement-timeout <ms>', 'PostgreSQL statement timeout, 0 for none [env MAILAGENT_DATABASE_STATEMENT_TIMEOUT] (default: 30000)')
     .option('--print-config', 'print the resolved configuration (secrets redacted) and exit')
     .action(run(serveAction));
   examples(cmd, [
@@ -43,6 +49,7 @@ export function register(program: Command): void {
     'mailagent serve --data-dir ./data --port 8080 --smtp-port 2526',
     'mailagent serve --relay smtps://user:pass@smtp.example.com:465 --domain agents.example.com',
     'mailagent serve --print-config',
+    'mailagent serve --database postgres://mailagent:secret@db.internal/mailagent --host 0.0.0.0',
   ]);
 }
 
@@ -60,6 +67,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       dataDir: opts.dataDir, host: opts.host, port: opts.port, smtpPort: opts.smtpPort, domain: opts.domain,
       publicUrl: opts.publicUrl, relay: opts.relay, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
       allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, config: opts.config,
+      databaseUrl: opts.database, databasePoolSize: opts.databasePoolSize, databaseStatementTimeout: opts.databaseStatementTimeout,
     }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
