@@ -13,14 +13,14 @@ _mailagent() {
     esac
   done
   case "$prev" in
-    --access|--action|--address|--agent|--allowlist-domains|--api-key|--at|--attach|--attestation|--base-url|--bcc|--blocklist-domains|--body|--body-file|--category|--cc|--config|--cursor|--daily-send-limit|--data|--data-dir|--description|--display-name|--dkim|--domain|--event|--expires-at|--forward-to|--from|--from-name|--header|--host|--hourly-send-limit|--html-file|--id|--idempotency-key|--in-reply-to|--label|--limit|--log-level|--meta|--mode|--name|--output|--port|--previous-secret-ttl|--profile|--public-url|--query|--reason|--relay|--scopes|--secret|--send-at|--since|--smtp-port|--spf|--status|--subject|--tag|--thread|--timeout|--timestamp|--tls-cert|--tls-key|--to|--tolerance|--type|--url|--webhook|--workspace|-H|-d|-q)
+    --access|--action|--address|--agent|--allowlist-domains|--api-key|--at|--attach|--attestation|--base-url|--bcc|--blocklist-domains|--body|--body-file|--category|--cc|--config|--cursor|--daily-send-limit|--data|--data-dir|--database|--database-pool-size|--database-statement-timeout|--description|--display-name|--dkim|--domain|--event|--expires-at|--forward-to|--from|--from-name|--header|--host|--hourly-send-limit|--html-file|--id|--idempotency-key|--in-reply-to|--label|--limit|--log-level|--meta|--mode|--name|--output|--port|--previous-secret-ttl|--profile|--public-url|--query|--reason|--relay|--scopes|--secret|--send-at|--since|--smtp-port|--spf|--status|--subject|--tag|--thread|--timeout|--timestamp|--tls-cert|--tls-key|--to|--tolerance|--type|--url|--webhook|--workspace|-H|-d|-q)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
   esac
   case "$cmd" in
     "mailagent") subs='init serve whoami agents keys send messages inbox inbound wait appeal classify events webhooks drafts threads labels suppression domains reputation usage logs api admin completion'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent init") subs=''; opts='--data-dir --workspace --display-name --domain --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent serve") subs=''; opts='--data-dir --host --port --smtp-port --domain --public-url --relay --tls-cert --tls-key --allow-private-webhooks --log-level --config --print-config --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent init") subs=''; opts='--data-dir --workspace --display-name --domain --database --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent serve") subs=''; opts='--data-dir --host --port --smtp-port --domain --public-url --relay --tls-cert --tls-key --allow-private-webhooks --log-level --config --database --database-pool-size --database-statement-timeout --print-config --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent whoami") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents") subs='list create get update pause resume archive'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent agents list") subs=''; opts='--status --limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;

@@ -66,3 +66,13 @@ export function isUniqueViolation(err: unknown): boolean {
   if (e.code === '23505') return true; // PostgreSQL unique_violation
   return (e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === 'SQLITE_CONSTRAINT_UNIQUE');
 }
+
+/**
+ * Serialise transactions working on the same key until they end (PostgreSQL: a transaction-
+ * scoped advisory lock on the key's hash). Used where many concurrent transactions hit one hot
+ * row set (a key's burst window): they queue instead of failing serialization and re-running.
+ * SQLite runs one writer at a time already.
+ */
+export async function lockKey(db: AnyDb, key: string): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
+}

@@ -157,6 +157,15 @@ export function batchesCommits(db: Kysely<Database>): boolean {
   return dialectOf(db) === 'sqlite';
 }
 
+/**
+ * Whether several daemons may be working on this store at once (PostgreSQL): then state that
+ * must hold across them (rate windows) lives in the database, not in one process's memory. A
+ * SQLite file belongs to one daemon.
+ */
+export function isSharedStore(db: Kysely<Database>): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
 /** Open a SQLite file (a path) or whatever the spec names. */
 export function openDatabase(spec: string | DatabaseSpec): OpenedDb {
   const s: DatabaseSpec = typeof spec === 'string' ? { kind: 'sqlite', file: spec } : spec;
