@@ -8,6 +8,7 @@ import { createContext } from './context.js';
 import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
+import { startEventRelay, type EventRelay } from './event-relay.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -29,6 +30,7 @@ export interface Listener {
 export class Daemon {
   private workers: Worker[] = [];
   private listeners: Listener[] = [];
+  private relay: EventRelay | null = null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -60,6 +62,9 @@ export class Daemon {
   /** Start everything; resolves with the bound addresses once the daemon can serve. */
   async start(): Promise<{ http: string; smtp: string | null }> {
     try {
+      // Several daemons on one PostgreSQL: the bus hears every daemon's events (before any
+      // worker or stream subscribes to it).
+      this.relay = await startEventRelay(this.ctx, this.config.database);
       this.workers = createWorkers(this.ctx);
       for (const w of this.workers) w.start();
       this.listeners = await startListeners(this.ctx, this.config);
@@ -85,6 +90,7 @@ export class Daemon {
         await this.app.close();
         await Promise.allSettled(this.listeners.map((l) => l.stop()));
         await Promise.allSettled(this.workers.map((w) => w.stop()));
+        await this.relay?.stop();
       })();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drain, new Promise((r) => { timer = setTimeout(r, timeoutMs); timer.unref(); })]);

@@ -29,7 +29,20 @@ export interface ServiceConfig {
 
 /** In-process notification of committed events (the live stream and the delivery worker listen). */
 export class EventBus extends EventEmitter {
+  private relayed = false;
+  /**
+   * Several daemons on one store: every committed event, this daemon's own included, reaches
+   * the bus through the store's commit feed (server/event-relay.ts), in commit order; the
+   * after-commit publish of the writing daemon is then dropped so nothing is heard twice.
+   */
+  relayFromStore(): void {
+    this.relayed = true;
+  }
   publish(event: Event): void {
+    if (!this.relayed) this.emit('event', event);
+  }
+  /** An event read from the store's commit feed. */
+  deliver(event: Event): void {
     this.emit('event', event);
   }
 }
