@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Starts a PostgreSQL server only on the PostgreSQL run (MAILAGENT_TEST_DATABASE=postgres).
+    globalSetup: ['./test/helpers/pg-global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

@@ -49,6 +49,7 @@ const PACKAGE_HOMES: { test: (pkg: string) => boolean; name: string; homes: stri
   { name: 'chalk', test: (p) => p === 'chalk', homes: ['cli/'] },
   { name: 'better-sqlite3', test: (p) => p === 'better-sqlite3', homes: ['db/'] },
   { name: '@modelcontextprotocol/sdk', test: (p) => p === '@modelcontextprotocol/sdk', homes: ['mcp/'] },
+  { name: 'pg', test: (p) => p === 'pg' || p.startsWith('pg-'), homes: ['db/'] },
 ];
 
 /**

@@ -1,63 +1,88 @@
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import {
-  sql, Kysely, Migrator, SqliteDialect, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings,
+  Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver,
+  type QueryResult, type TransactionSettings, type Transaction,
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { dialectOf, isRetryableConflict, type DialectName } from './dialect.js';
+
+/** Where the data lives: a SQLite file (the default) or a PostgreSQL server shared by several daemons. */
+export type DatabaseSpec =
+  | { kind: 'sqlite'; file: string }
+  | {
+    kind: 'postgres';
+    /** postgres://user:pass@host:port/db?sslmode=verify-full&sslrootcert=... (TLS options as libpq's). */
+    url: string;
+    /** Connections this daemon keeps at most. */
+    poolSize: number;
+    /** Longest a single statement may run before PostgreSQL cancels it, ms (0: no limit). */
+    statementTimeoutMs: number;
+  };
 
 export interface OpenedDb {
   db: Kysely<Database>;
-  /** The database file (':memory:' for an in-memory one). */
-  file: string;
-  /** The pragmas in force, read back after setting them (tests check they stuck). */
-  pragmas: { journal_mode: string; synchronous: number; foreign_keys: number; busy_timeout: number };
+  dialect: DialectName;
+  /** SQLite only: the database file (':memory:' for an in-memory one); null on PostgreSQL. */
+  file: string | null;
+  /** SQLite only: the pragmas in force, read back after setting them (tests check they stuck). */
+  pragmas: { journal_mode: string; synchronous: number; foreign_keys: number; busy_timeout: number } | null;
   close(): Promise<void>;
 }
 
 /**
- * SQLite has one connection, guarded by a mutex that a transaction holds until it ends. Without
- * help, a query on the root `db` issued from inside a transaction callback (a helper that was
- * handed ctx.db instead of tx.db) waits for that mutex forever, and the whole daemon with it.
- * `holdingConnection` marks the async chain that owns the connection; the driver then lets that
- * chain's root-db queries use the held connection (they join the transaction) instead of waiting.
+ * Joining the transaction. A query on the root `db` issued from inside a transaction callback (a
+ * helper that was handed ctx.db instead of tx.db) must run IN that transaction:
+ * - SQLite has one connection behind a mutex that the transaction holds until it ends; such a
+ *   query would wait for the mutex forever, and the whole daemon with it.
+ * - PostgreSQL has a pool; such a query would take another connection, not see the
+ *   transaction's uncommitted rows, and block forever on a row lock the transaction holds.
+ * `runTransaction` marks the async chain of the callback; the driver then answers that chain's
+ * root-db queries through the transaction itself. The mark dies with the callback, so work left
+ * behind (a timer set inside the transaction) runs on its own like anyone's.
  */
-const held = new AsyncLocalStorage<ReadonlySet<object>>();
+interface Holding {
+  driver: ReentrantDriver;
+  trx: Kysely<Database>;
+  live: boolean;
+}
+const held = new AsyncLocalStorage<readonly Holding[]>();
 const driverOf = new WeakMap<object, ReentrantDriver>();
 
-/** The held connection lent to a query of the owning chain; releasing it is a no-op. */
+/** A root-db query of the owning chain, sent through the transaction; releasing it is a no-op. */
 class BorrowedConnection implements DatabaseConnection {
-  constructor(private readonly connection: DatabaseConnection) {}
+  constructor(private readonly trx: Kysely<Database>) {}
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.connection.executeQuery<R>(query);
+    return this.trx.executeQuery<R>(query as CompiledQuery<R>);
   }
-  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    return this.connection.streamQuery<R>(query, chunkSize);
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming a root-db query from inside a transaction is not supported; use tx.db');
   }
 }
 
 class ReentrantDriver implements Driver {
-  private connection: DatabaseConnection | undefined;
-  /** Token of the transaction callback that holds the connection right now, if any. */
-  owner: object | null = null;
-  constructor(private readonly inner: Driver) {}
+  constructor(private readonly inner: Driver, readonly dialect: DialectName) {}
   init(): Promise<void> {
     return this.inner.init();
   }
   async acquireConnection(): Promise<DatabaseConnection> {
-    // Only the chain of the transaction that holds the connection now may borrow it: work it
-    // left behind (a timer set inside an earlier transaction) queues for the lock like anyone.
-    if (this.owner && this.connection && held.getStore()?.has(this.owner)) return new BorrowedConnection(this.connection);
-    this.connection = await this.inner.acquireConnection();
-    return this.connection;
+    const mine = held.getStore()?.findLast((h) => h.driver === this && h.live);
+    if (mine) return new BorrowedConnection(mine.trx);
+    return this.inner.acquireConnection();
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     if (connection instanceof BorrowedConnection) return; // the transaction releases the real one
     return this.inner.releaseConnection(connection);
   }
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    // A raw db.transaction() inside a transaction callback: SQLite would refuse the BEGIN and
+    // PostgreSQL only warn, then commit the outer transaction early at the inner COMMIT.
+    if (connection instanceof BorrowedConnection) throw new Error('a transaction cannot begin inside another; nest with inTransaction (a savepoint)');
     return this.inner.beginTransaction(connection, settings);
   }
   commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -74,34 +99,86 @@ class ReentrantDriver implements Driver {
 class ReentrantSqliteDialect extends SqliteDialect {
   driver: ReentrantDriver | undefined;
   override createDriver(): Driver {
-    this.driver = new ReentrantDriver(super.createDriver());
+    this.driver = new ReentrantDriver(super.createDriver(), 'sqlite');
     return this.driver;
   }
 }
 
-/**
- * Run fn as the owner of `db`'s connection. Call it only from inside a transaction callback of
- * `db` (services' inTransaction does), while that transaction holds the connection. A database
- * not opened by openDatabase is left as it is.
- */
-export async function holdingConnection<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
-  const driver = driverOf.get(db);
-  if (!driver) return fn();
-  const token = {};
-  const previous = driver.owner;
-  driver.owner = token;
-  try {
-    return await held.run(new Set([...(held.getStore() ?? []), token]), fn);
-  } finally {
-    driver.owner = previous;
+class ReentrantPostgresDialect extends PostgresDialect {
+  driver: ReentrantDriver | undefined;
+  override createDriver(): Driver {
+    this.driver = new ReentrantDriver(super.createDriver(), 'postgres');
+    return this.driver;
   }
+}
+
+/** Attempts of one transaction that keeps losing serialization conflicts before the error surfaces. */
+const MAX_TX_ATTEMPTS = 12;
+
+/**
+ * Run fn in one transaction of `db`, its chain joined (see Holding above).
+ *
+ * On PostgreSQL every transaction is SERIALIZABLE and is run again when PostgreSQL reports a
+ * serialization failure or a deadlock: the services were written against SQLite, where writers
+ * never overlap, and read-check-then-write sequences (a name that must be free, a cap that must
+ * not be exceeded, an idempotency key) stay correct across connections and daemons only if
+ * transactions behave as if run one at a time. fn may therefore run more than once: it must
+ * keep its effects inside the transaction (services defer the rest to afterCommit).
+ */
+export async function runTransaction<T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const driver = driverOf.get(db);
+  const body = (trx: Transaction<Database>) => (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
+  if (!driver || driver.dialect === 'sqlite') return db.transaction().execute(body);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().setIsolationLevel('serializable').execute(body);
+    } catch (err) {
+      if (!isRetryableConflict(err) || attempt >= MAX_TX_ATTEMPTS) throw err;
+      // Jittered backoff so the transactions that collided do not collide again in lockstep.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+    }
+  }
+}
+
+async function joined<T>(driver: ReentrantDriver, trx: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
+  const h: Holding = { driver, trx, live: true };
+  try {
+    return await held.run([...(held.getStore() ?? []), h], fn);
+  } finally {
+    h.live = false;
+  }
+}
+
+/**
+ * Whether concurrent write units are best committed together in one transaction (group
+ * commit). SQLite: yes, one fsync per batch instead of one per unit, and writers are serialised
+ * anyway. PostgreSQL: no, concurrent transactions on the pool already share WAL flushes, and
+ * one transaction would serialise units that can run side by side.
+ */
+export function batchesCommits(db: Kysely<Database>): boolean {
+  return dialectOf(db) === 'sqlite';
+}
+
+/**
+ * Whether several daemons may be working on this store at once (PostgreSQL): then state that
+ * must hold across them (rate windows) lives in the database, not in one process's memory. A
+ * SQLite file belongs to one daemon.
+ */
+export function isSharedStore(db: Kysely<Database>): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
+/** Open a SQLite file (a path) or whatever the spec names. */
+export function openDatabase(spec: string | DatabaseSpec): OpenedDb {
+  const s: DatabaseSpec = typeof spec === 'string' ? { kind: 'sqlite', file: spec } : spec;
+  return s.kind === 'postgres' ? openPostgres(s) : openSqlite(s.file);
 }
 
 /**
  * Every SQLite pragma lives here. synchronous=FULL is set explicitly: better-sqlite3's build
  * defaults WAL databases to NORMAL, and an SMTP 250 / HTTP 201 must mean the row is on disk.
  */
-export function openDatabase(file: string): OpenedDb {
+function openSqlite(file: string): OpenedDb {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
   // A new database frees deleted pages in small steps (db/maintenance.ts reclaimSpace); this must
@@ -120,7 +197,38 @@ export function openDatabase(file: string): OpenedDb {
   const dialect = new ReentrantSqliteDialect({ database: cachingStatements(sqlite) });
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);
-  return { db, file, pragmas, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', file, pragmas, close: () => db.destroy() };
+}
+
+/**
+ * PostgreSQL: a pool per daemon. Durability is PostgreSQL's default synchronous_commit=on, so a
+ * 250 / 201 still means committed (and on the replica too when the operator configures
+ * synchronous replication). Counts come back as bigint, which pg hands over as strings: parsed
+ * here to numbers, as SQLite returns them (no count comes near 2^53).
+ */
+function openPostgres(spec: Extract<DatabaseSpec, { kind: 'postgres' }>): OpenedDb {
+  const toNumber = (v: string) => Number(v);
+  const pool = new pg.Pool({
+    connectionString: spec.url,
+    max: spec.poolSize,
+    statement_timeout: spec.statementTimeoutMs || undefined,
+    // A transaction left open by a stuck request must not hold row locks forever.
+    idle_in_transaction_session_timeout: 60_000,
+    // A full pool answers an error after this wait instead of queueing requests without bound.
+    connectionTimeoutMillis: 30_000,
+    application_name: 'mailagent',
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? toNumber : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client whose server connection dies emits 'error' on the pool; unhandled, it would
+  // end the process. The next checkout simply gets a fresh connection.
+  pool.on('error', () => {});
+  const dialect = new ReentrantPostgresDialect({ pool });
+  const db = new Kysely<Database>({ dialect });
+  if (dialect.driver) driverOf.set(db, dialect.driver);
+  return { db, dialect: 'postgres', file: null, pragmas: null, close: () => db.destroy() };
 }
 
 /** Prepared statements kept per SQL text (kysely's SQLite driver prepares every query anew). */
@@ -185,7 +293,30 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (dialectOf(db) === 'postgres') await binaryCollation(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Text compares byte-wise, as in SQLite: ids and ISO timestamps are keyset cursors and must sort
+ * the same on both engines, and a database created with a linguistic default collation
+ * (en_US.UTF-8: case- and punctuation-insensitive first pass) would not. Any text column not
+ * already "C" is switched to it (a no-op on a database created with LC_COLLATE=C); run after
+ * every migration so columns added by later migrations are covered too. Under an advisory
+ * lock: two daemons starting together do this once.
+ */
+async function binaryCollation(db: Kysely<Database>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(7420017)`.execute(trx);
+    const { rows } = await sql<{ table_name: string; column_name: string }>`
+      select c.table_name, c.column_name from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+      where c.table_schema = current_schema() and c.data_type = 'text'
+        and coalesce(c.collation_name, (select datcollate from pg_database where datname = current_database())) not in ('C', 'POSIX')`.execute(trx);
+    for (const r of rows) {
+      await sql`alter table ${sql.id(r.table_name)} alter column ${sql.id(r.column_name)} type text collate "C"`.execute(trx);
+    }
+  });
 }
 
 /** True when the database already holds a workspace (the data dir is initialised). */

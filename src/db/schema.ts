@@ -5,6 +5,7 @@ import type { WebhookTables } from './tables/webhooks.js';
 import type { ResourceTables } from './tables/resources.js';
 import type { ConnectedAppTables } from './tables/connected-apps.js';
 import type { WebTables } from './tables/web.js';
+import type { ClusterTables } from './tables/cluster.js';
 
 /**
  * Table types. Portable on purpose (SQLite today, PostgreSQL later): timestamps are ISO 8601
@@ -136,7 +137,7 @@ export interface WebhookDeliveriesTable {
  * Feature areas add their tables in db/tables/<area>.ts and their own migration file
  * (listed in migrations/index.ts).
  */
-export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables, ConnectedAppTables, WebTables {
+export interface Database extends OutboundTables, InboundTables, WebhookTables, ResourceTables, ConnectedAppTables, WebTables, ClusterTables {
   workspaces: WorkspacesTable;
   agents: AgentsTable;
   api_keys: ApiKeysTable;

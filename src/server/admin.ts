@@ -14,7 +14,7 @@ import { firstWorkspace } from '../db/repos/workspaces.js';
  * running daemon: SQLite in WAL mode lets both write, and the daemon reads the tier on every check.
  */
 export async function setTierInDataDir(config: Config, tier: string): Promise<{ workspace_id: string; from: string; tier: string } | null> {
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   try {
     await migrate(opened.db);
     if (!(await isInitialised(opened.db))) return null;
@@ -29,7 +29,7 @@ export async function setTierInDataDir(config: Config, tier: string): Promise<{ 
  * self-hosted instance has no dashboard sign-in, so the operator approves (spec: Connected apps).
  */
 export async function connectAppInDataDir(config: Config, input: { name: string; access?: GrantAccess }): Promise<OauthGrantConnected | null> {
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   try {
     await migrate(opened.db);
     if (!(await isInitialised(opened.db))) return null;

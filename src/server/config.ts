@@ -3,13 +3,17 @@ import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ServiceConfig } from '../services/context.js';
 import type { RetentionPolicy } from '../services/retention.js';
+import type { DatabaseSpec } from '../db/open.js';
 
 export interface Config extends ServiceConfig {
   host: string;
   port: number;
   smtpHost: string;
   smtpPort: number;
+  /** The SQLite file in the data dir (used unless `database` names a PostgreSQL server). */
   dbFile: string;
+  /** Where the data lives: the SQLite file by default, or PostgreSQL (--database postgres://…). */
+  database: DatabaseSpec;
   tlsCert: string | null;
   tlsKey: string | null;
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -102,6 +106,11 @@ export interface ConfigInput {
   metricsListen?: string;
   metricsToken?: string;
   backupBeforeMigrate?: string | boolean;
+  /** postgres://… (flag --database, MAILAGENT_DATABASE_URL); absent: SQLite in the data dir. */
+  databaseUrl?: string;
+  databasePoolSize?: string | number;
+  /** ms; 0 turns the limit off. */
+  databaseStatementTimeout?: string | number;
   config?: string;
 }
 
@@ -112,7 +121,8 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'smtpMaxClients', 'smtpMaxConnectionsPerAddress', 'smtpMaxCommandsWithoutProgress', 'smtpMaxSessionSeconds',
   'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
-  'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate', 'config',
+  'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate',
+  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -178,7 +188,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   }
   const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
 
-  for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel', 'metricsListen'] as const) {
+  for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel', 'metricsListen', 'databaseUrl'] as const) {
     c[k] = str(k, c[k]);
   }
   const host = c.host ?? '127.0.0.1';
@@ -215,6 +225,8 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   }
   const price = c.pricePerMessage === undefined ? 0 : Number(c.pricePerMessage);
   if (!Number.isFinite(price) || price < 0) throw new ConfigError('pricePerMessage', `"${c.pricePerMessage}" is not a non-negative number.`);
+  const dbFile = join(dataDir, 'mailagent.db');
+  const database = databaseSpec(c, dbFile);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const config: Config = {
     host,
@@ -222,7 +234,8 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     smtpHost: c.smtpHost ?? host,
     smtpPort,
     dataDir,
-    dbFile: join(dataDir, 'mailagent.db'),
+    dbFile,
+    database,
     agentDomain: domain,
     publicUrl: (c.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, ''),
     priceUsdPerMessage: price,
@@ -280,6 +293,27 @@ function metricsToken(v: string): string {
   return v.trim();
 }
 
+/**
+ * The storage: SQLite in the data dir unless a PostgreSQL URL is given. TLS to the server is
+ * configured in the URL as with libpq (sslmode=require|verify-ca|verify-full, sslrootcert=…,
+ * sslcert=…, sslkey=…). Pool size and statement timeout apply to PostgreSQL only.
+ */
+function databaseSpec(c: ConfigInput, dbFile: string): DatabaseSpec {
+  const poolSize = int('databasePoolSize', c.databasePoolSize, 10, 1, 1000);
+  const statementTimeoutMs = int('databaseStatementTimeout', c.databaseStatementTimeout, 30_000, 0, 3_600_000);
+  if (!c.databaseUrl) return { kind: 'sqlite', file: dbFile };
+  let u: URL;
+  try {
+    u = new URL(c.databaseUrl);
+  } catch {
+    throw new ConfigError('databaseUrl', `"${redact(c.databaseUrl)}" is not a URL; use postgres://user:password@host:5432/database.`);
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
+    throw new ConfigError('databaseUrl', `"${redact(c.databaseUrl)}" is not a postgres:// URL (leave it unset for SQLite in the data dir).`);
+  }
+  return { kind: 'postgres', url: c.databaseUrl, poolSize, statementTimeoutMs };
+}
+
 /** A config file is an object of known settings with scalar values; a typo fails, naming the key. */
 function checkFileInput(parsed: unknown, file: string): ConfigInput {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('config', `${file} must hold a JSON object.`);
@@ -306,5 +340,10 @@ export function redact(url: string): string {
 
 /** The resolved config with secrets redacted (serve --print-config). */
 export function printableConfig(c: Config): Record<string, unknown> {
-  return { ...c, relayUrl: c.relayUrl ? redact(c.relayUrl) : null, metricsToken: c.metricsToken ? '****' : null };
+  return {
+    ...c,
+    relayUrl: c.relayUrl ? redact(c.relayUrl) : null,
+    metricsToken: c.metricsToken ? '****' : null,
+    database: c.database.kind === 'postgres' ? { ...c.database, url: redact(c.database.url) } : c.database,
+  };
 }

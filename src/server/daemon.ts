@@ -14,6 +14,7 @@ import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
+import { startEventRelay, type EventRelay } from './event-relay.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -38,6 +39,7 @@ export interface Listener {
 export class Daemon {
   private workers: Worker[] = [];
   private listeners: Listener[] = [];
+  private relay: EventRelay | null = null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -56,7 +58,7 @@ export class Daemon {
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
-    const opened = openDatabase(config.dbFile);
+    const opened = openDatabase(config.database);
     let pipeline: Pipeline | null = null;
     try {
       const upgrade = await migrateWithBackup(opened, config);
@@ -84,6 +86,9 @@ export class Daemon {
   /** Start everything; resolves with the bound addresses once the daemon can serve. */
   async start(): Promise<{ http: string; smtp: string | null }> {
     try {
+      // Several daemons on one PostgreSQL: the bus hears every daemon's events (before any
+      // worker or stream subscribes to it).
+      this.relay = await startEventRelay(this.ctx, this.config.database);
       this.workers = createWorkers(this.ctx, { retention: this.config.retention });
       for (const w of this.workers) w.start();
       this.listeners = await startListeners(this.ctx, this.config, this.ops);
@@ -126,6 +131,7 @@ export class Daemon {
         await this.app.close();
         await Promise.allSettled(this.listeners.map((l) => l.stop()));
         await Promise.allSettled(this.workers.map((w) => w.stop()));
+        await this.relay?.stop();
       })();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drain, new Promise((r) => { timer = setTimeout(r, timeoutMs); timer.unref(); })]);
@@ -144,7 +150,7 @@ export class Daemon {
  * writes nothing) when the data dir already holds a workspace.
  */
 export async function initialiseDataDir(config: Config, input: BootstrapInput, opts: DaemonOptions = {}): Promise<BootstrapResult | null> {
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   try {
     await migrate(opened.db);
     if (await isInitialised(opened.db)) return null;

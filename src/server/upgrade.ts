@@ -20,7 +20,7 @@ export interface UpgradeResult {
 export async function migrateWithBackup(opened: OpenedDb, opts: { dataDir: string; backupBeforeMigrate: boolean }): Promise<UpgradeResult> {
   const state = await migrationState(opened.db);
   let backup: string | null = null;
-  if (state.pending.length && state.applied.length && opts.backupBeforeMigrate && opened.file !== ':memory:') {
+  if (state.pending.length && state.applied.length && opts.backupBeforeMigrate && opened.file !== null && opened.file !== ':memory:') {
     const dir = join(opts.dataDir, 'backups');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { holdingConnection } from '../db/open.js';
+import { batchesCommits, runTransaction } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -31,7 +31,20 @@ export interface ServiceConfig {
 
 /** In-process notification of committed events (the live stream and the delivery worker listen). */
 export class EventBus extends EventEmitter {
+  private relayed = false;
+  /**
+   * Several daemons on one store: every committed event, this daemon's own included, reaches
+   * the bus through the store's commit feed (server/event-relay.ts), in commit order; the
+   * after-commit publish of the writing daemon is then dropped so nothing is heard twice.
+   */
+  relayFromStore(): void {
+    this.relayed = true;
+  }
   publish(event: Event): void {
+    if (!this.relayed) this.emit('event', event);
+  }
+  /** An event read from the store's commit feed. */
+  deliver(event: Event): void {
     this.emit('event', event);
   }
 }
@@ -96,10 +109,13 @@ export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<
       throw err;
     }
   }
-  const after: (() => void)[] = [];
-  const result = await ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
+  let after: (() => void)[] = [];
+  const result = await runTransaction(ctx.db, async (trx: Transaction<Database>) => {
+    // The storage layer may run this again after a conflict with a concurrent transaction:
+    // callbacks queued by a rolled-back attempt are dropped with it.
+    after = [];
     const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
-    return currentTx.run({ root: ctx.db, tx }, () => holdingConnection(ctx.db, () => fn(tx)));
+    return currentTx.run({ root: ctx.db, tx }, () => fn(tx));
   });
   for (const f of after) {
     try {
@@ -189,7 +205,13 @@ export async function withAnnouncement<T>(a: WriteAnnouncement, fn: () => Promis
  */
 export function groupedTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement): Promise<T> {
   const outer = currentTx.getStore();
+  // Inside an enclosing transaction: join it. On a storage engine whose concurrent
+  // transactions already share their commit flushes, each unit is simply its own transaction.
   if (outer && outer.root === ctx.db) return inTransaction(ctx, fn);
+  if (!batchesCommits(ctx.db)) {
+    (announced ?? currentAnnouncement.getStore())?.release();
+    return inTransaction(ctx, fn);
+  }
   const q = commitQueueOf(ctx);
   return new Promise<T>((resolve, reject) => {
     q.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject });
@@ -223,13 +245,13 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
       const done: { job: GroupJob; value: unknown; after: (() => void)[] }[] = [];
       const failed: { job: GroupJob; err: unknown }[] = [];
       try {
-        await ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
+        await runTransaction(ctx.db, async (trx: Transaction<Database>) => {
           for (const job of batch) {
             const after: (() => void)[] = [];
             const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
             await sql.raw('savepoint group_unit').execute(trx);
             try {
-              const value = await currentTx.run({ root: ctx.db, tx }, () => holdingConnection(ctx.db, () => job.fn(tx)));
+              const value = await currentTx.run({ root: ctx.db, tx }, () => job.fn(tx));
               await sql.raw('release savepoint group_unit').execute(trx);
               done.push({ job, value, after });
             } catch (err) {

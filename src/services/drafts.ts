@@ -3,7 +3,7 @@ import type { PageOf } from '../contract/common.js';
 import { ApiError } from '../contract/errors.js';
 import { liveAgents, type AgentRow } from '../db/repos/agents.js';
 import {
-  dueDrafts, getDraft, insertDraft, listDrafts, transitionDraft, updateDraft, type DraftRow, type DraftStatus,
+  dueDrafts, stalledDrafts, getDraft, insertDraft, listDrafts, transitionDraft, updateDraft, type DraftRow, type DraftStatus,
 } from '../db/repos/drafts.js';
 import type { Mailbox } from '../mail/address.js';
 import { Errors } from '../shared/errors.js';
@@ -300,6 +300,25 @@ function schedulerAuth(r: DraftRow): AuthContext {
 
 export const DRAFT_RETRY_MS = MINUTE;
 
+/** How long a draft may stay `sending` before its send counts as abandoned (a daemon died mid-send). */
+export const DRAFT_SEND_LEASE_MS = 10 * 60_000;
+
+/**
+ * A draft left `sending` by a daemon that died mid-send becomes `failed` (draft.failed), not
+ * `scheduled` again: the message may have been sent just before the crash (the sent message and
+ * the draft's `sent` are two commits), and sending it twice is worse than asking the owner to
+ * look at the sent mail and send again.
+ */
+async function failStalledDrafts(ctx: AppContext, now: number): Promise<void> {
+  const at = isoAt(now);
+  for (const r of await stalledDrafts(ctx.db, isoAt(now - DRAFT_SEND_LEASE_MS), 50)) {
+    const patch = { status: 'failed' as const, error_message: 'the daemon sending this draft stopped mid-send; check the sent messages before sending it again', updated_at: at };
+    await inTransaction(ctx, async (tx) => {
+      if (await transitionDraft(tx.db, r.id, ['sending'], patch)) await draftEvent(ctx, tx, 'draft.failed', { ...r, ...patch });
+    });
+  }
+}
+
 /**
  * One pass of the draft scheduler at ctx.clock.now(): every scheduled draft whose time has come is
  * sent through the same path as POST /v1/drafts/{id}/send. A retryable refusal (a cap, the relay
@@ -308,6 +327,7 @@ export const DRAFT_RETRY_MS = MINUTE;
  */
 export async function runDueDrafts(ctx: AppContext, max = 50): Promise<number> {
   const now = ctx.clock.now();
+  await failStalledDrafts(ctx, now);
   const due = await dueDrafts(ctx.db, isoAt(now), max);
   let handled = 0;
   for (const r of due) {

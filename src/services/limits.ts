@@ -5,7 +5,10 @@ import { countSince, distinctRecipientsSince, nthOldestSince, insertSendLog, del
 import type { Db } from '../db/schema.js';
 import type { AgentRow } from '../db/repos/agents.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
-import type { AppContext, AuthContext } from './context.js';
+import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import { isSharedStore } from '../db/open.js';
+import { takeRateSlot } from '../db/repos/rate-slots.js';
+import { randomUUID } from 'node:crypto';
 
 // ---------------------------------------------------------------- burst (spec: Limits → Burst)
 
@@ -21,28 +24,46 @@ export interface RateLimitState {
 
 /**
  * 100 send requests per 10 s per live key, across every send route (a batch is one request).
- * Kept in memory per daemon: the window is shorter than any restart, and it needs no write per
- * request. Test keys are never refused.
+ * One daemon keeps the window in memory: it is shorter than any restart, and it needs no write
+ * per request. Daemons sharing a store (PostgreSQL) keep it in the database (rate_slots), so the
+ * limit holds across all of them, not 100 per daemon. Test keys are never refused.
  */
 const burstLogs = new WeakMap<AppContext, Map<string, number[]>>();
 
-export function takeBurstSlot(ctx: AppContext, auth: AuthContext): RateLimitState {
+export async function takeBurstSlot(ctx: AppContext, auth: AuthContext): Promise<RateLimitState> {
   const now = ctx.clock.now();
-  let logs = burstLogs.get(ctx);
-  if (!logs) burstLogs.set(ctx, (logs = new Map()));
-  const log = (logs.get(auth.keyId) ?? []).filter((t) => t > now - BURST_WINDOW_MS);
-  logs.set(auth.keyId, log);
-  const resetOf = () => (log.length ? Math.max(1, Math.ceil((log[0] + BURST_WINDOW_MS - now) / SECOND)) : BURST_WINDOW_MS / SECOND);
   if (auth.mode === 'test') return { limit: BURST_LIMIT, remaining: BURST_LIMIT, resetSeconds: BURST_WINDOW_MS / SECOND };
-  if (log.length >= BURST_LIMIT) {
-    const waitMs = log[0] + BURST_WINDOW_MS - now;
-    const state = { limit: BURST_LIMIT, remaining: 0, resetSeconds: resetOf() };
-    throw Object.assign(Errors.limit('rate_limit_exceeded',
-      `This key made ${BURST_LIMIT} send requests in the last 10 seconds; slow down (a batch of up to 100 messages counts as one request).`,
-      { resetsAt: isoAt(now + waitMs), retryAfterSeconds: Math.max(1, Math.ceil(waitMs / SECOND)) }), { rateLimit: state });
+  let used: number;
+  let oldest: number | null;
+  if (isSharedStore(ctx.db)) {
+    const r = await inTransaction(ctx, (tx) => takeRateSlot(tx.db, `burst:${auth.keyId}`, {
+      id: randomUUID(), at: isoAt(now), since: isoAt(now - BURST_WINDOW_MS), limit: BURST_LIMIT,
+    }));
+    if (!r.taken) throw burstRefusal(now, r.oldest ? Date.parse(r.oldest) : now);
+    used = r.used;
+    oldest = r.oldest ? Date.parse(r.oldest) : now;
+  } else {
+    let logs = burstLogs.get(ctx);
+    if (!logs) burstLogs.set(ctx, (logs = new Map()));
+    const log = (logs.get(auth.keyId) ?? []).filter((t) => t > now - BURST_WINDOW_MS);
+    logs.set(auth.keyId, log);
+    if (log.length >= BURST_LIMIT) throw burstRefusal(now, log[0]);
+    log.push(now);
+    used = log.length;
+    oldest = log[0];
   }
-  log.push(now);
-  return { limit: BURST_LIMIT, remaining: BURST_LIMIT - log.length, resetSeconds: resetOf() };
+  return { limit: BURST_LIMIT, remaining: BURST_LIMIT - used, resetSeconds: resetSeconds(now, oldest) };
+}
+
+const resetSeconds = (now: number, oldest: number | null) =>
+  oldest === null ? BURST_WINDOW_MS / SECOND : Math.max(1, Math.ceil((oldest + BURST_WINDOW_MS - now) / SECOND));
+
+function burstRefusal(now: number, oldest: number): Error {
+  const waitMs = oldest + BURST_WINDOW_MS - now;
+  const state = { limit: BURST_LIMIT, remaining: 0, resetSeconds: resetSeconds(now, oldest) };
+  return Object.assign(Errors.limit('rate_limit_exceeded',
+    `This key made ${BURST_LIMIT} send requests in the last 10 seconds; slow down (a batch of up to 100 messages counts as one request).`,
+    { resetsAt: isoAt(now + waitMs), retryAfterSeconds: Math.max(1, Math.ceil(waitMs / SECOND)) }), { rateLimit: state });
 }
 
 // ---------------------------------------------------------------- caps (spec: Limits → Send caps)

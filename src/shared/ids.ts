@@ -46,3 +46,15 @@ export function newId(prefix: IdPrefix, clock: Clock): string {
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
   return id.startsWith(prefix + '_');
 }
+
+/**
+ * The smallest id of the same prefix greater than `id` (its 130-bit time+random part plus one).
+ * For ids that must follow another writer's (events across daemons whose clocks differ a little).
+ */
+export function idAfter(id: string): string {
+  const sep = id.indexOf('_');
+  const body = id.slice(sep + 1);
+  let value = 0n;
+  for (const ch of body) value = value * 32n + BigInt(ALPHABET.indexOf(ch));
+  return `${id.slice(0, sep)}_${encode(value + 1n, body.length)}`;
+}

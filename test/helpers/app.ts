@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { loadConfig, type Config, type ConfigInput } from '../../src/server/config.js';
 import { openDatabase, migrate } from '../../src/db/open.js';
+import { testDatabase } from './db.js';
 import { createContext } from '../../src/server/context.js';
 import { buildApp } from '../../src/server/http/app.js';
 import { bootstrapWorkspace, type BootstrapResult } from '../../src/services/bootstrap.js';
@@ -116,9 +117,10 @@ export interface TestApp {
 
 export async function createTestApp(overrides: ConfigInput = {}, clockStart = Date.now()): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'mailagent-test-'));
-  const config = loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent', ...overrides }, {});
+  const store = await testDatabase(dir);
+  const config = loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent', databaseUrl: store.url ?? undefined, ...overrides }, {});
   const clock = new ManualClock(clockStart);
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   await migrate(opened.db);
   const ctx = createContext(config, opened.db, clock);
   const boot = await bootstrapWorkspace(ctx, {});
@@ -135,6 +137,7 @@ export async function createTestApp(overrides: ConfigInput = {}, clockStart = Da
     async close() {
       await app.close();
       await opened.close();
+      await store.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

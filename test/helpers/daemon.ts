@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testDatabase, type TestDatabase } from './db.js';
 
 /**
  * End-to-end helpers: the real `bin/mailagent` (from dist/, built by `npm run build`) run as a
@@ -118,6 +119,8 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
+const storesByDir = new Map<string, TestDatabase>();
+
 export const READY_LINE = /ready: API (http:\/\/\S+)/;
 
 export function tempHome(): string {
@@ -129,7 +132,14 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   assertBuilt();
   const home = opts.home ?? tempHome();
   const dataDir = opts.dataDir ?? join(home, 'data', 'mailagent');
-  const env = isolatedEnv(home, opts.env);
+  // The PostgreSQL run: a database of its own unless the test names one (MAILAGENT_DATABASE_URL)
+  // or has set up a SQLite data dir itself (`mailagent init` before); the same database again
+  // when a test restarts a daemon on its data dir.
+  const ownSqlite = existsSync(join(dataDir, 'mailagent.db'));
+  const store: TestDatabase | null = opts.env?.MAILAGENT_DATABASE_URL || ownSqlite ? null : (storesByDir.get(dataDir) ?? await testDatabase(dataDir));
+  if (store) storesByDir.set(dataDir, store);
+  mkdirSync(dataDir, { recursive: true }); // as the SQLite daemon does: tests put files beside it
+  const env = isolatedEnv(home, { ...(store?.url ? { MAILAGENT_DATABASE_URL: store.url } : {}), ...opts.env });
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
     cwd: ROOT,
     env,
@@ -192,6 +202,10 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
         const code = await exited;
         clearTimeout(timer);
         if (!o.keep && !opts.home) rmSync(home, { recursive: true, force: true });
+        if (!o.keep && store) {
+          storesByDir.delete(dataDir);
+          await store.drop();
+        }
         return code;
       })();
       return stopped;

@@ -19,6 +19,7 @@ interface InitOptions {
   workspace?: string;
   displayName?: string;
   domain?: string;
+  database?: string;
 }
 
 export function register(program: Command): void {
@@ -29,11 +30,13 @@ export function register(program: Command): void {
     .option('--workspace <slug>', 'workspace slug, used in agent addresses (default: local)')
     .option('--display-name <name>', 'workspace display name (default: the slug)')
     .option('--domain <domain>', 'agent domain (default: mailagent.localhost); saved in <data dir>/config.json')
+    .option('--database <url>', 'create the schema and the workspace in this PostgreSQL database instead of SQLite in the data dir [env MAILAGENT_DATABASE_URL]')
     .action(run(initAction));
   examples(cmd, [
     'mailagent init',
     'mailagent init --data-dir ./data --workspace acme --json',
     'mailagent init --domain agents.example.com',
+    'mailagent init --database postgres://mailagent:secret@db.internal/mailagent --workspace acme',
   ]);
 }
 
@@ -47,7 +50,7 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
 
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig({ dataDir: opts.dataDir, domain: opts.domain }, ctx.env, VERSION);
+    config = loadConfig({ dataDir: opts.dataDir, domain: opts.domain, databaseUrl: opts.database }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
@@ -61,6 +64,7 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
     throw err;
   }
   if (!result) {
+    if (config.database.kind === 'postgres') throw new CliError('that database is already initialised (it holds a workspace); start daemons on it with `mailagent serve --database …`');
     throw new CliError(`${config.dataDir} is already initialised (it holds a workspace); start it with \`mailagent serve --data-dir ${config.dataDir}\` or choose another --data-dir`);
   }
 

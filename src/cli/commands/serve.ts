@@ -26,12 +26,15 @@ interface ServeOptions {
   minFreeDiskMb?: string;
   metricsListen?: string;
   backupBeforeMigrate?: boolean;
+  database?: string;
+  databasePoolSize?: string;
+  databaseStatementTimeout?: string;
 }
 
 export function register(program: Command): void {
   const cmd = program
     .command('serve')
-    .description('Run the daemon: the HTTP API, the SMTP listener and the workers, on one SQLite file')
+    .description('Run the daemon: the HTTP API, the SMTP listener and the workers, on one SQLite file (or a PostgreSQL server shared by several daemons)')
     .option('--data-dir <dir>', 'data directory [env MAILAGENT_DATA_DIR] (default: $XDG_DATA_HOME/mailagent)')
     .option('--host <host>', 'address to listen on [env MAILAGENT_HOST] (default: 127.0.0.1)')
     .option('--port <n>', 'HTTP port, 0 for any free port [env MAILAGENT_PORT] (default: 7420)')
@@ -44,6 +47,9 @@ export function register(program: Command): void {
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks (default: only when listening on loopback)')
     .addOption(new Option('--log-level <level>', 'log verbosity on stderr [env MAILAGENT_LOG_LEVEL] (default: warn)').choices(['silent', 'error', 'warn', 'info', 'debug']))
     .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
+    .option('--database <url>', 'PostgreSQL shared by several daemons, postgres://user:pass@host/db (TLS: ?sslmode=verify-full) [env MAILAGENT_DATABASE_URL] (default: SQLite in the data dir)')
+    .option('--database-pool-size <n>', 'PostgreSQL connections per daemon [env MAILAGENT_DATABASE_POOL_SIZE] (default: 10)')
+    .option('--database-statement-timeout <ms>', 'PostgreSQL statement timeout, 0 for none [env MAILAGENT_DATABASE_STATEMENT_TIMEOUT] (default: 30000)')
     .option('--print-config', 'print the resolved configuration (secrets redacted) and exit')
     // Self-hosting (docs/self-hosting.md): retention (0 = keep for ever, the default), disk guard, metrics, upgrades.
     .option('--retention-messages-days <n>', 'delete received and sent messages older than N days [env MAILAGENT_RETENTION_MESSAGES_DAYS] (default: 0, keep)')
@@ -61,6 +67,7 @@ export function register(program: Command): void {
     'mailagent serve --relay smtps://user:pass@smtp.example.com:465 --domain agents.example.com',
     'mailagent serve --print-config',
     'mailagent serve --retention-messages-days 90 --retention-events-days 30 --metrics-listen 127.0.0.1:9464',
+    'mailagent serve --database postgres://mailagent:secret@db.internal/mailagent --host 0.0.0.0',
   ]);
 }
 
@@ -83,6 +90,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       retentionRequestLogDays: opts.retentionRequestLogDays, minFreeDiskMb: opts.minFreeDiskMb, metricsListen: opts.metricsListen,
       // commander sets true by default for a --no- flag: only an explicit --no-backup-before-migrate counts.
       backupBeforeMigrate: opts.backupBeforeMigrate === false ? false : undefined,
+      databaseUrl: opts.database, databasePoolSize: opts.databasePoolSize, databaseStatementTimeout: opts.databaseStatementTimeout,
     }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
+import { columnTypes } from '../dialect.js';
 
 // Portable DDL only (SQLite and PostgreSQL): text ids and ISO timestamps, integer booleans, JSON as text.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = columnTypes(db);
   await db.schema
     .createTable('sent_messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -28,10 +30,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('forwarded_from', 'text')
     .addColumn('metadata', 'text', (c) => c.notNull())
     .addColumn('tags', 'text', (c) => c.notNull())
-    .addColumn('classifier_score', 'real', (c) => c.notNull())
+    .addColumn('classifier_score', t.real, (c) => c.notNull())
     .addColumn('classifier_warning', 'text')
     .addColumn('pool', 'text')
-    .addColumn('cost_usd', 'real', (c) => c.notNull())
+    .addColumn('cost_usd', t.real, (c) => c.notNull())
     .addColumn('transport_message_id', 'text')
     .addColumn('scheduled_at', 'text')
     .addColumn('due_at', 'text')
@@ -55,7 +57,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('filename', 'text', (c) => c.notNull())
     .addColumn('content_type', 'text', (c) => c.notNull())
     .addColumn('size', 'integer', (c) => c.notNull())
-    .addColumn('content', 'blob', (c) => c.notNull())
+    .addColumn('content', t.blob, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('sent_attachments_message').on('sent_attachments').columns(['message_id', 'position']).execute();
 
@@ -93,7 +95,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('agent_id', 'text')
     .addColumn('content_hash', 'text', (c) => c.notNull())
     .addColumn('outcome', 'text', (c) => c.notNull())
-    .addColumn('review_score', 'real')
+    .addColumn('review_score', t.real)
     .addColumn('reason', 'text')
     .addColumn('message', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import { columnTypes } from '../dialect.js';
 
 // Portable DDL only (SQLite and PostgreSQL): text ids and ISO timestamps, integer booleans,
 // JSON as text, blobs for the original bytes and attachment contents.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = columnTypes(db);
   await db.schema
     .createTable('received_messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -25,7 +27,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('extracted_text', 'text')
     .addColumn('excerpt', 'text', (c) => c.notNull())
     .addColumn('headers', 'text', (c) => c.notNull())
-    .addColumn('raw', 'blob')
+    .addColumn('raw', t.blob)
     .addColumn('size', 'integer', (c) => c.notNull())
     .addColumn('spf_pass', 'integer')
     .addColumn('dkim_pass', 'integer')
@@ -61,7 +63,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('disposition', 'text')
     .addColumn('size', 'integer', (c) => c.notNull())
     .addColumn('sha256', 'text', (c) => c.notNull())
-    .addColumn('content', 'blob', (c) => c.notNull())
+    .addColumn('content', t.blob, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('received_attachments_message').on('received_attachments').columns(['received_message_id', 'position']).execute();
 

@@ -10,6 +10,7 @@ import * as m0008 from './0008_config_mode.js';
 import * as m0010 from './0010_extraction_truncated.js';
 import * as m0011 from './0011_search_and_web.js';
 import * as m0012 from './0012_retention.js';
+import * as m0014 from './0014_cluster.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0010_extraction_truncated': m0010,
   '0011_search_and_web': m0011,
   '0012_retention': m0012,
+  '0014_cluster': m0014,
 };

@@ -89,6 +89,13 @@ export async function listDrafts(db: Db, workspaceId: string, f: { agentId?: str
   return { ...res, rows: res.rows.map(decode) };
 }
 
+/** Drafts claimed `sending` before `staleBefore` and never finished (their daemon died mid-send). */
+export async function stalledDrafts(db: Db, staleBefore: string, max: number): Promise<DraftRow[]> {
+  const rows = await db.selectFrom('drafts').selectAll().where('status', '=', 'sending').where('deleted_at', 'is', null)
+    .where('sending_started_at', '<=', staleBefore).orderBy('sending_started_at').limit(max).execute();
+  return rows.map(decode);
+}
+
 /** Scheduled drafts whose time has come (and whose retry time, if any, has come), oldest first. */
 export async function dueDrafts(db: Db, nowIso: string, max: number): Promise<DraftRow[]> {
   const rows = await db.selectFrom('drafts').selectAll().where('status', '=', 'scheduled').where('deleted_at', 'is', null)

@@ -1,6 +1,41 @@
 import type { Db, EventsTable } from '../schema.js';
 import type { Event } from '../../contract/events.js';
 import { paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { sql } from 'kysely';
+import { dialectOf } from '../dialect.js';
+
+/** Channel on which a shared store announces committed events (PostgreSQL NOTIFY). */
+export const EVENTS_CHANNEL = 'mailagent_events';
+
+/**
+ * Event ids must follow commit order: the live stream and its resume deliver "every event with
+ * an id greater than the last one sent", so an event committed after another must never carry a
+ * smaller id. SQLite has one writer and ids increase within the process: nothing to do (null).
+ * PostgreSQL has concurrent writers, from several daemons: the event writers of the whole
+ * cluster take turns (a transaction-scoped advisory lock, held until commit), and the caller
+ * gets the greatest id committed so far, which its new id must exceed (clocks of two machines
+ * differ a little). The NOTIFY sent here reaches every daemon's listener at commit, in commit
+ * order; it is only a wake-up, the events table stays the truth.
+ */
+export async function orderEventWrite(db: Db): Promise<string | null> {
+  if (dialectOf(db) !== 'postgres') return null;
+  await sql`select pg_advisory_xact_lock(7420018)`.execute(db);
+  await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(db);
+  const r = await db.selectFrom('events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return r?.id ?? null;
+}
+
+/** Events committed after `afterId`, oldest first (the cluster relay catching up after a wake-up). */
+export async function eventsAfter(db: Db, afterId: string | null, limit: number): Promise<Event[]> {
+  let q = db.selectFrom('events').select('payload').orderBy('id').limit(limit);
+  if (afterId) q = q.where('id', '>', afterId);
+  return (await q.execute()).map((r) => JSON.parse(r.payload) as Event);
+}
+
+export async function lastEventId(db: Db): Promise<string | null> {
+  const r = await db.selectFrom('events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return r?.id ?? null;
+}
 
 export async function insertEvent(db: Db, event: Event): Promise<void> {
   const row: EventsTable = {

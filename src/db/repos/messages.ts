@@ -154,17 +154,40 @@ export async function dueScheduled(db: Db, nowIso: string, max: number): Promise
   return rows.map(decode);
 }
 
+/**
+ * Scheduled sends (due_at set) claimed `sending` before `staleBefore` and never finished go back
+ * to `scheduled`, due now. Returns how many.
+ */
+export async function requeueStalledSends(db: Db, staleBefore: string, nowIso: string): Promise<number> {
+  const r = await db.updateTable('sent_messages').set({ status: 'scheduled', due_at: nowIso, updated_at: nowIso })
+    .where('status', '=', 'sending').where('due_at', 'is not', null).where('updated_at', '<=', staleBefore).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 export async function insertSimulatedReply(db: Db, r: { message_id: string; workspace_id: string; due_at: string }): Promise<void> {
   await db.insertInto('simulated_replies').values({ ...r, done_at: null }).execute();
 }
 
 export async function dueSimulatedReplies(db: Db, nowIso: string, max: number): Promise<{ message_id: string; workspace_id: string }[]> {
   return db.selectFrom('simulated_replies').select(['message_id', 'workspace_id']).where('done_at', 'is', null)
-    .where('due_at', '<=', nowIso).orderBy('due_at').limit(max).execute();
+    .where('due_at', '<=', nowIso).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
+    .orderBy('due_at').limit(max).execute();
 }
 
-export async function claimSimulatedReply(db: Db, messageId: string, nowIso: string): Promise<boolean> {
-  const r = await db.updateTable('simulated_replies').set({ done_at: nowIso }).where('message_id', '=', messageId)
+/**
+ * Lease a due reply to this daemon until `leaseUntil`; false when another daemon holds it. A
+ * daemon that dies while delivering leaves the lease to run out, and another takes the reply.
+ */
+export async function claimSimulatedReply(db: Db, messageId: string, nowIso: string, leaseUntil: string): Promise<boolean> {
+  const r = await db.updateTable('simulated_replies').set({ lease_until: leaseUntil }).where('message_id', '=', messageId)
+    .where('done_at', 'is', null).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Mark a reply delivered, in the transaction that delivers it; false when it already was. */
+export async function completeSimulatedReply(db: Db, messageId: string, nowIso: string): Promise<boolean> {
+  const r = await db.updateTable('simulated_replies').set({ done_at: nowIso, lease_until: null }).where('message_id', '=', messageId)
     .where('done_at', 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

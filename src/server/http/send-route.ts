@@ -31,7 +31,7 @@ async function sendRoute(
   ctx: AppContext, id: string, def: RouteDef, req: FastifyRequest, reply: FastifyReply, run: () => Promise<unknown>, auth: AuthContext,
 ): Promise<unknown> {
   try {
-    rateHeaders(reply, takeBurstSlot(ctx, auth));
+    rateHeaders(reply, await takeBurstSlot(ctx, auth));
   } catch (err) {
     const state = (err as { rateLimit?: RateLimitState }).rateLimit;
     if (state) rateHeaders(reply, state);

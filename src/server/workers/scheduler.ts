@@ -1,5 +1,6 @@
 import type { AppContext } from '../../services/context.js';
-import { dueScheduled, dueSimulatedReplies, claimSimulatedReply } from '../../db/repos/messages.js';
+import { dueScheduled, dueSimulatedReplies, claimSimulatedReply, completeSimulatedReply, requeueStalledSends } from '../../db/repos/messages.js';
+import { inTransaction } from '../../services/context.js';
 import { dispatchScheduled } from '../../services/send.js';
 import { deliverSimulatedReply, closeRelay } from '../../services/outbound-delivery.js';
 import { purgeExpiredIdempotencyKeys } from '../../services/idempotency.js';
@@ -28,6 +29,10 @@ export class OutboundScheduler implements Worker {
   private async once(): Promise<number> {
     const ctx = this.ctx;
     let handled = 0;
+    // Scheduled sends a daemon claimed (status `sending`) and never finished: it died mid-send.
+    // After the lease they are due again (at least once: the relay may have taken the message
+    // just before the crash; receivers de-duplicate on Message-ID).
+    await requeueStalledSends(ctx.db, isoAt(ctx.clock.now() - SEND_LEASE_MS), isoAt(ctx.clock.now()));
     for (;;) {
       const now = isoAt(ctx.clock.now());
       const due = await dueScheduled(ctx.db, now, 50);
@@ -41,11 +46,16 @@ export class OutboundScheduler implements Worker {
       }
       const replies = await dueSimulatedReplies(ctx.db, now, 50);
       for (const r of replies) {
-        if (!(await claimSimulatedReply(ctx.db, r.message_id, now))) continue;
+        // Lease first (another daemon skips it), then mark done and deliver in one transaction:
+        // delivered exactly once, and a crash in between leaves it to the next lease.
+        if (!(await claimSimulatedReply(ctx.db, r.message_id, now, isoAt(ctx.clock.now() + REPLY_LEASE_MS)))) continue;
         try {
-          await deliverSimulatedReply(ctx, r.message_id);
+          await inTransaction(ctx, async (tx) => {
+            if (await completeSimulatedReply(tx.db, r.message_id, now)) await deliverSimulatedReply(ctx, r.message_id);
+          });
         } catch (err) {
           ctx.log.error({ err, message_id: r.message_id }, 'test-address reply failed');
+          await completeSimulatedReply(ctx.db, r.message_id, now); // as before: a failing reply is not retried forever
         }
         handled++;
       }
@@ -71,6 +81,14 @@ export class OutboundScheduler implements Worker {
     closeRelay(this.ctx);
   }
 }
+
+/** How long a daemon may hold a test-address reply before another may deliver it. */
+const REPLY_LEASE_MS = 2 * 60_000;
+/**
+ * How long a scheduled send may stay `sending` before it counts as abandoned: longer than any
+ * relay attempt (connection, greeting and data timeouts together stay well under this).
+ */
+export const SEND_LEASE_MS = 10 * 60_000;
 
 export function createOutboundScheduler(ctx: AppContext): OutboundScheduler {
   return new OutboundScheduler(ctx);

@@ -3,7 +3,8 @@ import { simpleParser } from 'mailparser';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { TestRelay } from '../../helpers/relay.js';
 import { closeRelay } from '../../../src/services/outbound-delivery.js';
-import { OutboundScheduler } from '../../../src/server/workers/scheduler.js';
+import { OutboundScheduler, SEND_LEASE_MS } from '../../../src/server/workers/scheduler.js';
+import { claimSimulatedReply } from '../../../src/db/repos/messages.js';
 import { createContext } from '../../../src/server/context.js';
 import { buildApp } from '../../../src/server/http/app.js';
 import { call } from '../../helpers/app.js';
@@ -100,6 +101,44 @@ describe('scheduling', () => {
   });
 });
 
+describe('work that must happen once across daemons (leases)', () => {
+  it('a scheduled send left `sending` by a daemon that died is sent by another after the lease', async () => {
+    relay.messages.length = 0;
+    const r = await t.req('POST', '/v1/messages', { body: { to: 'dora@example.com', ...TX, scheduled_at: isoAt(t.clock.now() + MINUTE) } });
+    t.clock.advance(2 * MINUTE);
+    // The dead daemon's claim: what dispatchScheduled writes before it transmits.
+    await t.ctx.db.updateTable('sent_messages').set({ status: 'sending', updated_at: isoAt(t.clock.now()) }).where('id', '=', r.body.id).execute();
+    await scheduler.runDue();
+    expect(relay.messages).toHaveLength(0); // still within its lease: the other daemon may be sending it
+    t.clock.advance(SEND_LEASE_MS);
+    await scheduler.runDue();
+    expect(relay.messages.map((m) => m.rcptTo)).toEqual([['dora@example.com']]);
+    expect((await t.req('GET', `/v1/messages/${r.body.id}`)).body.status).toBe('sent');
+    await scheduler.runDue();
+    expect(relay.messages).toHaveLength(1);
+  });
+
+  it('a test-address reply leased by another daemon is left alone until its lease runs out, then delivered once', async () => {
+    const r = await t.req('POST', '/v1/messages', { key: t.testKey, body: { agent: 'agent', to: 'reply@test.mailagent.localhost', subject: 'Lease me', body_text: 'x' } });
+    expect(r.status, r.text).toBe(201);
+    await scheduler.runDue(); // a test send is marked sent, its reply due a second later
+    t.clock.advance(SECOND);
+    const now = isoAt(t.clock.now());
+    // Another daemon leased it (and died before delivering).
+    expect(await claimSimulatedReply(t.ctx.db, r.body.id, now, isoAt(t.clock.now() + MINUTE))).toBe(true);
+    expect(await claimSimulatedReply(t.ctx.db, r.body.id, now, isoAt(t.clock.now() + MINUTE))).toBe(false);
+    const replies = () => t.ctx.db.selectFrom('received_messages').select('id').where('subject', '=', 'Re: Lease me').execute();
+    await scheduler.runDue();
+    expect(await replies()).toHaveLength(0);
+    t.clock.advance(MINUTE);
+    await scheduler.runDue();
+    expect(await replies()).toHaveLength(1);
+    t.clock.advance(HOUR);
+    await scheduler.runDue();
+    expect(await replies()).toHaveLength(1);
+  });
+});
+
 describe('reply, forward and local delivery', () => {
   it('local delivery: a live send to another agent arrives through the inbound pipeline; the reply threads', async () => {
     relay.messages.length = 0;
@@ -190,11 +229,11 @@ describe('test address, cold screen and appeals', () => {
     const r = await t.req('POST', '/v1/messages', { key: t.testKey, body: { agent: 'agent', to: 'reply@test.mailagent.localhost', ...TX } });
     expect(r.status).toBe(201);
     await scheduler.runDue();
-    const none = await t.ctx.db.selectFrom('received_messages').selectAll().where('from_address', '=', 'reply@test.mailagent.localhost').execute();
+    const none = await t.ctx.db.selectFrom('received_messages').selectAll().where('from_address', '=', 'reply@test.mailagent.localhost').where('thread_id', '=', r.body.thread_id).execute();
     expect(none).toHaveLength(0);
     t.clock.advance(SECOND);
     await scheduler.runDue();
-    const got = await t.ctx.db.selectFrom('received_messages').selectAll().where('from_address', '=', 'reply@test.mailagent.localhost').execute();
+    const got = await t.ctx.db.selectFrom('received_messages').selectAll().where('from_address', '=', 'reply@test.mailagent.localhost').where('thread_id', '=', r.body.thread_id).execute();
     expect(got).toHaveLength(1);
     expect(got[0].subject).toBe('Re: Your receipt');
     expect(got[0].thread_id).toBe(r.body.thread_id);

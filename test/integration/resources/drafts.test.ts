@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { runDueDrafts } from '../../../src/services/drafts.js';
+import { DRAFT_SEND_LEASE_MS, runDueDrafts } from '../../../src/services/drafts.js';
 import { MINUTE } from '../../../src/shared/clock.js';
 
 let t: TestApp;
@@ -157,6 +157,23 @@ describe('send', () => {
     expect(got.status).toBe('sent');
     expect(got.sent_message_id).toMatch(/^msg_/);
     expect(await runDueDrafts(t.ctx)).toBe(0);
+  });
+
+  it('a draft left `sending` by a daemon that died fails after the lease (draft.failed), never sent twice', async () => {
+    const when = t.clock.now() + MINUTE;
+    const d = (await t.req('POST', '/v1/drafts', { key: t.testKey, body: { agent: 'agent', to: TEST_ADDR, subject: 'orphan', body_text: 'x', send_at: iso(when) } })).body;
+    t.clock.advance(MINUTE);
+    // The dead daemon's claim, as runDueDrafts writes it before sending.
+    await t.ctx.db.updateTable('drafts').set({ status: 'sending', sending_started_at: iso(t.clock.now()) }).where('id', '=', d.id).execute();
+    expect(await runDueDrafts(t.ctx)).toBe(0);
+    expect((await t.req('GET', `/v1/drafts/${d.id}`)).body.status).toBe('sending');
+    t.clock.advance(DRAFT_SEND_LEASE_MS);
+    expect(await runDueDrafts(t.ctx)).toBe(0);
+    const got = (await t.req('GET', `/v1/drafts/${d.id}`)).body;
+    expect(got.status).toBe('failed');
+    expect(got.error_message).toContain('stopped mid-send');
+    const ev = await t.req('GET', '/v1/events', { query: { event_type: 'draft.failed' } });
+    expect(ev.body.data[0].data.draft_id).toBe(d.id);
   });
 
   it('send with a future send_at schedules; PATCH send_at null unschedules; a failing scheduled send is failed', async () => {

@@ -7,21 +7,27 @@ import { inTransaction, type AppContext } from '../../../src/services/context.js
 import { createContext } from '../../../src/server/context.js';
 import { loadConfig } from '../../../src/server/config.js';
 import { ManualClock } from '../../../src/shared/clock.js';
+import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
 
 // SQLite has one connection behind a mutex. A root-db query from inside a transaction callback
 // used to wait for that mutex forever (the whole daemon with it); it now joins the transaction.
+// On PostgreSQL (a pool) the same query would run outside the transaction and could wait on its
+// row locks forever: it joins the transaction there too.
 let dir: string;
+let store: TestDatabase;
 let opened: OpenedDb;
 let ctx: AppContext;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mailagent-tx-'));
-  opened = openDatabase(join(dir, 'tx.db'));
+  store = await testDatabase(dir);
+  opened = openDatabase(store.spec);
   await migrate(opened.db);
   ctx = createContext(loadConfig({ dataDir: dir, logLevel: 'silent' }, {}), opened.db, new ManualClock());
 });
 afterEach(async () => {
   await opened.close();
+  await store.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,7 +99,7 @@ describe('inTransaction', () => {
     expect((await opened.db.selectFrom('workspaces').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['wsk_keep', 'wsk_kept_too']);
   });
 
-  it('other callers still wait for the transaction and see only committed rows', async () => {
+  it('other callers see only committed rows (SQLite: they wait for the transaction)', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
     let inserted!: () => void;
@@ -106,6 +112,14 @@ describe('inTransaction', () => {
     await didInsert;
     let outsideDone = false;
     const outside = ctx.db.selectFrom('workspaces').select('id').execute().then((rows) => { outsideDone = true; return rows; });
+    if (onPostgres) {
+      // Another pool connection: it does not wait, and sees the snapshot before the commit.
+      expect((await outside).map((r) => r.id)).toEqual([]);
+      release();
+      await tx;
+      expect(await count()).toBe(1);
+      return;
+    }
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     expect(outsideDone).toBe(false);
     release();
@@ -150,6 +164,22 @@ describe('inTransaction', () => {
     await leaked;
     // Had the leftover write joined the second transaction, it would have been rolled back too.
     expect((await opened.db.selectFrom('workspaces').select('id').execute()).map((r) => r.id)).toEqual(['wsk_leak']);
+  });
+
+  it('concurrent read-check-then-write transactions behave as if run one at a time', async () => {
+    // The pattern behind name checks, caps and idempotency keys: read, decide, write. On
+    // PostgreSQL the transactions overlap on the pool; SERIALIZABLE plus a re-run on conflict
+    // must still let exactly one of them insert.
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => inTransaction(ctx, async (tx) => {
+      const n = (await tx.db.selectFrom('workspaces').select('id').execute()).length;
+      if (n > 0) return 'full';
+      await new Promise((r) => setTimeout(r, 5));
+      await tx.db.insertInto('workspaces').values(ws(`wsk_${i}`)).execute();
+      return 'inserted';
+    })));
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value === 'inserted')).toHaveLength(1);
+    expect(await count()).toBe(1);
   });
 
   it('a raw nested transaction fails loudly instead of hanging', async () => {

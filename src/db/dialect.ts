@@ -1,0 +1,78 @@
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+
+/**
+ * The few places where SQLite and PostgreSQL differ, in one file. Repositories and migrations ask
+ * here instead of testing the dialect themselves, so a new migration or query ports by calling
+ * one of these helpers (and services never learn which database they have).
+ *
+ * Both dialects store the same encodings (schema.ts): ISO 8601 text timestamps, 0/1 integer
+ * booleans, JSON as text. Keeping one encoding means one set of row converters and one set of
+ * repositories; only the physical column types below differ.
+ */
+export type DialectName = 'sqlite' | 'postgres';
+
+// Kysely<any>: migrations get Kysely<unknown> (or a transaction of it), repositories Kysely<Database>.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+
+/** Which engine a Kysely instance (or a transaction of one) talks to. */
+export function dialectOf(db: AnyDb): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Column types for migrations. SQLite's `real` is a double but PostgreSQL's is a 4-byte float
+ * (cost_usd and classifier scores would lose digits); `blob` does not exist in PostgreSQL (bytea).
+ */
+export function columnTypes(db: AnyDb): { blob: 'blob' | 'bytea'; real: 'real' | 'double precision' } {
+  return dialectOf(db) === 'postgres' ? { blob: 'bytea', real: 'double precision' } : { blob: 'blob', real: 'real' };
+}
+
+/**
+ * `FOR UPDATE SKIP LOCKED` where the engine has row locks (PostgreSQL: several daemons claim
+ * different rows). SQLite has one writer at a time, so its transactions never see a row another
+ * one is working on and the clause is left out.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: AnyDb, q: Q): Q {
+  return dialectOf(db) === 'postgres' ? (q.forUpdate().skipLocked() as Q) : q;
+}
+
+/**
+ * A case-sensitive substring test with no wildcard in the needle: LIKE differs between the two
+ * (SQLite: ASCII case-insensitive, no default escape; PostgreSQL: case-sensitive, `\` escapes).
+ * strpos / instr both answer the 1-based position, 0 when absent.
+ */
+export function containsText(db: AnyDb, column: string, needle: string): RawBuilder<boolean> {
+  return dialectOf(db) === 'postgres'
+    ? sql<boolean>`strpos(${sql.ref(column)}, ${needle}) > 0`
+    : sql<boolean>`instr(${sql.ref(column)}, ${needle}) > 0`;
+}
+
+/**
+ * PostgreSQL errors after which the whole transaction may simply be run again: serialization
+ * failures (SERIALIZABLE isolation detected a conflict with a concurrent transaction) and
+ * deadlocks. SQLite serialises writers and never reports either.
+ */
+export function isRetryableConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+/** A unique or primary-key constraint refused the row (both engines). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e) return false;
+  if (e.code === '23505') return true; // PostgreSQL unique_violation
+  return (e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === 'SQLITE_CONSTRAINT_UNIQUE');
+}
+
+/**
+ * Serialise transactions working on the same key until they end (PostgreSQL: a transaction-
+ * scoped advisory lock on the key's hash). Used where many concurrent transactions hit one hot
+ * row set (a key's burst window): they queue instead of failing serialization and re-running.
+ * SQLite runs one writer at a time already.
+ */
+export async function lockKey(db: AnyDb, key: string): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
+}
