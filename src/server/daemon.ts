@@ -8,6 +8,7 @@ import { createContext } from './context.js';
 import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
+import { configureEventStream } from '../services/event-stream.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -45,6 +46,9 @@ export class Daemon {
     try {
       await migrate(opened.db);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
+      configureEventStream(ctx, {
+        maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,
+      });
       const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
       const app = await buildApp(ctx, {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
