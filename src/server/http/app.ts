@@ -14,6 +14,7 @@ import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
 import { parseJsonBody } from './json-body.js';
+import { clientErrorHandler } from './client-error.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -46,6 +47,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Our own onRequest hook answers 503 during shutdown, with the envelope (fastify's own 503 has none).
     return503OnClosing: false,
+    // Parser failures (before any route or hook) still get the envelope and X-Request-Id.
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // compat.md: the hosted SDKs call /api/v1/...; both prefixes serve the same routes.
     rewriteUrl: (req) => {
