@@ -9,6 +9,7 @@ import { recordRequest } from '../../services/request-log.js';
 import { authenticate, authorize, requireUnbound } from '../../services/auth.js';
 import { closeEventStreams } from '../../services/event-stream.js';
 import { billingPageUrl } from '../../services/usage.js';
+import { noteAuthFailure } from '../../services/auth-failures.js';
 import { compileValidator, validationToApiError } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
@@ -166,7 +167,17 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // 401/403 wins over a 400 or 413.
     onRequest: async (req) => {
       if (def.scope === 'public') return;
-      const auth = await authenticate(ctx, req.headers.authorization);
+      let auth: AuthContext;
+      try {
+        auth = await authenticate(ctx, req.headers.authorization);
+      } catch (err) {
+        // A burst of 401s from one address is logged and slowed (services/auth-failures.ts).
+        if (err instanceof ApiError && err.status === 401) {
+          const delayMs = noteAuthFailure(ctx, req.ip, err.code);
+          if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+        }
+        throw err;
+      }
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;
