@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { EXIT } from './errors.js';
+import { neutralize } from './output.js';
 
 /**
  * bin/mailagent imports this. Action errors are reported by run() (context.ts); what reaches
@@ -23,7 +24,7 @@ if (argv.length === 0) {
     if (err instanceof CommanderError) {
       process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     } else {
-      process.stderr.write(`error: ${(err as Error).message ?? String(err)}\n`);
+      process.stderr.write(`error: ${neutralize((err as Error).message ?? String(err))}\n`);
       process.exitCode = EXIT.error;
     }
   }

@@ -33,12 +33,55 @@ export function colorLevel(stream: Sink, opts: { json: boolean; color: boolean; 
 const ANSI = /\x1b\[[0-9;]*m/g;
 const visible = (s: string) => s.replace(ANSI, '').length;
 
+/**
+ * What a terminal would act on rather than show: C0 controls (ESC starts colour, cursor, screen,
+ * title and hyperlink sequences; BEL, BS, CR overwrite), DEL, C1 controls (U+0080–U+009F: some
+ * terminals read U+009B as CSI), and the Unicode bidi controls that reorder what is displayed
+ * (Trojan Source, CVE-2021-42574). Tab and newline are matched too; the caller decides.
+ */
+const CONTROLS = /\x1b\[[0-9;]*m|\r\n|[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export interface NeutralizeOptions {
+  /** Keep line breaks (CRLF becomes LF) and tabs: a message body. Otherwise they become spaces. */
+  multiline?: boolean;
+  /** Keep SGR colour sequences (`ESC[…m`): only for text this CLI coloured itself, on a coloured stream. */
+  keepSgr?: boolean;
+}
+
+/**
+ * THE one function every human-readable output path goes through (issue #10 item 10): text from
+ * mail or the API can never drive the terminal. A control is shown, not obeyed: caret notation
+ * for C0 and DEL (`^[`, `^G`, `^?`), `<U+202E>` for C1 and bidi controls. `--json` output never
+ * passes here: it stays byte-exact (JSON.stringify already escapes C0).
+ */
+export function neutralize(text: string, opts: NeutralizeOptions = {}): string {
+  return text.replace(CONTROLS, (m) => {
+    if (m.length > 1 && m !== '\r\n') return opts.keepSgr ? m : '^[' + m.slice(1);
+    if (m === '\r\n' || m === '\n') return opts.multiline ? '\n' : ' ';
+    if (m === '\t') return opts.multiline ? '\t' : ' ';
+    const c = m.charCodeAt(0);
+    if (c < 0x20) return '^' + String.fromCharCode(c + 0x40);
+    if (c === 0x7f) return '^?';
+    return `<U+${c.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}
+
+/** Every string inside an API object, neutralised (line breaks kept): what human views print. */
+export function neutralizeDeep<T>(value: T): T {
+  if (typeof value === 'string') return neutralize(value, { multiline: true }) as T;
+  if (Array.isArray(value)) return value.map(neutralizeDeep) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [neutralize(k), neutralizeDeep(v)])) as T;
+  }
+  return value;
+}
+
 function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (Array.isArray(v)) return v.join(',');
-  if (typeof v === 'object') return JSON.stringify(v);
-  // Tabs and newlines would break tab-separated output for scripts.
-  return String(v).replace(/[\t\r\n]+/g, ' ');
+  if (Array.isArray(v)) return neutralize(v.join(','));
+  if (typeof v === 'object') return neutralize(JSON.stringify(v));
+  // Tabs and newlines would break tab-separated output for scripts: one line per row.
+  return neutralize(String(v));
 }
 
 export class Output {
@@ -63,8 +106,18 @@ export class Output {
     return !!this.stdout.isTTY;
   }
 
+  /**
+   * One line (or several) of human text on stdout, neutralised; SGR colour survives only on a
+   * coloured stream (ours: data is neutralised before it is coloured, see result()/cellText).
+   * With --json a line is a JSON document (events tail, api) and passes byte-exact.
+   */
   line(text = ''): void {
-    this.stdout.write(text + '\n');
+    this.stdout.write((this.json ? text : neutralize(text, { multiline: true, keepSgr: this.c.level > 0 })) + '\n');
+  }
+
+  /** Human text on stderr, neutralised the same way. */
+  private note(text: string): void {
+    this.stderr.write(neutralize(text, { multiline: true, keepSgr: this.ce.level > 0 }) + '\n');
   }
 
   /** Pretty JSON of an API object, unchanged. */
@@ -80,7 +133,8 @@ export class Output {
   /** An API object: unchanged JSON with --json, else `human()` or a key/value record. */
   result<T>(value: T, human?: (value: T) => void): void {
     if (this.json) return this.printJson(value);
-    if (human) human(value);
+    // The human view sees the object with every string neutralised; --json printed it unchanged.
+    if (human) human(neutralizeDeep(value));
     else this.record(value as Record<string, unknown>);
   }
 
@@ -118,25 +172,26 @@ export class Output {
     const width = Math.max(0, ...keys.map((k) => k.length));
     for (const k of keys) {
       const v = cellText(obj[k]);
-      this.line(this.tty ? `${this.c.dim(k.padEnd(width))}  ${v}` : `${k}\t${v}`);
+      const key = neutralize(k);
+      this.line(this.tty ? `${this.c.dim(key.padEnd(width))}  ${v}` : `${key}\t${v}`);
     }
   }
 
   /** Progress and notes on stderr; silenced by --quiet. */
   info(msg: string): void {
-    if (!this.quiet) this.stderr.write(msg + '\n');
+    if (!this.quiet) this.note(msg);
   }
 
   success(msg: string): void {
-    if (!this.quiet) this.stderr.write(`${this.ce.green('✓')} ${msg}\n`);
+    if (!this.quiet) this.note(`${this.ce.green('✓')} ${msg}`);
   }
 
   /** Warnings are never silenced. */
   warn(msg: string): void {
-    this.stderr.write(`${this.ce.yellow('warning:')} ${msg}\n`);
+    this.note(`${this.ce.yellow('warning:')} ${msg}`);
   }
 
   error(line: string): void {
-    this.stderr.write(this.ce.red(line) + '\n');
+    this.note(this.ce.red(line));
   }
 }

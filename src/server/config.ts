@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { ServiceConfig } from '../services/context.js';
 import type { RetentionPolicy } from '../services/retention.js';
 import type { DatabaseSpec } from '../db/open.js';
+import { STREAM_DEFAULTS } from '../services/event-stream.js';
 
 export interface Config extends ServiceConfig {
   host: string;
@@ -65,9 +66,9 @@ export const DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   smtpMaxCommandsWithoutProgress: 20,
   smtpMaxSessionSeconds: 600,
   smtpIdleTimeoutSeconds: 60,
-  sseMaxStreams: 200,
-  sseMaxStreamsPerKey: 10,
-  sseMaxBufferedBytes: 1024 * 1024,
+  sseMaxStreams: STREAM_DEFAULTS.maxStreams,
+  sseMaxStreamsPerKey: STREAM_DEFAULTS.maxStreamsPerKey,
+  sseMaxBufferedBytes: STREAM_DEFAULTS.maxBufferedBytes,
 });
 
 /** Flags and MAILAGENT_* variables share these names (flag --smtp-port ↔ MAILAGENT_SMTP_PORT ↔ file "smtpPort"). */

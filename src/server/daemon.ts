@@ -15,6 +15,7 @@ import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { startEventRelay, type EventRelay } from './event-relay.js';
+import { configureEventStream } from '../services/event-stream.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -63,6 +64,9 @@ export class Daemon {
     try {
       const upgrade = await migrateWithBackup(opened, config);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
+      configureEventStream(ctx, {
+        maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,
+      });
       const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
       const ops = createOps(ctx, config, { freeSpace: opts.freeSpace });
       const app = await buildApp(ctx, {

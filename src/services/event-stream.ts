@@ -17,8 +17,14 @@ import { agentScope, checkEventType, sinceToIso } from './event-queries.js';
  * order, with no gap between the replay and the live part.
  */
 export const KEEPALIVE_MS = 15_000;
-/** A subscriber this far behind (bytes queued to its socket) is dropped; it can resume by id. */
-export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/**
+ * Caps (issue #10 item 3; docs/security.md; the daemon sets them from config `sseMax*`). A
+ * subscriber with more than maxBufferedBytes queued to its socket has stopped reading: it is
+ * dropped (the socket destroyed, so its buffer is freed at once) and resumes with Last-Event-ID.
+ */
+export const STREAM_DEFAULTS = { keepaliveMs: KEEPALIVE_MS, maxStreams: 200, maxStreamsPerKey: 20, maxBufferedBytes: 1024 * 1024 };
+/** Live events held while a replay runs; past it the stream is dropped (it resumes by id). */
+const MAX_PENDING_EVENTS = 1_000;
 const REPLAY_BATCH = 500;
 const EVENT_ID = /^evt_[0-9a-z]{26}$/;
 
@@ -28,9 +34,13 @@ export interface StreamSink {
   buffered(): number;
   waitDrain(): Promise<void>;
   end(): void;
+  /** Drop the connection now, discarding what is queued (a consumer that stopped reading). */
+  destroy(): void;
 }
 
 export interface StreamPlan {
+  /** The caller's key (or connected-app grant): streams are capped per key. */
+  keyId: string;
   workspaceId: string;
   agentId: string | null;
   types: string[] | null;
@@ -39,19 +49,49 @@ export interface StreamPlan {
 }
 
 interface Subscription {
+  keyId: string;
+  /** Bytes queued to this stream's socket now. */
+  buffered(): number;
   close(): void;
 }
 
-const settings = new WeakMap<AppContext, { keepaliveMs: number }>();
+type StreamSettings = typeof STREAM_DEFAULTS;
+const settings = new WeakMap<AppContext, StreamSettings>();
 const open = new WeakMap<AppContext, Set<Subscription>>();
+const settingsOf = (ctx: AppContext): StreamSettings => settings.get(ctx) ?? STREAM_DEFAULTS;
 
-/** Tests and the daemon may shorten or lengthen the keepalive interval. */
-export function configureEventStream(ctx: AppContext, s: { keepaliveMs: number }): void {
-  settings.set(ctx, s);
+/** The daemon sets the caps from its config; tests may shorten the keepalive interval. */
+export function configureEventStream(ctx: AppContext, s: Partial<StreamSettings>): void {
+  settings.set(ctx, { ...settingsOf(ctx), ...s });
 }
 
 export function openStreamCount(ctx: AppContext): number {
   return open.get(ctx)?.size ?? 0;
+}
+
+/** Bytes queued to every open stream's socket (bounded by maxStreams × maxBufferedBytes). */
+export function streamBufferedBytes(ctx: AppContext): number {
+  let n = 0;
+  for (const s of open.get(ctx) ?? []) n += s.buffered();
+  return n;
+}
+
+/**
+ * Refuse a new stream past the caps, before any byte is sent (so the answer is the JSON
+ * envelope): 429 rate_limit_exceeded past the per-key cap, 503 past the total. Synchronous, and
+ * runStream registers the stream synchronously after it, so two requests cannot both slip in.
+ */
+export function admitStream(ctx: AppContext, keyId: string): void {
+  const s = settingsOf(ctx);
+  const subs = open.get(ctx) ?? new Set<Subscription>();
+  let mine = 0;
+  for (const sub of subs) if (sub.keyId === keyId) mine++;
+  if (mine >= s.maxStreamsPerKey) {
+    throw Errors.limit('rate_limit_exceeded', `This key already has ${mine} open event streams (at most ${s.maxStreamsPerKey}); close one first.`, { resetsAt: null, retryAfterSeconds: null });
+  }
+  if (subs.size >= s.maxStreams) {
+    throw Errors.serviceUnavailable(`This daemon serves at most ${s.maxStreams} event streams at once; retry later, or poll GET /v1/events.`);
+  }
 }
 
 /** End every open stream (daemon stop): listeners removed, timers cleared, responses ended. */
@@ -83,7 +123,7 @@ export async function planStream(
       sinceIso = sinceToIso(s);
     }
   }
-  return { workspaceId: auth.workspaceId, agentId, types, afterId, sinceIso };
+  return { keyId: auth.keyId, workspaceId: auth.workspaceId, agentId, types, afterId, sinceIso };
 }
 
 export function formatSse(ev: Event): string {
@@ -95,6 +135,7 @@ export function formatSse(ev: Event): string {
 export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): Subscription {
   let closed = false;
   let lastId = plan.afterId ?? '';
+  const { maxBufferedBytes, keepaliveMs } = settingsOf(ctx);
   let buffer: Event[] | null = plan.afterId || plan.sinceIso ? [] : null;
 
   const matches = (ev: Event) =>
@@ -106,30 +147,42 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
     if (closed || ev.id <= lastId) return;
     lastId = ev.id;
     sink.write(formatSse(ev));
-    if (sink.buffered() > MAX_BUFFERED_BYTES) sub.close();
+    dropIfBehind();
+  };
+  // A consumer that stopped reading: drop it (destroy, not end: end() would wait for the
+  // queued bytes to drain, which never happens, and keep them in memory until then).
+  const dropIfBehind = () => {
+    if (!closed && sink.buffered() > maxBufferedBytes) sub.close(true);
   };
 
   const onEvent = (ev: Event) => {
     if (!matches(ev)) return;
-    if (buffer) buffer.push(ev);
-    else write(ev);
+    if (buffer) {
+      buffer.push(ev);
+      if (buffer.length > MAX_PENDING_EVENTS) sub.close(true);
+    } else write(ev);
   };
 
-  const keepaliveMs = settings.get(ctx)?.keepaliveMs ?? KEEPALIVE_MS;
   const timer = setInterval(() => {
-    if (!closed) sink.write(': keepalive\n\n');
+    if (closed) return;
+    sink.write(': keepalive\n\n');
+    dropIfBehind();
   }, keepaliveMs);
   timer.unref?.();
 
-  const sub: Subscription = {
-    close() {
+  const sub: Subscription & { close(drop?: boolean): void } = {
+    keyId: plan.keyId,
+    buffered: () => (closed ? 0 : sink.buffered()),
+    close(drop = false) {
       if (closed) return;
       closed = true;
       clearInterval(timer);
       ctx.bus.off('event', onEvent);
       set.delete(sub);
+      buffer = null;
       try {
-        sink.end();
+        if (drop) sink.destroy();
+        else sink.end();
       } catch {
         /* the socket is already gone */
       }
@@ -154,13 +207,15 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
           }, { limit: REPLAY_BATCH }, 'asc');
           for (const ev of page.rows) {
             write(ev);
-            if (sink.buffered() > 1024 * 1024) await sink.waitDrain();
+            // Pause the replay while half the cap is queued; write() drops a stalled reader.
+            if (sink.buffered() > maxBufferedBytes / 2) await sink.waitDrain();
             if (closed) return;
           }
           if (!page.has_more || !page.rows.length) break;
           after = page.rows[page.rows.length - 1].id;
         }
-        const pending = buffer!;
+        if (closed || !buffer) return;
+        const pending = buffer;
         buffer = null;
         for (const ev of pending) write(ev);
       } catch (err) {

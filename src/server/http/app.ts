@@ -11,6 +11,7 @@ import { authenticateRequest } from './web-auth.js';
 import { registerWebInbox } from './routes/web.js';
 import { closeEventStreams } from '../../services/event-stream.js';
 import { billingPageUrl } from '../../services/usage.js';
+import { noteAuthFailure } from '../../services/auth-failures.js';
 import { compileValidator, validationToApiError } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
@@ -19,6 +20,7 @@ import { parseJsonBody } from './json-body.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpsRoutes } from './ops-routes.js';
 import { DiskGuard, type Ops } from '../ops/index.js';
+import { clientErrorHandler } from './client-error.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -53,6 +55,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Our own onRequest hook answers 503 during shutdown, with the envelope (fastify's own 503 has none).
     return503OnClosing: false,
+    // Parser failures (before any route or hook) still get the envelope and X-Request-Id.
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // compat.md: the hosted SDKs call /api/v1/...; both prefixes serve the same routes.
     rewriteUrl: (req) => {
@@ -190,7 +194,17 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // 401/403 wins over a 400 or 413.
     onRequest: async (req) => {
       if (def.scope === 'public') return;
-      const auth = await authenticateRequest(ctx, req);
+      let auth: AuthContext;
+      try {
+        auth = await authenticateRequest(ctx, req);
+      } catch (err) {
+        // A burst of 401s from one address is logged and slowed (services/auth-failures.ts).
+        if (err instanceof ApiError && err.status === 401) {
+          const delayMs = noteAuthFailure(ctx, req.ip, err.code);
+          if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+        }
+        throw err;
+      }
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;

@@ -13,7 +13,8 @@ let other: { id: string };
 
 beforeAll(async () => {
   t = await createTestApp();
-  configureEventStream(t.ctx, { keepaliveMs: 40 });
+  // 100 subscribers on one key below: above the default per-key cap (docs/security.md).
+  configureEventStream(t.ctx, { keepaliveMs: 40, maxStreamsPerKey: 150 });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   other = (await t.req('POST', '/v1/agents', { body: { name: 'other' } })).body;

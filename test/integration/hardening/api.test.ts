@@ -182,3 +182,30 @@ describe('Also: drafts refuse another agent\'s message as in_reply_to_message_id
     expectEnvelope(await d.api('PATCH', `/v1/drafts/${own.body.id}`, { key: boundA, body: { in_reply_to_message_id: bMessage } }), 404, 'resource_not_found');
   });
 });
+
+describe('Also: bursts of failed authentication', () => {
+  it('are logged at warn level with the address, once, and each failure past the allowance waits longer', async () => {
+    const { AUTH_FAILURE_LIMITS: L } = await import('../../../src/services/auth-failures.js');
+    const warnings: any[] = [];
+    const ctx = d.daemon.ctx;
+    const log = ctx.log;
+    ctx.log = { ...log, warn: (o: any) => { warnings.push(o); } };
+    try {
+      for (let i = 0; i < L.freeFailures; i++) {
+        expectEnvelope(await d.api('GET', '/v1/agents', { key: `mk_live_${'0'.repeat(32)}` }), 401, 'invalid_api_key');
+      }
+      expect(warnings).toHaveLength(0);
+      const t0 = performance.now();
+      expectEnvelope(await d.api('GET', '/v1/agents', { key: null }), 401, 'missing_authorization');
+      expectEnvelope(await d.api('GET', '/v1/agents', { key: 'mk_live_nope' }), 401, 'invalid_api_key');
+      // Two failures past the allowance: at least step + 2 × step of delay, enforced by the daemon.
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(3 * L.stepMs - 5);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ address: '127.0.0.1', failures: L.freeFailures + 1, delay_ms: L.stepMs });
+      // A valid key from the same address is not slowed or refused.
+      expect((await d.api('GET', '/v1/agents')).status).toBe(200);
+    } finally {
+      ctx.log = log;
+    }
+  });
+});

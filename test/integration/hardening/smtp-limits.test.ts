@@ -1,45 +1,10 @@
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLiveDaemon, type LiveDaemon } from './helpers.js';
 import { DEFAULT_LIMITS } from '../../../src/server/config.js';
+import { RawSmtp as Client } from '../inbound/helpers.js';
 
 // Issue #10 item 2 (SMTP slowloris), replayed over real TCP against a real daemon. 127.0.0.1
 // and 127.0.0.2 are both loopback on Linux: two addresses on one machine.
-
-/** A raw SMTP client bound to a chosen source address. */
-class Client {
-  private buf = '';
-  private waiters: (() => void)[] = [];
-  closed = false;
-  readonly sock: net.Socket;
-  constructor(port: number, localAddress = '127.0.0.1') {
-    this.sock = net.connect({ port, host: '127.0.0.1', localAddress });
-    this.sock.setEncoding('latin1');
-    this.sock.on('data', (d: string) => { this.buf += d; this.wake(); });
-    this.sock.on('close', () => { this.closed = true; this.wake(); });
-    this.sock.on('error', () => {});
-  }
-  private wake() { this.waiters.splice(0).forEach((w) => w()); }
-  async reply(): Promise<string> {
-    for (;;) {
-      const m = /^(?:\d{3}-[^\n]*\n)*\d{3}(?: [^\n]*)?\r?\n/.exec(this.buf);
-      if (m) {
-        this.buf = this.buf.slice(m[0].length);
-        return m[0].trim();
-      }
-      if (this.closed) return `(closed)${this.buf}`;
-      await new Promise<void>((r) => this.waiters.push(r));
-    }
-  }
-  async cmd(line: string): Promise<string> {
-    this.sock.write(line + '\r\n');
-    return this.reply();
-  }
-  async untilClosed(): Promise<void> {
-    while (!this.closed) await new Promise<void>((r) => this.waiters.push(r));
-  }
-  destroy() { this.sock.destroy(); }
-}
 
 async function deliver(port: number, to: string, localAddress: string): Promise<string> {
   const c = new Client(port, localAddress);
@@ -53,14 +18,14 @@ async function deliver(port: number, to: string, localAddress: string): Promise<
     await c.cmd('DATA');
     return await c.cmd('From: someone@example.com\r\nTo: ' + to + '\r\nSubject: still here\r\n\r\nA normal delivery.\r\n.');
   } finally {
-    c.destroy();
+    c.close();
   }
 }
 
 let d: LiveDaemon | null = null;
 const clients: Client[] = [];
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.destroy();
+  for (const c of clients.splice(0)) c.close();
   await d?.stop();
   d = null;
 });
@@ -86,7 +51,7 @@ describe('SMTP: one address cannot hold every slot', () => {
     expect(await deliver(d.smtpPort, await agentEmail(d), '127.0.0.2')).toMatch(/^250 /);
     // The idle holder frees a slot by closing; the next connection from it is greeted again.
     const holder = clients.find((c, i) => greetings[i].startsWith('220'))!;
-    holder.destroy();
+    holder.close();
     await holder.untilClosed();
     await new Promise((r) => setTimeout(r, 50));
     const again = new Client(d.smtpPort);

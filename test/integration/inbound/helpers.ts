@@ -31,11 +31,17 @@ export class RawSmtp {
   private buf = '';
   private waiters: (() => void)[] = [];
   readonly sock: net.Socket;
-  constructor(port: number) {
-    this.sock = net.connect(port, '127.0.0.1');
+  /** localAddress: the source address (127.0.0.2 is a second loopback address on Linux). */
+  constructor(port: number, localAddress?: string) {
+    this.sock = net.connect({ port, host: '127.0.0.1', localAddress });
     this.sock.setEncoding('utf8');
     this.sock.on('data', (d: string) => { this.buf += d; this.waiters.splice(0).forEach((w) => w()); });
     this.sock.on('close', () => this.waiters.splice(0).forEach((w) => w()));
+    this.sock.on('error', () => { /* seen as a closed socket */ });
+  }
+  /** Resolves once the server (or we) closed the connection. */
+  async untilClosed(): Promise<void> {
+    while (!this.sock.destroyed) await new Promise<void>((r) => this.waiters.push(r));
   }
   /** The next complete reply (last line has `code ` form). */
   async reply(): Promise<string> {

@@ -1,6 +1,6 @@
 import { defineHandlers } from '../handler.js';
 import { listEventsPage, getEventById } from '../../../services/event-queries.js';
-import { planStream, runStream } from '../../../services/event-stream.js';
+import { admitStream, planStream, runStream } from '../../../services/event-stream.js';
 import { redeliverEvent } from '../../../services/webhooks.js';
 
 export const eventHandlers = defineHandlers({
@@ -13,6 +13,8 @@ export const eventHandlers = defineHandlers({
   'events.stream': async ({ ctx, auth, query, req, reply }) => {
     const lastEventId = req.headers['last-event-id'];
     const plan = await planStream(ctx, auth, query, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
+    // The caps (429 per key, 503 in total), checked synchronously with the registration below.
+    admitStream(ctx, plan.keyId);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -34,6 +36,7 @@ export const eventHandlers = defineHandlers({
         res.once('close', done);
       }),
       end: () => res.end(),
+      destroy: () => res.destroy(),
     });
     res.on('close', () => sub.close());
     return reply;
