@@ -106,6 +106,24 @@ describe('POST /mcp (Streamable HTTP)', () => {
   }, 20_000);
 });
 
+describe('POST /mcp at shutdown', () => {
+  it('a call in progress (a long wait) does not hold the daemon\'s drain: the daemon ends it and exits', async () => {
+    const own = await startDaemon();
+    const pending = fetch(`${own.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${own.testKey}`, 'content-type': 'application/json', accept: ACCEPT },
+      body: waitCall(1, 50),
+    }).then((r) => r.text(), (err: Error) => err);
+    await new Promise((r) => setTimeout(r, 1000));
+    const t0 = Date.now();
+    const code = await own.stop();
+    await pending;
+    // The daemon's drain gives up after 10 s; ending MCP calls at preClose is what makes it quick.
+    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(code).toBe(0);
+  }, 40_000);
+});
+
 describe('mailagent mcp (stdio)', () => {
   it('writes only JSON-RPC messages on stdout and answers calls in progress after stdin closes', async () => {
     const input = session(
