@@ -1,7 +1,7 @@
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
 import type { Client } from '../client/index.js';
 import { ApiError } from '../contract/errors.js';
-import { Nullable, Page, Timestamp, ListQuery } from '../contract/common.js';
+import { Nullable, Page, Timestamp, ListQuery, NO_CONTROL_CHARS } from '../contract/common.js';
 import { SendRequest, ReplyRequest, SentMessage, MessageListQuery } from '../contract/messages.js';
 import {
   ReceivedListQuery, ReceivedMessage, ReceivedMessageSummary, SimulateInbound, SimulateInboundResult, InboxWaitQuery,
@@ -93,7 +93,7 @@ const SEND_FIELDS = describe(omit(SendRequest, ['text', 'html', 'body', 'pool_hi
   metadata: 'Your own string key/value pairs, returned on the message and its events.',
 });
 const IDEMPOTENCY = {
-  idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Reuse the same key when retrying the same send: the message is sent once (Idempotency-Key).' })),
+  idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: NO_CONTROL_CHARS, description: 'Reuse the same key when retrying the same send: the message is sent once (Idempotency-Key).' })),
 };
 const idempotency = (args: Record<string, unknown>) =>
   typeof args.idempotency_key === 'string' ? { 'idempotency-key': args.idempotency_key } : undefined;

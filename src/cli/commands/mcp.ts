@@ -11,8 +11,8 @@ export function register(program: Command): void {
       'Speaks the Model Context Protocol on stdin/stdout for an MCP client (Claude Desktop or Code,',
       'Cursor, an agent SDK) that starts it as a subprocess. Every tool call goes to the daemon over',
       'the API with the resolved key: the profile\'s TEST key unless --live, or --api-key / --base-url /',
-      '--profile / MAILAGENT_API_KEY like every command. stdout carries protocol messages only; this',
-      'line and any warnings go to stderr. --json has no meaning here (the output is the protocol).',
+      '--profile / MAILAGENT_API_KEY like every command. stdout carries protocol messages only; a',
+      'status line (not with --quiet) and warnings go to stderr. --json has no meaning here (stdout is the protocol).',
       'Runs until the client closes stdin (exit 0) or Ctrl-C (exit 130). A remote client can use the',
       'daemon\'s own endpoint instead: POST http://127.0.0.1:7420/mcp with Authorization: Bearer <key>.',
     ].join('\n'))

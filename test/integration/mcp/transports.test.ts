@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { ErrorEnvelope } from '../../../src/contract/errors.js';
@@ -65,8 +66,23 @@ describe('POST /mcp (Streamable HTTP)', () => {
   });
 
   it('caps the body at 8 MiB (413 body_too_large) and refuses malformed JSON (400)', async () => {
-    const big = rpc(1, 'tools/call', { name: 'mails.classify', arguments: { body_text: 'x'.repeat(8 * 1024 * 1024) } });
-    expectEnvelope(await post(big, { authorization: `Bearer ${d.testKey}` }), 413, 'body_too_large');
+    // Announce a 9 MiB body and send none of it: the answer comes from the Content-Length alone.
+    // (Uploading it all races the daemon, which answers and closes at once: EPIPE on our side.)
+    const tooBig = await new Promise<{ status: number; headers: Headers; json: () => unknown }>((resolve, reject) => {
+      const req = http.request(`${d.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json', accept: ACCEPT, 'content-length': String(9 * 1024 * 1024) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), json: () => JSON.parse(text) });
+        });
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expectEnvelope(tooBig, 413, 'body_too_large');
     const bad = await post('{"jsonrpc":', { authorization: `Bearer ${d.testKey}` });
     expect(bad.status).toBe(400);
   });
@@ -88,6 +104,24 @@ describe('POST /mcp (Streamable HTTP)', () => {
     // Once they finished, the key may call again.
     expect((await post(rpc(1, 'tools/list'), auth)).status).toBe(200);
   }, 20_000);
+});
+
+describe('POST /mcp at shutdown', () => {
+  it('a call in progress (a long wait) does not hold the daemon\'s drain: the daemon ends it and exits', async () => {
+    const own = await startDaemon();
+    const pending = fetch(`${own.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${own.testKey}`, 'content-type': 'application/json', accept: ACCEPT },
+      body: waitCall(1, 50),
+    }).then((r) => r.text(), (err: Error) => err);
+    await new Promise((r) => setTimeout(r, 1000));
+    const t0 = Date.now();
+    const code = await own.stop();
+    await pending;
+    // The daemon's drain gives up after 10 s; ending MCP calls at preClose is what makes it quick.
+    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(code).toBe(0);
+  }, 40_000);
 });
 
 describe('mailagent mcp (stdio)', () => {

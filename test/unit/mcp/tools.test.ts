@@ -67,6 +67,8 @@ describe('checkArgs', () => {
     expect(refusal(() => checkArgs(wait, { timeout_seconds: 56 }))).toMatchObject({ code: 'invalid_param_value', param: 'timeout_seconds' });
     expect(refusal(() => checkArgs(toolsByName.get('mails.extract')!.input, { kind: 'otp' })).message).toMatch(/one of: code, link, any/);
     expect(refusal(() => checkArgs(send, [1]))).toMatchObject({ code: 'invalid_field', param: 'arguments' });
+    // It becomes a header: no CR/LF smuggled into the request.
+    expect(refusal(() => checkArgs(send, { to: 'a@example.com', idempotency_key: 'k\r\nX-Evil: 1' }))).toMatchObject({ code: 'invalid_param_value', param: 'idempotency_key' });
     expect(() => checkArgs(send, { to: 'a@example.com', subject: 's', body_text: 'b', idempotency_key: 'k' })).not.toThrow();
   });
 });
