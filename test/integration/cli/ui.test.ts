@@ -19,7 +19,7 @@ describe('mailagent ui', () => {
     const res = await fetch(m![2]);
     expect(res.status).toBe(200);
     const me = await fetch(`${d.url}/v1/me`, { headers: { cookie: `mailagent_session=${cookieOf(res)}` } });
-    expect((await me.json()).api_key.mode).toBe('test');
+    expect(((await me.json()) as { api_key: { mode: string } }).api_key.mode).toBe('test');
   });
 
   it('prints only the link on stdout (test key by default, --live for the live one), --json the object', async () => {
@@ -33,7 +33,7 @@ describe('mailagent ui', () => {
     expect(link.object).toBe('web_sign_in_link');
     const res = await fetch(link.url);
     const me = await fetch(`${d.url}/v1/me`, { headers: { cookie: `mailagent_session=${cookieOf(res)}` } });
-    expect((await me.json()).api_key.mode).toBe('live');
+    expect(((await me.json()) as { api_key: { mode: string } }).api_key.mode).toBe('live');
   });
 
   it('--help shows examples; a bad key exits 4', async () => {
