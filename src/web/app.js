@@ -353,6 +353,8 @@ async function messageView(id) {
   }
 }
 
+const RAW_SHOWN = 1024 * 1024;
+
 function bodyTabs(m) {
   const panel = h('div.panel');
   const tabs = [];
@@ -370,7 +372,10 @@ function bodyTabs(m) {
   const headers = () => h('table.headers', (m.headers || []).map((x) => h('tr', h('th', x.name), h('td', x.value))));
   const raw = () => {
     const pre = h('pre.raw', 'Loading…');
-    api('GET', `/v1/messages/${encodeURIComponent(m.id)}/raw`, { raw: true }).then((t) => { pre.textContent = t; }, (e) => { pre.textContent = String(e.message); });
+    // A page stays responsive: the first MiB is shown, the whole source is one click away (.eml).
+    api('GET', `/v1/messages/${encodeURIComponent(m.id)}/raw`, { raw: true }).then(
+      (t) => { pre.textContent = t.length > RAW_SHOWN ? `${t.slice(0, RAW_SHOWN)}\n… (${t.length - RAW_SHOWN} more characters: use Download .eml)` : t; },
+      (e) => { pre.textContent = String(e.message); });
     return pre;
   };
   const bar = h('div.tabs', { role: 'tablist' },

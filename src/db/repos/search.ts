@@ -54,42 +54,41 @@ function ftsIds(match: string) {
 const intentOf = (column: string) => sql<string>`json_extract(${sql.ref(column)}, '$.intent')`;
 const NOTHING = sql<SqlBool>`0 = 1`;
 
-/** The WHERE conditions a search adds on received_messages (all must hold). */
-export function receivedConditions(s: MessageSearch, table = 'received_messages'): Expression<SqlBool>[] {
-  const c = (col: string) => `${table}.${col}`;
+/** Where each kind of mail keeps what a search looks at. */
+const KINDS = {
+  received: { table: 'received_messages', time: 'received_at', attachments: 'received_attachments', fk: 'received_message_id' },
+  sent: { table: 'sent_messages', time: 'created_at', attachments: 'sent_attachments', fk: 'message_id' },
+} as const;
+
+/**
+ * The WHERE conditions a search adds on one kind of mail (all must hold). Sent mail is never
+ * quarantined, never unread and has no intent, so `is:quarantined`, `is:unread` and `intent:`
+ * match none of it (and their negations all of it).
+ */
+function conditions(s: MessageSearch, kind: keyof typeof KINDS): Expression<SqlBool>[] {
+  const k = KINDS[kind];
+  const c = (col: string) => sql.ref(`${k.table}.${col}`);
   const out: Expression<SqlBool>[] = [];
   const match = ftsQuery(s.terms);
-  if (match) out.push(sql<SqlBool>`${sql.ref(c('id'))} IN ${ftsIds(match)}`);
+  if (match) out.push(sql<SqlBool>`${c('id')} IN ${ftsIds(match)}`);
   if (s.hasAttachment !== undefined) {
-    const exists = sql<SqlBool>`EXISTS (SELECT 1 FROM received_attachments a WHERE a.received_message_id = ${sql.ref(c('id'))})`;
+    const exists = sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(k.attachments)} a WHERE ${sql.ref(`a.${k.fk}`)} = ${c('id')})`;
     out.push(s.hasAttachment ? exists : sql<SqlBool>`NOT ${exists}`);
   }
-  if (s.quarantined !== undefined) out.push(sql<SqlBool>`${sql.ref(c('quarantined'))} = ${s.quarantined ? 1 : 0}`);
-  if (s.read !== undefined) out.push(s.read ? sql<SqlBool>`${sql.ref(c('read_at'))} IS NOT NULL` : sql<SqlBool>`${sql.ref(c('read_at'))} IS NULL`);
-  if (s.intents.length) out.push(sql<SqlBool>`${intentOf(c('classification'))} IN (${sql.join(s.intents)})`);
-  if (s.before) out.push(sql<SqlBool>`${sql.ref(c('received_at'))} < ${s.before}`);
-  if (s.after) out.push(sql<SqlBool>`${sql.ref(c('received_at'))} >= ${s.after}`);
+  if (kind === 'received') {
+    if (s.quarantined !== undefined) out.push(sql<SqlBool>`${c('quarantined')} = ${s.quarantined ? 1 : 0}`);
+    if (s.read !== undefined) out.push(s.read ? sql<SqlBool>`${c('read_at')} IS NOT NULL` : sql<SqlBool>`${c('read_at')} IS NULL`);
+    if (s.intents.length) out.push(sql<SqlBool>`${intentOf(`${k.table}.classification`)} IN (${sql.join(s.intents)})`);
+  } else if (s.quarantined === true || s.read === false || s.intents.length) {
+    out.push(NOTHING);
+  }
+  if (s.before) out.push(sql<SqlBool>`${c(k.time)} < ${s.before}`);
+  if (s.after) out.push(sql<SqlBool>`${c(k.time)} >= ${s.after}`);
   return out;
 }
 
-/**
- * The same on sent_messages. Sent mail is never quarantined, never unread and has no intent, so
- * `is:quarantined`, `is:unread` and `intent:` match none of it (and their negations all of it).
- */
-export function sentConditions(s: MessageSearch, table = 'sent_messages'): Expression<SqlBool>[] {
-  const c = (col: string) => `${table}.${col}`;
-  const out: Expression<SqlBool>[] = [];
-  const match = ftsQuery(s.terms);
-  if (match) out.push(sql<SqlBool>`${sql.ref(c('id'))} IN ${ftsIds(match)}`);
-  if (s.hasAttachment !== undefined) {
-    const exists = sql<SqlBool>`EXISTS (SELECT 1 FROM sent_attachments a WHERE a.message_id = ${sql.ref(c('id'))})`;
-    out.push(s.hasAttachment ? exists : sql<SqlBool>`NOT ${exists}`);
-  }
-  if (s.quarantined === true || s.read === false || s.intents.length) out.push(NOTHING);
-  if (s.before) out.push(sql<SqlBool>`${sql.ref(c('created_at'))} < ${s.before}`);
-  if (s.after) out.push(sql<SqlBool>`${sql.ref(c('created_at'))} >= ${s.after}`);
-  return out;
-}
+export const receivedConditions = (s: MessageSearch) => conditions(s, 'received');
+export const sentConditions = (s: MessageSearch) => conditions(s, 'sent');
 
 /** Threads of a workspace holding at least one message (sent or received) that matches every condition. */
 export function threadConditions(db: Db, workspaceId: string, s: MessageSearch): Expression<SqlBool>[] {

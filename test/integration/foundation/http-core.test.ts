@@ -182,7 +182,7 @@ describe('routing errors', () => {
   it('an unknown route is 404 resource_not_found, with or without a key', async () => {
     for (const [m, u, key] of [
       ['GET', '/v1/nope', undefined], ['GET', '/v1/nope', null], ['POST', '/api/v1/agents/x/y', undefined],
-      ['GET', '/v2/agents', undefined], ['GET', '/', null], ['DELETE', '/v1', undefined],
+      ['GET', '/v2/agents', undefined], ['GET', '/nope', null], ['GET', '/ui/nope.js', null], ['DELETE', '/v1', undefined],
     ] as const) {
       const r = await t.req(m, u, { key });
       expect(r.status, `${m} ${u}`).toBe(404);
