@@ -26,6 +26,7 @@ import { register as usage } from './usage.js';
 import { register as logs } from './logs.js';
 import { register as backup } from './backup.js';
 import { register as doctor } from './doctor.js';
+import { register as health } from './health.js';
 
 export type Register = (program: Command) => void;
 
@@ -57,5 +58,6 @@ export const nouns: Register[] = [
   admin,
   backup,
   doctor,
+  health,
   completion,
 ];
