@@ -17,7 +17,7 @@ afterEach(async () => {
   relay = null;
 });
 
-const byName = (checks: { check: string }[], name: string) => checks.find((c) => c.check === name);
+const byName = <T extends { check: string }>(checks: T[], name: string): T | undefined => checks.find((c) => c.check === name);
 
 describe('mailagent doctor', () => {
   it('checks data dir, disk, database, ports, relay EHLO, each custom domain\'s DNS (found vs needed) and clock skew', async () => {
@@ -49,9 +49,9 @@ describe('mailagent doctor', () => {
     const spfCheck = byName(checks, 'agents.example.org SPF')!;
     expect(spfCheck).toMatchObject({ status: 'fail' });
     expect(spfCheck.detail).toMatch(/include:_spf\.other\.example/);
-    expect((spfCheck as { fix: string }).fix).toContain(spf.value);
+    expect(spfCheck.fix).toContain(spf.value);
     expect(byName(checks, 'agents.example.org DMARC')).toMatchObject({ status: 'warn' });
-    expect((byName(checks, 'agents.example.org DMARC') as { fix: string }).fix).toMatch(/_dmarc\.agents\.example\.org\. TXT "v=DMARC1/);
+    expect(byName(checks, 'agents.example.org DMARC')!.fix).toMatch(/_dmarc\.agents\.example\.org\. TXT "v=DMARC1/);
     expect(byName(checks, 'clock')).toMatchObject({ status: 'fail' });
     expect(byName(checks, 'clock')!.detail).toMatch(/120 s ahead/);
   });
@@ -79,7 +79,7 @@ describe('mailagent doctor', () => {
     try {
       const port = new URL(d.url).port;
       const r = await d.cli(['doctor', '--data-dir', d.dataDir, '--json'], { env: { MAILAGENT_PORT: port, MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
-      const checks = r.json() as { check: string; status: string }[];
+      const checks = r.json() as { check: string; status: string; detail: string }[];
       expect(byName(checks, 'http port')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/served by a running mailagent/) });
       expect(byName(checks, 'relay')).toMatchObject({ status: 'warn' });
       expect(r.code).toBe(checks.some((c) => c.status === 'fail') ? 1 : 0);
