@@ -122,6 +122,11 @@ export class Daemon {
     return link ? signInUrl(base, link.token) : null;
   }
 
+  /** The address a started listener is bound to ('smtp', 'metrics'), or null. */
+  listenerAddress(name: string): string | null {
+    return this.listeners.find((l) => l.name === name)?.address() ?? null;
+  }
+
   httpUrl(): string {
     const a = this.app.server.address() as AddressInfo;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;

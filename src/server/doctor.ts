@@ -1,5 +1,5 @@
 import { promises as dns } from 'node:dns';
-import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
@@ -62,19 +62,20 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
 
   // Data dir: exists and writable, the database opens, its schema is not from a newer binary.
   try {
-    if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    // Not created here: doctor only looks (and a recursive mkdir under /proc never returns on some kernels).
+    if (!existsSync(config.dataDir)) throw Object.assign(new Error('does not exist'), { code: 'ENOENT' });
     accessSync(config.dataDir, constants.W_OK);
     const probe = join(config.dataDir, `.doctor-${process.pid}`);
     writeFileSync(probe, 'ok');
     rmSync(probe);
     out.push({ check: 'data dir', status: 'ok', detail: `${config.dataDir} is writable` });
   } catch (err) {
-    out.push({ check: 'data dir', status: 'fail', detail: `${config.dataDir}: ${(err as Error).message}`, fix: 'create it and give the service user write access (systemd: StateDirectory=mailagent does both)' });
+    out.push({ check: 'data dir', status: 'fail', detail: `${config.dataDir}: ${(err as Error).message}`, fix: 'create it (mailagent init --data-dir DIR) and give the service user write access (systemd: StateDirectory=mailagent does both)' });
   }
   const guard = new DiskGuard(config.dataDir, config.minFreeDiskBytes, opts.freeSpace ?? statfsFreeSpace, 0);
   const disk = await guard.check();
   out.push(disk.ok
-    ? { check: 'disk', status: 'ok', detail: Number.isFinite(disk.freeBytes) ? DiskGuard.describe(disk) : 'guard off' }
+    ? { check: 'disk', status: 'ok', detail: Number.isFinite(disk.freeBytes) ? DiskGuard.describe(disk) : config.minFreeDiskBytes > 0 ? 'free space unknown (the data dir cannot be examined)' : 'guard off' }
     : { check: 'disk', status: 'fail', detail: DiskGuard.describe(disk), fix: 'free space on the data dir\'s filesystem, set a retention policy (--retention-messages-days), or lower --min-free-disk-mb' });
 
   let domains: ReturnType<typeof toDomain>[] = [];

@@ -3,6 +3,7 @@ import {
   oldLogIds, receivedIdsMatching, sentIdsMatching, type MessageFilter,
 } from '../db/repos/retention.js';
 import { reclaimSpace } from '../db/maintenance.js';
+import type { Db } from '../db/schema.js';
 import { DAY, isoAt } from '../shared/clock.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
 import { inTransaction, type AppContext } from './context.js';
@@ -76,30 +77,15 @@ export async function runRetention(ctx: AppContext, policy: RetentionPolicy, opt
   }
   if (policy.eventsDays > 0) {
     const before = isoAt(now - policy.eventsDays * DAY);
-    await batched(b, () => inTransaction(ctx, async (tx) => {
-      const ids = await oldEventIds(tx.db, before, b.batchSize);
-      await deleteEvents(tx.db, ids);
-      counts.events += ids.length;
-      return ids.length;
-    }));
+    counts.events += await idBatches(ctx, b, (db, n) => oldEventIds(db, before, n), deleteEvents);
   }
   if (policy.webhookDeliveriesDays > 0) {
     const before = isoAt(now - policy.webhookDeliveriesDays * DAY);
-    await batched(b, () => inTransaction(ctx, async (tx) => {
-      const ids = await oldDeliveryIds(tx.db, before, b.batchSize);
-      await deleteDeliveries(tx.db, ids);
-      counts.webhookDeliveries += ids.length;
-      return ids.length;
-    }));
+    counts.webhookDeliveries += await idBatches(ctx, b, (db, n) => oldDeliveryIds(db, before, n), deleteDeliveries);
   }
   if (policy.requestLogDays > 0) {
     const before = isoAt(now - policy.requestLogDays * DAY);
-    await batched(b, () => inTransaction(ctx, async (tx) => {
-      const ids = await oldLogIds(tx.db, REQUEST_CATEGORY, before, b.batchSize);
-      await deleteLogs(tx.db, ids);
-      counts.requestLog += ids.length;
-      return ids.length;
-    }));
+    counts.requestLog += await idBatches(ctx, b, (db, n) => oldLogIds(db, REQUEST_CATEGORY, before, n), deleteLogs);
   }
   counts.pagesFreed += await reclaimInSteps(ctx, b);
   return counts;
@@ -116,12 +102,7 @@ export async function purgeMessages(ctx: AppContext, f: MessageFilter, opts: Ret
   await deleteMessagesBatched(ctx, f, counts, b);
   if (f.agentId) {
     const before = f.before ?? isoAt(ctx.clock.now() + DAY);
-    await batched(b, () => inTransaction(ctx, async (tx) => {
-      const ids = await oldEventIds(tx.db, before, b.batchSize, f.agentId);
-      await deleteEvents(tx.db, ids);
-      counts.events += ids.length;
-      return ids.length;
-    }));
+    counts.events += await idBatches(ctx, b, (db, n) => oldEventIds(db, before, n, f.agentId), deleteEvents);
   }
   counts.pagesFreed += await reclaimInSteps(ctx, b);
   return counts;
@@ -147,6 +128,21 @@ async function removeMessages(ctx: AppContext, received: string[], sent: string[
   });
   counts.received += received.length;
   counts.sent += sent.length;
+}
+
+/** Select up to batchSize ids and delete them, one transaction per batch, until none is left; resolves with the total. */
+async function idBatches(
+  ctx: AppContext, b: RetentionOptions & { batchSize: number },
+  select: (db: Db, limit: number) => Promise<string[]>, remove: (db: Db, ids: string[]) => Promise<void>,
+): Promise<number> {
+  let total = 0;
+  await batched(b, () => inTransaction(ctx, async (tx) => {
+    const ids = await select(tx.db, b.batchSize);
+    await remove(tx.db, ids);
+    total += ids.length;
+    return ids.length;
+  }));
+  return total;
 }
 
 /** Run step until it reports fewer rows than a full batch, pausing between batches. */

@@ -28,6 +28,7 @@ import { register as mcp } from './mcp.js';
 import { register as ui } from './ui.js';
 import { register as backup } from './backup.js';
 import { register as doctor } from './doctor.js';
+import { register as health } from './health.js';
 
 export type Register = (program: Command) => void;
 
@@ -61,5 +62,6 @@ export const nouns: Register[] = [
   admin,
   backup,
   doctor,
+  health,
   completion,
 ];

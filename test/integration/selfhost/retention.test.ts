@@ -57,8 +57,8 @@ describe('retention', () => {
     expect(c.pagesFreed).toBeGreaterThan(0);
     expect((await databaseSize(t.ctx.db, t.config.dbFile)).freeBytes).toBe(0);
     // A deleted thread answers 404.
-    const gone = await t.req('GET', `/v1/messages/${old[0]}`);
-    expect(gone.status).toBe(404);
+    expect((await t.req('GET', `/v1/messages/received/${old[0]}`)).status).toBe(404);
+    expect((await t.req('GET', `/v1/messages/received/${fresh}`)).status).toBe(200);
   });
 
   it('keeps at most M messages per agent (the newest), and never touches scheduled sends', async () => {

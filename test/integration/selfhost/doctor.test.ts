@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { TestRelay } from '../../helpers/relay.js';
+import { loadConfig } from '../../../src/server/config.js';
+import { runDoctor, type DoctorResolver } from '../../../src/server/doctor.js';
+import { isolatedEnv, runCli, startDaemon, tempHome } from '../../helpers/daemon.js';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+let t: TestApp | null = null;
+let relay: TestRelay | null = null;
+afterEach(async () => {
+  await t?.close();
+  t = null;
+  await relay?.stop();
+  relay = null;
+});
+
+const byName = <T extends { check: string }>(checks: T[], name: string): T | undefined => checks.find((c) => c.check === name);
+
+describe('mailagent doctor', () => {
+  it('checks data dir, disk, database, ports, relay EHLO, each custom domain\'s DNS (found vs needed) and clock skew', async () => {
+    relay = await TestRelay.start();
+    t = await createTestApp({ relay: relay.url, customDomains: true });
+    const add = await t.req('POST', '/v1/domains', { body: { domain: 'agents.example.org' } });
+    expect(add.status, add.text).toBe(201);
+    const dkim = add.body.records.find((r: { purpose: string }) => r.purpose === 'dkim');
+    const spf = add.body.records.find((r: { purpose: string }) => r.purpose === 'spf');
+    // Published: MX and the right DKIM key; SPF is someone else's; no DMARC.
+    const resolver: DoctorResolver = {
+      async txt(name) {
+        if (name === dkim.name) return [[dkim.value.slice(0, 200), dkim.value.slice(200)]];
+        if (name === 'agents.example.org') return [['v=spf1 include:_spf.other.example ~all']];
+        return [];
+      },
+      async mx(name) { return name === 'agents.example.org' ? [{ exchange: 'mx.agents.example.org', priority: 10 }] : []; },
+    };
+    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256 }, {});
+    const checks = await runDoctor(config, { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() - 120_000 });
+    expect(byName(checks, 'data dir')).toMatchObject({ status: 'ok' });
+    expect(byName(checks, 'disk')).toMatchObject({ status: 'ok' });
+    expect(byName(checks, 'database')).toMatchObject({ status: 'ok' });
+    expect(byName(checks, 'http port')).toMatchObject({ status: 'ok' });
+    expect(byName(checks, 'relay')).toMatchObject({ status: 'ok' });
+    expect(byName(checks, 'relay')!.detail).toMatch(/answered EHLO: 250/);
+    expect(byName(checks, 'agents.example.org MX')).toMatchObject({ status: 'ok', detail: '10 mx.agents.example.org' });
+    expect(byName(checks, 'agents.example.org DKIM')).toMatchObject({ status: 'ok' });
+    const spfCheck = byName(checks, 'agents.example.org SPF')!;
+    expect(spfCheck).toMatchObject({ status: 'fail' });
+    expect(spfCheck.detail).toMatch(/include:_spf\.other\.example/);
+    expect(spfCheck.fix).toContain(spf.value);
+    expect(byName(checks, 'agents.example.org DMARC')).toMatchObject({ status: 'warn' });
+    expect(byName(checks, 'agents.example.org DMARC')!.fix).toMatch(/_dmarc\.agents\.example\.org\. TXT "v=DMARC1/);
+    expect(byName(checks, 'clock')).toMatchObject({ status: 'fail' });
+    expect(byName(checks, 'clock')!.detail).toMatch(/120 s ahead/);
+  });
+
+  it('reports a low disk, a dead relay, a port taken by another program, and no reference clock', async () => {
+    t = await createTestApp();
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const config = loadConfig({ dataDir: t.dir, host: '127.0.0.1', port, smtpPort: 0, relay: 'smtp://127.0.0.1:1', minFreeDiskMb: 256 }, {});
+      const checks = await runDoctor(config, { freeSpace: async () => 1024 ** 2, referenceTime: async () => null, timeoutMs: 2000 });
+      expect(byName(checks, 'disk')).toMatchObject({ status: 'fail' });
+      expect(byName(checks, 'relay')).toMatchObject({ status: 'fail' });
+      expect(byName(checks, 'http port')).toMatchObject({ status: 'fail' });
+      expect(byName(checks, 'http port')!.detail).toMatch(/in use by another program/);
+      expect(byName(checks, 'clock')).toMatchObject({ status: 'warn' });
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('the CLI prints each check and exits 1 when one fails; a port held by a running mailagent is fine', async () => {
+    const d = await startDaemon();
+    try {
+      const port = new URL(d.url).port;
+      const r = await d.cli(['doctor', '--data-dir', d.dataDir, '--json'], { env: { MAILAGENT_PORT: port, MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      const checks = r.json() as { check: string; status: string; detail: string }[];
+      expect(byName(checks, 'http port')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/served by a running mailagent/) });
+      expect(byName(checks, 'relay')).toMatchObject({ status: 'warn' });
+      expect(r.code).toBe(checks.some((c) => c.status === 'fail') ? 1 : 0);
+      const home = tempHome();
+      try {
+        const notADir = join(home, 'a-file');
+        writeFileSync(notADir, 'x');
+        const bad = await runCli(['doctor', '--data-dir', notADir], { env: isolatedEnv(home, { MAILAGENT_PORT: '0', MAILAGENT_SMTP_PORT: '0' }), timeoutMs: 40_000 });
+        expect(bad.code).toBe(1);
+        expect(bad.stdout).toMatch(/FAIL {2}data dir/);
+        expect(bad.stdout).toMatch(/fix: /);
+        expect(bad.stderr).toMatch(/check\(s\) failed: data dir/);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    } finally {
+      await d.stop();
+    }
+  }, 90_000);
+});

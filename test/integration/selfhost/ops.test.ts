@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { loadConfig, type ConfigInput } from '../../../src/server/config.js';
+import { Daemon } from '../../../src/server/daemon.js';
+import { SmtpPipe } from '../inbound/smtp-client.js';
+import { rawMessage } from './helpers.js';
+
+interface Family { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string }[] }
+
+let daemon: Daemon | null = null;
+let dir = '';
+let free = 100 * 1024 ** 3;
+
+async function start(over: ConfigInput = {}) {
+  dir = mkdtempSync(join(tmpdir(), 'mailagent-ops-'));
+  const config = loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent', ...over }, {});
+  daemon = await Daemon.create(config, { quiet: true, freeSpace: async () => free });
+  const addr = await daemon.start();
+  const smtpPort = Number(addr.smtp!.split(':').pop());
+  return { url: addr.http, smtpPort, live: daemon.bootstrapped!.keys.live.key, test: daemon.bootstrapped!.keys.test.key, agent: daemon.bootstrapped!.agent.email };
+}
+
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = null;
+  free = 100 * 1024 ** 3;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const scrape = async (url: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(url + '/metrics', { headers });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+};
+const family = (fams: Family[], name: string) => fams.find((f) => f.name === name);
+const valueOf = (f: Family | undefined, labels: Record<string, string>) =>
+  Number(f?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value ?? NaN);
+
+describe('Prometheus /metrics', () => {
+  it('serves the text format on loopback; every family parses; mail, SMTP, HTTP, queues, database, process and event loop are there', async () => {
+    const d = await start();
+    const smtp = await SmtpPipe.open(d.smtpPort);
+    expect(await smtp.send('alice@example.com', [d.agent], rawMessage({ to: d.agent, subject: 'metrics' }))).toMatch(/^250/);
+    expect(await smtp.cmd('RCPT TO:<nobody@elsewhere.example>')).toMatch(/^5/); // refused (no MAIL FROM → 503, or relay 550)
+    await smtp.quit();
+    const agents = await fetch(d.url + '/v1/agents', { headers: { authorization: `Bearer ${d.live}` } });
+    expect(agents.status).toBe(200);
+    const refused = await fetch(d.url + '/v1/messages', { method: 'POST', headers: { authorization: `Bearer ${d.test}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: ['not an address'], subject: 'x', text: 'y' }) });
+    expect(refused.status).toBe(400);
+
+    const m = await scrape(d.url);
+    expect(m.status).toBe(200);
+    expect(m.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    const fams = parsePrometheusTextFormat(m.text) as Family[];
+    // Offline, SPF and DKIM cannot pass: the message arrives as message.received.unauthenticated.
+    const received = family(fams, 'mailagent_messages_received_total')!.metrics.reduce((n, x) => n + Number(x.value), 0);
+    expect(received).toBe(1);
+    expect(family(fams, 'mailagent_classifier_verdicts_total')!.metrics.length).toBeGreaterThan(0);
+    expect(family(fams, 'mailagent_messages_quarantined_total')).toBeDefined();
+    expect(valueOf(family(fams, 'mailagent_smtp_sessions_total'), {})).toBeGreaterThanOrEqual(1);
+    expect(valueOf(family(fams, 'mailagent_http_requests_total'), { method: 'GET', route: '/v1/agents', status: '200' })).toBe(1);
+    expect(family(fams, 'mailagent_messages_refused_total')!.metrics.some((x) => x.labels?.channel === 'api')).toBe(true);
+    const hist = family(fams, 'mailagent_http_request_duration_seconds')!;
+    expect(hist.type).toBe('HISTOGRAM');
+    // parse-prometheus-text-format folds labelled histograms into one sample (a limit of that
+    // parser), so the per-route count is read from its exposition line.
+    expect(m.text).toMatch(/^mailagent_http_request_duration_seconds_count\{method="GET",route="\/v1\/agents",status="200"\} 1$/m);
+    expect(family(fams, 'mailagent_webhook_delivery_duration_seconds')!.type).toBe('HISTOGRAM');
+    expect(valueOf(family(fams, 'mailagent_queue_depth'), { queue: 'scheduled_sends' })).toBe(0);
+    expect(valueOf(family(fams, 'mailagent_queue_depth'), { queue: 'webhook_deliveries' })).toBe(0);
+    expect(valueOf(family(fams, 'mailagent_database_bytes'), { part: 'file' })).toBeGreaterThan(4096);
+    expect(valueOf(family(fams, 'mailagent_disk_free_bytes'), {})).toBe(free);
+    expect(family(fams, 'nodejs_eventloop_lag_seconds')).toBeDefined();
+    expect(family(fams, 'process_cpu_user_seconds_total')).toBeDefined();
+    expect(family(fams, 'process_resident_memory_bytes')).toBeDefined();
+
+    // /v1/metrics stays the spec's JSON behind a key.
+    const json = await fetch(d.url + '/v1/metrics', { headers: { authorization: `Bearer ${d.live}` } });
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-type')).toMatch(/json/);
+  });
+
+  it('counts webhook deliveries by outcome with their latency', async () => {
+    const { createServer } = await import('node:http');
+    const sink = createServer((_req, res) => res.writeHead(200).end('ok'));
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    const port = (sink.address() as { port: number }).port;
+    try {
+      const d = await start();
+      const hook = await fetch(d.url + '/v1/webhooks', { method: 'POST', headers: { authorization: `Bearer ${d.live}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${port}/h`, event_types: ['message.received', 'message.received.unauthenticated'] }) });
+      expect(hook.status).toBe(201);
+      const smtp = await SmtpPipe.open(d.smtpPort);
+      expect(await smtp.send('alice@example.com', [d.agent], rawMessage({ to: d.agent, subject: 'hook' }))).toMatch(/^250/);
+      await smtp.quit();
+      let fams: Family[] = [];
+      for (let i = 0; i < 50; i++) {
+        fams = parsePrometheusTextFormat((await scrape(d.url)).text) as Family[];
+        if (valueOf(family(fams, 'mailagent_webhook_deliveries_total'), { outcome: 'succeeded' }) >= 1) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(valueOf(family(fams, 'mailagent_webhook_deliveries_total'), { outcome: 'succeeded' })).toBe(1);
+      expect(family(fams, 'mailagent_webhook_delivery_duration_seconds')!.metrics[0].count).toBe('1');
+    } finally {
+      sink.close();
+    }
+  });
+
+  it('with a bearer token configured, /metrics needs it (also from loopback)', async () => {
+    const d = await start({ metricsToken: 'a-long-enough-metrics-token' });
+    const none = await scrape(d.url);
+    expect(none.status).toBe(401);
+    expect(JSON.parse(none.text).error.code).toBe('missing_authorization');
+    expect((await scrape(d.url, { authorization: 'Bearer wrong-token-wrong-token' })).status).toBe(401);
+    expect((await scrape(d.url, { authorization: 'Bearer a-long-enough-metrics-token' })).status).toBe(200);
+  });
+
+  it('without a token, a caller that is not on loopback gets 404', async () => {
+    const ip = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (!ip) return void console.warn('skipped: no non-loopback IPv4 interface on this machine');
+    const d = await start({ host: '0.0.0.0' });
+    const port = new URL(d.url).port;
+    const res = await fetch(`http://${ip}:${port}/metrics`);
+    expect(res.status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+  });
+
+  it('--metrics-listen serves /metrics and /health/ready on its own address', async () => {
+    await start({ metricsListen: '127.0.0.1:0' });
+    const addr = daemon!.listenerAddress('metrics')!;
+    const m = await fetch(`http://${addr}/metrics`);
+    expect(m.status).toBe(200);
+    expect(parsePrometheusTextFormat(await m.text()).length).toBeGreaterThan(10);
+    const r = await fetch(`http://${addr}/health/ready`);
+    expect(r.status).toBe(200);
+    expect((await fetch(`http://${addr}/v1/agents`)).status).toBe(404);
+  });
+});
+
+describe('readiness and the low-disk guard', () => {
+  it('ready: named checks for the database, disk, listeners and workers; others can register theirs', async () => {
+    const d = await start();
+    const r = await fetch(d.url + '/health/ready');
+    expect(r.status).toBe(200);
+    const body = await r.json() as { status: string; checks: { name: string; ok: boolean }[] };
+    expect(body.status).toBe('ready');
+    expect(body.checks.map((c) => c.name).sort()).toEqual(['database', 'disk', 'http', 'smtp', 'workers']);
+    daemon!.ops.readiness.register('pipeline', () => ({ ok: false, detail: 'worker pool down' }));
+    const bad = await fetch(d.url + '/health/ready');
+    expect(bad.status).toBe(503);
+    expect((await bad.json() as { error: { message: string } }).error.message).toMatch(/pipeline: worker pool down/);
+    // Liveness is unaffected.
+    expect((await fetch(d.url + '/v1/health')).status).toBe(200);
+  });
+
+  it('below the guard: readiness fails, SMTP answers 452 4.3.1, sends answer 503 with the envelope; nothing is stored', async () => {
+    const d = await start({ minFreeDiskMb: 256 });
+    free = 10 * 1024 * 1024;
+    await new Promise((r) => setTimeout(r, 2100)); // the guard re-reads free space every 2 s
+    const ready = await fetch(d.url + '/health/ready');
+    expect(ready.status).toBe(503);
+    const body = await ready.json() as { error: { code: string }; checks: { name: string; ok: boolean; detail: string }[] };
+    expect(body.error.code).toBe('service_unavailable');
+    expect(body.checks.find((c) => c.name === 'disk')).toMatchObject({ ok: false });
+    expect(body.checks.find((c) => c.name === 'disk')!.detail).toMatch(/10\.0 MiB free, below the 256\.0 MiB guard/);
+
+    const smtp = await SmtpPipe.open(d.smtpPort);
+    expect(await smtp.cmd('MAIL FROM:<alice@example.com>')).toMatch(/^452 4\.3\.1 /);
+    await smtp.quit();
+    const send = await fetch(d.url + '/v1/messages', { method: 'POST', headers: { authorization: `Bearer ${d.test}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: ['bob@example.com'], subject: 'x', text: 'y' }) });
+    expect(send.status).toBe(503);
+    expect(send.headers.get('retry-after')).toBe('300');
+    const err = await send.json() as { error: { code: string; message: string; request_id: string } };
+    expect(err.error.code).toBe('service_unavailable');
+    expect(err.error.message).toMatch(/low on disk space/);
+    const list = await fetch(d.url + '/v1/messages', { headers: { authorization: `Bearer ${d.test}` } });
+    expect((await list.json() as { data: unknown[] }).data).toEqual([]);
+
+    free = 100 * 1024 ** 3;
+    await new Promise((r) => setTimeout(r, 2100));
+    expect((await fetch(d.url + '/health/ready')).status).toBe(200);
+    const smtp2 = await SmtpPipe.open(d.smtpPort);
+    expect(await smtp2.send('alice@example.com', [d.agent], rawMessage({ to: d.agent, subject: 'after' }))).toMatch(/^250/);
+    await smtp2.quit();
+  });
+});
