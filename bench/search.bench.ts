@@ -36,7 +36,7 @@ function row(t: Awaited<ReturnType<typeof createTestApp>>, i: number): ReceivedR
     to: [t.boot.agent.email], cc: [], recipient: t.boot.agent.email, plus_address: null, subject: `Subject ${i} ${WORDS[i % WORDS.length]}`,
     text, html: null, extracted_text: text, excerpt: text.slice(0, 140), headers: [], size: text.length, spf_pass: true, dkim_pass: true,
     dmarc: 'pass', classification: { intent: 'fyi' }, quarantined: false, test_mode: false, over_limit: null, source: 'smtp',
-    answers_message_id: null, event_id: null, event_type: null, remote_address: null, received_at: isoAt(t.clock.now()), read_at: null,
+    answers_message_id: null, event_id: null, event_type: null, remote_address: null, received_at: isoAt(t.clock.now()), read_at: null, extraction_truncated: false,
   };
 }
 

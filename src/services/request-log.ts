@@ -1,6 +1,6 @@
 import type { LogEntry, LogQuery } from '../contract/account.js';
 import type { PageOf } from '../contract/common.js';
-import { insertLog, listLogs, type LogRow } from '../db/repos/logs.js';
+import { insertLogs, listLogs, type LogRow } from '../db/repos/logs.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -62,9 +62,7 @@ export async function flushRequestLog(ctx: AppContext): Promise<void> {
   if (!rows?.length) return;
   pending.set(ctx, []);
   try {
-    await ctx.db.transaction().execute(async (trx) => {
-      for (const row of rows) await insertLog(trx, row);
-    });
+    await ctx.db.transaction().execute((trx) => insertLogs(trx, rows));
   } catch (err) {
     ctx.log.error({ err, rows: rows.length }, 'request log: could not write');
   }

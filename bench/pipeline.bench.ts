@@ -1,0 +1,393 @@
+/**
+ * The inbound pipeline and the API hot path (issue #13), each figure beside a baseline measured in
+ * the same run, for this tree ("after") and, with --base DIR, another build of the project
+ * ("before": e.g. a `git worktree` of main with `npx tsc -p tsconfig.build.json` run in it).
+ *
+ *   smtp   Postfix smtp-source → daemon vs smtp-source → smtp-sink: 8 sessions, 2 KB messages, a
+ *          new connection per message and reused connections (-d); then counts what was stored.
+ *   p99    end of DATA → 250 at half the peak rate (8 persistent sessions, paced).
+ *   http   wrk, 16 keep-alive connections: GET /v1/me and test-mode POST /v1/messages vs a bare
+ *          fastify route returning a constant, in its own process.
+ *   stall  longest main-thread stall (event-loop delay monitor in the daemon) per kind of message.
+ *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=).
+ *   list   GET /v1/messages/received p50 at 1,000 stored, then at 1,000,000 (seeded by copying
+ *          ingested rows in SQL: an equivalent bulk path, far faster than SMTP).
+ *
+ * Run: npm run build && npx tsx bench/pipeline.bench.ts [--base DIR] [--only smtp,p99,http,stall,rss,list]
+ * Needs Postfix's smtp-source/smtp-sink (Debian package postfix; the service need not run) and wrk.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { SmtpPipe } from '../test/integration/inbound/smtp-client.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name: string) => { const i = process.argv.indexOf(name); return i === -1 ? undefined : process.argv[i + 1]; };
+const BASE = arg('--base');
+const ONLY = (arg('--only') ?? 'smtp,p99,http,stall,rss,list').split(',');
+const SMTP_SOURCE = '/usr/sbin/smtp-source';
+const SMTP_SINK = '/usr/sbin/smtp-sink';
+const AGENT = 'agent@local.mailagent.localhost';
+const builds: { name: string; root: string }[] = [{ name: 'after', root: ROOT }, ...(BASE ? [{ name: 'before', root: resolve(BASE) }] : [])];
+
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const say = (s: string) => console.log(s);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+interface Running {
+  url: string;
+  smtpPort: number;
+  pid: number;
+  dataDir: string;
+  liveKey: string;
+  testKey: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** `mailagent serve` of a build, in its own process, on a fresh (or given) data dir. */
+async function serve(root: string, dataDir?: string, env: Record<string, string> = {}): Promise<Running> {
+  const home = mkdtempSync(join(tmpdir(), 'mailagent-pbench-'));
+  const dir = dataDir ?? join(home, 'data');
+  const e: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'xdg'), ...env };
+  for (const k of Object.keys(e)) if (k.startsWith('MAILAGENT_') && !(k in env)) delete e[k];
+  const child = spawn(process.execPath, [join(root, 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env: e, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const line = await new Promise<string>((res, rej) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      const m = /ready: API (\S+) · SMTP (\S+)/.exec(err);
+      if (m) res(m[0]);
+    });
+    child.on('exit', (c) => rej(new Error(`serve exited ${c}: ${err}`)));
+  });
+  const m = /ready: API (\S+) · SMTP (\S+)/.exec(line)!;
+  const profile = join(home, 'config', 'mailagent', 'config.json');
+  const p = existsSync(profile) ? JSON.parse(readFileSync(profile, 'utf8')).profiles.default : {};
+  return {
+    url: m[1], smtpPort: Number(m[2].split(':').pop()), pid: child.pid!, dataDir: dir, liveKey: p.live_key, testKey: p.test_key, child,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      if (!dataDir) rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Raise the workspace's caps (the bench sends far beyond a new Free workspace's). */
+function scaleWorkspace(dataDir: string) {
+  const db = new Database(join(dataDir, 'mailagent.db'));
+  db.pragma('busy_timeout = 5000');
+  db.prepare("update workspaces set tier = 'scale', created_at = '2020-01-01T00:00:00.000Z'").run();
+  db.close();
+}
+
+function smtpSource(port: number, messages: number, reuse: boolean): { secs: number; code: number | null } {
+  const t0 = performance.now();
+  const r = spawnSync(SMTP_SOURCE, ['-s', '8', '-l', '2048', '-m', String(messages), '-f', 'bench@load.test', '-t', AGENT, '-M', 'load.test',
+    ...(reuse ? ['-d'] : []), `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+  return { secs: (performance.now() - t0) / 1000, code: r.status };
+}
+
+function counts(dataDir: string): { stored: number; events: number } {
+  const db = new Database(join(dataDir, 'mailagent.db'), { readonly: true });
+  const stored = (db.prepare('select count(*) n from received_messages').get() as { n: number }).n;
+  const events = (db.prepare("select count(*) n from events where type in ('message.received', 'reply.received', 'message.received.unauthenticated')").get() as { n: number }).n;
+  db.close();
+  return { stored, events };
+}
+
+// ---------------------------------------------------------------- smtp
+const peak: Record<string, number> = {};
+async function benchSmtp() {
+  say(`\n## SMTP ingest: smtp-source, 8 sessions, 2 KB messages (load ${load()})`);
+  const sinkPort = await freePort();
+  const sink = spawn(SMTP_SINK, ['-u', 'nobody', `127.0.0.1:${sinkPort}`, '256'], { stdio: 'ignore' });
+  await sleep(300);
+  const N_SINK = 20_000;
+  const N = 3_000;
+  const rows: string[] = [];
+  for (const reuse of [false, true]) {
+    const s = smtpSource(sinkPort, N_SINK, reuse);
+    const sinkRate = N_SINK / s.secs;
+    rows.push(`| ${reuse ? 'reused (-d)' : 'new connection per message'} | smtp-sink | ${sinkRate.toFixed(0)} msg/s | 1.00× | load ${load()} |`);
+    for (const b of builds) {
+      const d = await serve(b.root);
+      try {
+        scaleWorkspace(d.dataDir);
+        const r = smtpSource(d.smtpPort, N, reuse);
+        await sleep(500);
+        const c = counts(d.dataDir);
+        const rate = N / r.secs;
+        if (reuse) peak[b.name] = rate;
+        rows.push(`| ${reuse ? 'reused (-d)' : 'new connection per message'} | mailagent ${b.name} | ${rate.toFixed(0)} msg/s | ${(rate / sinkRate).toFixed(3)}× | load ${load()}; stored ${c.stored}/${N}, events ${c.events} |`);
+      } finally {
+        await d.stop();
+      }
+    }
+  }
+  sink.kill();
+  say('| connections | server | rate | × sink (same run) | notes |\n|---|---|---|---|---|\n' + rows.join('\n'));
+}
+
+// ---------------------------------------------------------------- p99
+function message(i: number): Buffer {
+  const body = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor '.repeat(26)).slice(0, 2000);
+  return Buffer.from([
+    `From: Sender ${i % 50} <s${i % 50}@load.test>`, `To: ${AGENT}`, `Subject: paced ${i}`,
+    `Message-ID: <paced-${i}-${Date.now()}@load.test>`, 'Date: Thu, 01 Jan 2026 00:00:00 +0000', '', body, '',
+  ].join('\r\n'));
+}
+
+async function benchP99() {
+  say(`\n## end of DATA → 250 at half the peak rate (8 persistent sessions, paced; load ${load()})`);
+  say('| server | peak (reused, from smtp) | offered | achieved | p50 | p99 | max |\n|---|---|---|---|---|---|---|');
+  for (const b of builds) {
+    const d = await serve(b.root);
+    try {
+      scaleWorkspace(d.dataDir);
+      let top = peak[b.name];
+      if (!top) {
+        const r = smtpSource(d.smtpPort, 2000, true);
+        top = 2000 / r.secs;
+      }
+      const rate = top / 2;
+      const secs = 15;
+      const per = (rate / 8);
+      const lat: number[] = [];
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: 8 }, async (_, s) => {
+        const c = await SmtpPipe.open(d.smtpPort);
+        for (let k = 0; ; k++) {
+          const due = t0 + (k / per) * 1000 + (s / rate) * 1000;
+          if (due > t0 + secs * 1000) break;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+          const reply = await c.send(`s${s}@load.test`, [AGENT], message(s * 100000 + k));
+          if (reply.startsWith('250')) lat.push(performance.now() - c.dataSentAt);
+        }
+        await c.quit();
+      }));
+      const took = (performance.now() - t0) / 1000;
+      lat.sort((a, b2) => a - b2);
+      const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))];
+      say(`| mailagent ${b.name} | ${top.toFixed(0)} msg/s | ${rate.toFixed(0)} msg/s | ${(lat.length / took).toFixed(0)} msg/s | ${pct(0.5).toFixed(1)} ms | ${pct(0.99).toFixed(1)} ms | ${lat[lat.length - 1].toFixed(1)} ms |`);
+    } finally {
+      await d.stop();
+    }
+  }
+  say(`(load after: ${load()})`);
+}
+
+// ---------------------------------------------------------------- http
+function wrk(url: string, key: string | null, script?: string): { rps: number; non2xx: number; p99: string } {
+  const args = ['-t2', '-c16', '-d10s', '--latency'];
+  if (key) args.push('-H', `Authorization: Bearer ${key}`);
+  if (script) args.push('-s', script);
+  const r = spawnSync('wrk', [...args, url], { encoding: 'utf8', timeout: 60_000 });
+  const out = r.stdout;
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+    p99: /99%\s+(\S+)/.exec(out)?.[1] ?? '?',
+  };
+}
+
+async function bareFastify(): Promise<{ url: string; child: ChildProcess }> {
+  const code = `import Fastify from 'fastify'; const app = Fastify(); app.get('/', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' }); console.log(app.server.address().port);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r));
+  return { url: `http://127.0.0.1:${port}/`, child };
+}
+
+async function benchHttp() {
+  say(`\n## HTTP: wrk -t2 -c16 -d10s (load ${load()})`);
+  const bare = await bareFastify();
+  const rows: string[] = [];
+  try {
+    const b0 = wrk(bare.url, null);
+    rows.push(`| bare fastify route (own process) | ${b0.rps.toFixed(0)} req/s | 1.00× | p99 ${b0.p99} | load ${load()} |`);
+    for (const b of builds) {
+      const d = await serve(b.root);
+      try {
+        scaleWorkspace(d.dataDir);
+        const me = wrk(`${d.url}/v1/me`, d.testKey);
+        rows.push(`| GET /v1/me, mailagent ${b.name} | ${me.rps.toFixed(0)} req/s | ${(me.rps / b0.rps).toFixed(3)}× | p99 ${me.p99}${me.non2xx ? `, ${me.non2xx} non-2xx` : ''} | load ${load()} |`);
+        const lua = join(tmpdir(), `pbench-send-${process.pid}.lua`);
+        writeFileSync(lua, `wrk.method = "POST"\nwrk.body = '{"to":"bob@example.com","subject":"Your receipt","body_text":"Thanks for your order #1234."}'\nwrk.headers["Content-Type"] = "application/json"\n`);
+        const send = wrk(`${d.url}/v1/messages`, d.testKey, lua);
+        rows.push(`| POST /v1/messages (test key), mailagent ${b.name} | ${send.rps.toFixed(0)} req/s | ${(send.rps / b0.rps).toFixed(3)}× | p99 ${send.p99}${send.non2xx ? `, ${send.non2xx} non-2xx` : ''} | load ${load()} |`);
+      } finally {
+        await d.stop();
+      }
+    }
+    const b1 = wrk(bare.url, null);
+    rows.push(`| bare fastify route again (after) | ${b1.rps.toFixed(0)} req/s | — | p99 ${b1.p99} | load ${load()} |`);
+  } finally {
+    bare.child.kill();
+  }
+  say('| request | rate | × bare | latency | notes |\n|---|---|---|---|---|\n' + rows.join('\n'));
+}
+
+// ---------------------------------------------------------------- stall
+function eml(subject: string, body: string, type = 'text/plain'): Buffer {
+  return Buffer.from(`From: Bench <bench@load.test>\r\nTo: ${AGENT}\r\nSubject: ${subject}\r\nMIME-Version: 1.0\r\nContent-Type: ${type}\r\n\r\n${body}\r\n`);
+}
+const nestedDivs = (n: number) => '<div>'.repeat(n).match(/.{1,990}/g)!.join('\r\n');
+function attachmentMessage(mb: number): Buffer {
+  const data = Buffer.alloc(mb * 1024 * 1024, 7).toString('base64').match(/.{1,76}/g)!.join('\r\n');
+  return Buffer.from([
+    'From: Bench <bench@load.test>', `To: ${AGENT}`, 'Subject: attachment', 'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b1"', '', '--b1', 'Content-Type: text/plain', '', 'See attached.', '--b1',
+    'Content-Type: application/octet-stream', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment; filename="a.bin"', '',
+    data, '--b1--', '',
+  ].join('\r\n'));
+}
+
+async function benchStall() {
+  say(`\n## Longest main-thread stall per message (event-loop delay monitor in the daemon; load ${load()})`);
+  const cases: { name: string; raw: () => Buffer; baseToo: boolean }[] = [
+    { name: '2 KB text (max of 20)', raw: () => message(1), baseToo: true },
+    { name: '10,000 quoted lines then text', raw: () => eml('quoted', '> quoted line\r\n'.repeat(10_000) + 'new text'), baseToo: true },
+    { name: '<div> × 100,000 (0.5 MB)', raw: () => eml('divs', nestedDivs(100_000), 'text/html'), baseToo: true },
+    { name: '<div> × 400,000 (2 MB)', raw: () => eml('divs', nestedDivs(400_000), 'text/html'), baseToo: false },
+    { name: '10 MB attachment', raw: () => attachmentMessage(10), baseToo: true },
+  ];
+  const results: Record<string, Record<string, string>> = {};
+  for (const b of builds) {
+    const dir = mkdtempSync(join(tmpdir(), 'mailagent-stall-'));
+    const child = spawn(process.execPath, [join(ROOT, 'bench', 'tools', 'stall-daemon.mjs'), join(b.root, 'dist'), dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout! });
+    const next = () => new Promise<string>((r) => lines.once('line', r));
+    const ready = JSON.parse(await next()) as { smtp: string };
+    const port = Number(ready.smtp.split(':').pop());
+    try {
+      for (const c of cases) {
+        if (b.name === 'before' && !c.baseToo) {
+          (results[c.name] ??= {})[b.name] = 'not run (≈50 s: the issue\'s figure)';
+          continue;
+        }
+        const reps = c.name.startsWith('2 KB') ? 20 : 1;
+        let worst = 0;
+        for (let i = 0; i < reps; i++) {
+          const conn = await SmtpPipe.open(port);
+          child.stdin!.write('reset\n');
+          const t0 = performance.now();
+          const reply = await conn.send('bench@load.test', [AGENT], c.raw());
+          const took = performance.now() - t0;
+          await conn.quit();
+          await sleep(50);
+          child.stdin!.write('report\n');
+          const { maxMs } = JSON.parse(await next()) as { maxMs: number };
+          worst = Math.max(worst, maxMs);
+          if (!reply.startsWith('250')) say(`  ${b.name} ${c.name}: ${reply}`);
+          if (reps === 1) (results[c.name] ??= {})[b.name + ':took'] = `${took.toFixed(0)} ms to 250`;
+        }
+        (results[c.name] ??= {})[b.name] = `${worst.toFixed(1)} ms`;
+      }
+    } finally {
+      child.stdin!.write('stop\n');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  say('| message | ' + builds.map((b) => b.name).join(' | ') + ' |\n|---|' + builds.map(() => '---|').join(''));
+  for (const [name, r] of Object.entries(results)) {
+    say(`| ${name} | ${builds.map((b) => `${r[b.name]}${r[b.name + ':took'] ? ` (${r[b.name + ':took']})` : ''}`).join(' | ')} |`);
+  }
+  say(`(load after: ${load()})`);
+}
+
+// ---------------------------------------------------------------- rss
+async function benchRss() {
+  const n = Number(process.env.RSS_MESSAGES ?? 100_000);
+  say(`\n## Daemon RSS after ${n} inbound messages (smtp-source -d, 8 sessions, 2 KB; load ${load()})`);
+  for (const b of builds) {
+    if (b.name === 'before' && process.env.RSS_BASE !== '1') continue;
+    const d = await serve(b.root);
+    try {
+      scaleWorkspace(d.dataDir);
+      const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d.pid}/status`, 'utf8'))![1]) / 1024;
+      const start = rss();
+      const r = smtpSource(d.smtpPort, n, true);
+      await sleep(2000);
+      const c = counts(d.dataDir);
+      say(`| mailagent ${b.name} | RSS ${start.toFixed(0)} MB at start → ${rss().toFixed(0)} MB after ${n} messages | ${(n / r.secs).toFixed(0)} msg/s | stored ${c.stored}, events ${c.events} | load ${load()} |`);
+    } finally {
+      await d.stop();
+    }
+  }
+}
+
+// ---------------------------------------------------------------- list
+function listP50(url: string, key: string, n = 300): Promise<number> {
+  return (async () => {
+    const lat: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const r = await fetch(`${url}/v1/messages/received?limit=20`, { headers: { authorization: `Bearer ${key}` } });
+      await r.arrayBuffer();
+      lat.push(performance.now() - t0);
+    }
+    lat.sort((a, b) => a - b);
+    return lat[Math.floor(n / 2)];
+  })();
+}
+
+async function benchList() {
+  say(`\n## GET /v1/messages/received?limit=20, p50 of 300 sequential requests (load ${load()})`);
+  const home = mkdtempSync(join(tmpdir(), 'mailagent-list-'));
+  const dataDir = join(home, 'data');
+  try {
+    let d = await serve(ROOT, dataDir);
+    scaleWorkspace(dataDir);
+    smtpSource(d.smtpPort, 1000, true);
+    await sleep(500);
+    const small = await listP50(d.url, d.liveKey);
+    const key = d.liveKey;
+    await d.stop();
+    // Seed: copy the 1,000 ingested rows 999 times with new ids that sort before them (older).
+    const t0 = performance.now();
+    const db = new Database(join(dataDir, 'mailagent.db'));
+    const cols = (db.prepare('pragma table_info(received_messages)').all() as { name: string }[]).map((c) => `"${c.name}"`);
+    const rest = cols.filter((c) => c !== '"id"').join(', ');
+    db.exec('begin');
+    for (let k = 1; k < 1000; k++) {
+      db.prepare(`insert into received_messages ("id", ${rest}) select 'rcv_0' || printf('%04d', ?) || substr(id, 5), ${rest} from received_messages where id > 'rcv_1'`).run(k);
+    }
+    db.exec('commit');
+    const total = (db.prepare('select count(*) n from received_messages').get() as { n: number }).n;
+    db.close();
+    const seedSecs = (performance.now() - t0) / 1000;
+    d = await serve(ROOT, dataDir);
+    d.liveKey = key;
+    const big = await listP50(d.url, key);
+    await d.stop();
+    say(`| stored | p50 |\n|---|---|\n| 1,000 (real SMTP ingest) | ${small.toFixed(2)} ms |\n| ${total.toLocaleString('en')} (SQL copy of those rows, ${seedSecs.toFixed(0)} s) | ${big.toFixed(2)} ms (${(big / small).toFixed(2)}×) |`);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+say(`pipeline bench: node ${process.version}, builds: ${builds.map((b) => `${b.name}=${b.root}`).join(', ')}; load ${load()} at start`);
+if (ONLY.includes('smtp')) await benchSmtp();
+if (ONLY.includes('p99')) await benchP99();
+if (ONLY.includes('http')) await benchHttp();
+if (ONLY.includes('stall')) await benchStall();
+if (ONLY.includes('rss')) await benchRss();
+if (ONLY.includes('list')) await benchList();
+say(`\nload at end: ${load()}`);

@@ -1,0 +1,25 @@
+// A daemon from a given build (dist/ directory) in its own process, with an event-loop delay
+// monitor on its main thread: the pipeline bench sends one message, then asks for the longest
+// stall of the main thread since the last reset.
+//   node bench/tools/stall-daemon.mjs <dist dir> <data dir>
+// stdin: "reset" | "report" (answers {"maxMs": …} on stdout); first stdout line: {"http", "smtp"}.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
+
+const [dist, dataDir] = process.argv.slice(2);
+const mod = (p) => import(pathToFileURL(join(resolve(dist), p)).href);
+const { loadConfig } = await mod('server/config.js');
+const { Daemon } = await mod('server/daemon.js');
+const config = loadConfig({ dataDir, port: 0, smtpPort: 0, logLevel: 'silent' }, {});
+const d = await Daemon.create(config, { quiet: true });
+const addr = await d.start();
+const h = monitorEventLoopDelay({ resolution: 1 });
+h.enable();
+process.stdout.write(JSON.stringify({ http: addr.http, smtp: addr.smtp, liveKey: d.bootstrapped?.keys.live.key ?? null }) + '\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'reset') h.reset();
+  else if (line === 'report') process.stdout.write(JSON.stringify({ maxMs: h.max / 1e6 }) + '\n');
+  else if (line === 'stop') void d.stop().then(() => process.exit(0));
+});
