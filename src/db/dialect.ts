@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one file. Repositories and migrations ask
@@ -29,27 +29,6 @@ export function columnTypes(db: AnyDb): { blob: 'blob' | 'bytea'; real: 'real' |
 }
 
 /**
- * `FOR UPDATE SKIP LOCKED` where the engine has row locks (PostgreSQL: several daemons claim
- * different rows). SQLite has one writer at a time, so its transactions never see a row another
- * one is working on and the clause is left out.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: AnyDb, q: Q): Q {
-  return dialectOf(db) === 'postgres' ? (q.forUpdate().skipLocked() as Q) : q;
-}
-
-/**
- * A case-sensitive substring test with no wildcard in the needle: LIKE differs between the two
- * (SQLite: ASCII case-insensitive, no default escape; PostgreSQL: case-sensitive, `\` escapes).
- * strpos / instr both answer the 1-based position, 0 when absent.
- */
-export function containsText(db: AnyDb, column: string, needle: string): RawBuilder<boolean> {
-  return dialectOf(db) === 'postgres'
-    ? sql<boolean>`strpos(${sql.ref(column)}, ${needle}) > 0`
-    : sql<boolean>`instr(${sql.ref(column)}, ${needle}) > 0`;
-}
-
-/**
  * PostgreSQL errors after which the whole transaction may simply be run again: serialization
  * failures (SERIALIZABLE isolation detected a conflict with a concurrent transaction) and
  * deadlocks. SQLite serialises writers and never reports either.
@@ -57,14 +36,6 @@ export function containsText(db: AnyDb, column: string, needle: string): RawBuil
 export function isRetryableConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '40001' || code === '40P01';
-}
-
-/** A unique or primary-key constraint refused the row (both engines). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (!e) return false;
-  if (e.code === '23505') return true; // PostgreSQL unique_violation
-  return (e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === 'SQLITE_CONSTRAINT_UNIQUE');
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Event, EventType } from '../contract/events.js';
 import { WILDCARD_EXCLUDED } from '../contract/events.js';
 import { insertEvent, orderEventWrite } from '../db/repos/events.js';
-import { idAfter, newId } from '../shared/ids.js';
+import { idAt, newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { AppContext, Tx } from './context.js';
 
@@ -40,9 +40,8 @@ export function endpointWants(subscribed: string[], type: string): boolean {
  */
 export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Promise<Event> {
   const now = ctx.clock.now();
-  const floor = await orderEventWrite(tx.db);
-  let id = newId('evt', ctx.clock);
-  if (floor && id <= floor) id = idAfter(floor);
+  const orderedAt = await orderEventWrite(tx.db, now);
+  const id = orderedAt === null ? newId('evt', ctx.clock) : idAt('evt', orderedAt);
   const event: Event = {
     id,
     object: 'event',

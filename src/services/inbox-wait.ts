@@ -65,6 +65,7 @@ export async function waitForInbound(
 
   return new Promise<InboxWaitResult>((resolve, reject) => {
     let done = false;
+    let timer: NodeJS.Timeout | undefined;
     let checking: Promise<void> = Promise.resolve();
     const finish = (fn: () => void) => {
       if (done) return;
@@ -92,10 +93,18 @@ export async function waitForInbound(
     const onAbort = () => finish(() => resolve({ message: null, timed_out: false }));
     ctx.bus.on('event', onEvent);
     signal?.addEventListener('abort', onAbort);
-    const timer = setTimeout(() => finish(() => resolve({ message: null, timed_out: true })), timeoutMs);
-    timer.unref();
     if (signal?.aborted) onAbort();
-    else check();
+    else {
+      check();
+      // The wait is counted from the first look's answer: with `timeout=0` a message already
+      // there is returned, also when the store answers over the network (PostgreSQL) and a
+      // zero-delay timer would otherwise fire first.
+      void checking.then(() => {
+        if (done) return;
+        timer = setTimeout(() => finish(() => resolve({ message: null, timed_out: true })), timeoutMs);
+        timer.unref();
+      });
+    }
   });
 }
 

@@ -5,7 +5,7 @@ import { countSince, distinctRecipientsSince, nthOldestSince, insertSendLog, del
 import type { Db } from '../db/schema.js';
 import type { AgentRow } from '../db/repos/agents.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
-import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import type { AppContext, AuthContext } from './context.js';
 import { isSharedStore } from '../db/open.js';
 import { takeRateSlot } from '../db/repos/rate-slots.js';
 import { randomUUID } from 'node:crypto';
@@ -36,9 +36,9 @@ export async function takeBurstSlot(ctx: AppContext, auth: AuthContext): Promise
   let used: number;
   let oldest: number | null;
   if (isSharedStore(ctx.db)) {
-    const r = await inTransaction(ctx, (tx) => takeRateSlot(tx.db, `burst:${auth.keyId}`, {
+    const r = await takeRateSlot(ctx.db, `burst:${auth.keyId}`, {
       id: randomUUID(), at: isoAt(now), since: isoAt(now - BURST_WINDOW_MS), limit: BURST_LIMIT,
-    }));
+    });
     if (!r.taken) throw burstRefusal(now, r.oldest ? Date.parse(r.oldest) : now);
     used = r.used;
     oldest = r.oldest ? Date.parse(r.oldest) : now;

@@ -48,13 +48,9 @@ export function hasPrefix(id: string, prefix: IdPrefix): boolean {
 }
 
 /**
- * The smallest id of the same prefix greater than `id` (its 130-bit time+random part plus one).
- * For ids that must follow another writer's (events across daemons whose clocks differ a little).
+ * An id whose time part is exactly `ms` (and a random rest): for ids ordered by a clock shared
+ * by several processes (event ids on PostgreSQL), where the caller guarantees `ms` increases.
  */
-export function idAfter(id: string): string {
-  const sep = id.indexOf('_');
-  const body = id.slice(sep + 1);
-  let value = 0n;
-  for (const ch of body) value = value * 32n + BigInt(ALPHABET.indexOf(ch));
-  return `${id.slice(0, sep)}_${encode(value + 1n, body.length)}`;
+export function idAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encode(BigInt(Math.max(0, Math.floor(ms))), 10)}${encode(BigInt('0x' + randomBytes(10).toString('hex')), 16)}`;
 }

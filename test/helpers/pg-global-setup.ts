@@ -20,6 +20,9 @@ export async function setup(project: TestProject): Promise<void> {
   const missing = postgresUnavailable();
   if (missing) throw new Error(`MAILAGENT_TEST_DATABASE=postgres, but ${missing}. \`npm run test:postgres\` skips with this reason instead.`);
   server = await startPostgres();
+  // A run interrupted (Ctrl-C, a killed runner) must not leave the server behind either.
+  process.once('exit', teardown);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
   await adminQuery(server.adminUrl, `create database ${PG_TEMPLATE}`);
   const opened = openDatabase({ kind: 'postgres', url: databaseUrl(server.adminUrl, PG_TEMPLATE), poolSize: 2, statementTimeoutMs: 0 });
   try {

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../dialect.js';
 
 /**
  * Several daemons on one database (PostgreSQL). Portable DDL only; runs on SQLite too, where the
@@ -8,6 +9,7 @@ import type { Kysely } from 'kysely';
  * - simulated_replies.lease_until: the test-address reply is claimed with a lease, so a daemon
  *   killed while delivering it leaves it to another once the lease runs out (before, the claim
  *   marked it done and a crash lost it).
+ * - event_clock (PostgreSQL only): event ids follow commit order across daemons.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -18,4 +20,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('rate_slots_bucket_at').on('rate_slots').columns(['bucket', 'at']).execute();
   await db.schema.alterTable('simulated_replies').addColumn('lease_until', 'text').execute();
+  // PostgreSQL: the clock event ids take their time from (db/repos/events.ts orderEventWrite).
+  if (dialectOf(db) === 'postgres') await sql`create sequence event_clock`.execute(db);
 }

@@ -12,17 +12,18 @@ export const EVENTS_CHANNEL = 'mailagent_events';
  * an id greater than the last one sent", so an event committed after another must never carry a
  * smaller id. SQLite has one writer and ids increase within the process: nothing to do (null).
  * PostgreSQL has concurrent writers, from several daemons: the event writers of the whole
- * cluster take turns (a transaction-scoped advisory lock, held until commit), and the caller
- * gets the greatest id committed so far, which its new id must exceed (clocks of two machines
- * differ a little). The NOTIFY sent here reaches every daemon's listener at commit, in commit
- * order; it is only a wake-up, the events table stays the truth.
+ * cluster take turns (a transaction-scoped advisory lock, held until commit), and each takes the
+ * time of its id from a sequence that only moves forward (max(next value, now)): sequences are
+ * outside transactions, so the value is never a stale snapshot, and clocks of two machines that
+ * differ a little cannot reorder ids. Returns that time (ms). The NOTIFY sent here reaches every
+ * daemon's listener at commit, in commit order; it is only a wake-up, the table is the truth.
  */
-export async function orderEventWrite(db: Db): Promise<string | null> {
+export async function orderEventWrite(db: Db, nowMs: number): Promise<number | null> {
   if (dialectOf(db) !== 'postgres') return null;
   await sql`select pg_advisory_xact_lock(7420018)`.execute(db);
+  const r = await sql<{ at: string }>`select setval('event_clock', greatest(nextval('event_clock'), ${nowMs}::bigint)) as at`.execute(db);
   await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(db);
-  const r = await db.selectFrom('events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return r?.id ?? null;
+  return Number(r.rows[0].at);
 }
 
 /** Events committed after `afterId`, oldest first (the cluster relay catching up after a wake-up). */

@@ -3,12 +3,20 @@ import { lockKey } from '../dialect.js';
 
 /**
  * Sliding-window rate limit kept in the database, for limits that must hold across several
- * daemons on one store. Call inside a transaction: the key's lock is held until it ends, so two
- * daemons taking the last slot of one bucket at once cannot both get it.
+ * daemons on one store. Its own short transaction, READ COMMITTED on purpose: the bucket's lock
+ * is its first statement, and every statement after it sees what the previous holder committed
+ * (a SERIALIZABLE snapshot would be taken before the wait and miss it). Two daemons taking the
+ * last slot of one bucket at once cannot both get it.
  * Returns the slots taken in the window before this one and the oldest one's time (the window
  * frees a slot then); `taken` says whether a slot was recorded (count was under the limit).
  */
 export async function takeRateSlot(
+  root: Db, bucket: string, slot: { id: string; at: string; since: string; limit: number },
+): Promise<{ taken: boolean; used: number; oldest: string | null }> {
+  return root.transaction().setIsolationLevel('read committed').execute((db) => takeIn(db, bucket, slot));
+}
+
+async function takeIn(
   db: Db, bucket: string, slot: { id: string; at: string; since: string; limit: number },
 ): Promise<{ taken: boolean; used: number; oldest: string | null }> {
   await lockKey(db, `rate:${bucket}`);

@@ -151,3 +151,29 @@ describe('printableConfig', () => {
     expect(printableConfig(loadConfig({ dataDir: dir }, {})).relayUrl).toBeNull();
   });
 });
+
+describe('database (docs/scale-out.md)', () => {
+  it('SQLite in the data dir by default; --database > MAILAGENT_DATABASE_URL > config file; pool and timeout settings', () => {
+    const dir = tempDir();
+    const plain = loadConfig({ dataDir: dir }, {});
+    expect(plain.database).toEqual({ kind: 'sqlite', file: join(dir, 'mailagent.db') });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ databaseUrl: 'postgres://file@db/a', databasePoolSize: 4 }));
+    expect(loadConfig({ dataDir: dir }, {}).database).toEqual({ kind: 'postgres', url: 'postgres://file@db/a', poolSize: 4, statementTimeoutMs: 30_000 });
+    const env = { MAILAGENT_DATABASE_URL: 'postgresql://env@db/b', MAILAGENT_DATABASE_STATEMENT_TIMEOUT: '0' };
+    expect(loadConfig({ dataDir: dir }, env).database).toMatchObject({ url: 'postgresql://env@db/b', poolSize: 4, statementTimeoutMs: 0 });
+    expect(loadConfig({ dataDir: dir, databaseUrl: 'postgres://flag@db/c?sslmode=verify-full' }, env).database).toMatchObject({ url: 'postgres://flag@db/c?sslmode=verify-full' });
+  });
+
+  it('a bad URL or setting fails at boot naming the field, without the password', () => {
+    const dir = tempDir();
+    const e = fails({ dataDir: dir, databaseUrl: 'mysql://u:hunter2@db/x' });
+    expect(e.field).toBe('databaseUrl');
+    expect(e.message).not.toContain('hunter2');
+    expect(fails({ dataDir: dir, databaseUrl: 'not a url' }).field).toBe('databaseUrl');
+    expect(fails({ dataDir: dir, databaseUrl: 'postgres://db/x', databasePoolSize: '0' }).field).toBe('databasePoolSize');
+    expect(fails({ dataDir: dir, databaseStatementTimeout: 'soon' }).field).toBe('databaseStatementTimeout');
+    const p = printableConfig(loadConfig({ dataDir: dir, databaseUrl: 'postgres://mailagent:hunter2@db/x' }, {}));
+    expect(JSON.stringify(p)).not.toContain('hunter2');
+    expect(p.database).toMatchObject({ kind: 'postgres', url: 'postgres://mailagent:****@db/x' });
+  });
+});
