@@ -30,6 +30,8 @@ const tallies = new WeakMap<AppContext, Map<string, Tally>>();
 
 /** Record one failed authentication from `address`; resolves with the delay to apply (ms). */
 export function noteAuthFailure(ctx: AppContext, address: string, code: string): number {
+  // No credential at all is a client not yet configured, not an attempt: neither counted nor slowed.
+  if (code === 'missing_authorization') return 0;
   const L = AUTH_FAILURE_LIMITS;
   const now = ctx.clock.now();
   let map = tallies.get(ctx);

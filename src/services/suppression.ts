@@ -13,7 +13,6 @@ import { inTransaction, type AppContext, type AuthContext, type Tx } from './con
 import { emitEvent } from './events.js';
 import { recordAudit } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
-import { requireModeFor } from './auth.js';
 
 export type SuppressionType = 'hard_bounce' | 'complaint' | 'unsubscribe';
 /** `workspace`: no agent of the workspace may mail the address; `agent`: only that agent may not. */
@@ -157,8 +156,6 @@ const EMAIL_RE = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
 /** POST /v1/suppression/allow: mail an address again on the caller's attestation of consent. */
 export async function allowAddress(ctx: AppContext, auth: AuthContext, body: { address: string; attestation: string }): Promise<ConsentAllow> {
-  // An allow lifts a suppression for live mail on an attestation of consent: live material.
-  requireModeFor(auth, 'live', 'allow a suppressed address again (it lifts the suppression for live mail)');
   const address = normalizeAddress(body.address);
   if (!EMAIL_RE.test(address)) {
     throw Errors.invalidParam('address', `"${body.address}" is not an email address.`);
@@ -186,7 +183,6 @@ export async function allowAddress(ctx: AppContext, auth: AuthContext, body: { a
 
 /** DELETE /v1/suppression/allow/{id}: undo an allow; the suppression it lifted blocks again. */
 export async function revokeAllowEntry(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; revoked_at: string }> {
-  requireModeFor(auth, 'live', 'undo a consent allow entry (it blocks live mail again)');
   const row = await getAllow(ctx.db, auth.workspaceId, id);
   if (!row) throw Errors.notFound('suppression allow entry', id);
   if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
