@@ -367,7 +367,7 @@ async function benchList() {
     const rest = cols.filter((c) => c !== '"id"').join(', ');
     db.exec('begin');
     for (let k = 1; k < 1000; k++) {
-      db.prepare(`insert into received_messages ("id", ${rest}) select 'rcv_0' || printf('%04d', ?) || substr(id, 5), ${rest} from received_messages where id > 'rcv_1'`).run(k);
+      db.prepare(`insert into received_messages ("id", ${rest}) select 'rcv_0' || printf('%04d', ?) || substr(id, 5), ${rest} from received_messages where id >= 'rcv_01'`).run(k);
     }
     db.exec('commit');
     const total = (db.prepare('select count(*) n from received_messages').get() as { n: number }).n;
