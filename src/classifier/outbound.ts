@@ -73,6 +73,9 @@ const SIGNALS: Signal[] = [
   { id: 'attachment_ref', kind: 'tx', w: -0.6, re: /\b(attached (is|are|please find)|please find attached|i('ve| have) attached|see attached)\b/, hint: 'a document the recipient expects' },
 ];
 
+/** Cold signals that describe how any proposal is written (corroborating, never decisive). */
+const SOFT = new Set(['offer_ask', 'self_intro']);
+
 /** Words from which the document models' evidence counts fully without a named signal. */
 const MODEL_WORDS = 30;
 /** logit(0.2): where a model's evidence starts from on an almost empty text. */
@@ -177,7 +180,10 @@ function decide(a: Analysis): ScreenResult {
   else reason = 'unclear';
 
   const bulkFixed = bulk.some((s) => s.id === 'merge_tags' || (s.id === 'many_recipients' && a.recipients >= 100)) || (bulk.length >= 2 && tx.length === 0);
-  const multiSignalCold = cold.length >= 3 && a.pCold >= 0.8 && !a.isReply && tx.length === 0;
+  // The soft signals (an offer, a self-introduction) often re-read the same
+  // sentence as meeting_ask; they never make a block fixed-policy.
+  const hardCold = cold.filter((s) => !SOFT.has(s.id));
+  const multiSignalCold = hardCold.length >= 3 && a.pCold >= 0.8 && !a.isReply && tx.length === 0;
   let blocked = a.score >= BLOCK_THRESHOLD;
   let fixed = false;
   if (prohibited.length) {
@@ -238,7 +244,7 @@ export function reviewAppeal(input: OutboundInput): AppealResult {
     // confidence moves with every retraining; this rule does not).
     // The soft signals (an offer, a self-introduction) are how anyone writes a
     // proposal; after a real conversation they are no evidence of a stranger.
-    if (CONVERSATION.test(lower)) z -= 0.8 + cold.filter((s) => s.id === 'offer_ask' || s.id === 'self_intro').reduce((t, s) => t + s.w, 0);
+    if (CONVERSATION.test(lower)) z -= 0.8 + cold.filter((s) => SOFT.has(s.id)).reduce((t, s) => t + s.w, 0);
     const review = round3(sigmoid(z));
     if (review < REVIEW_THRESHOLD) {
       return {
