@@ -4,7 +4,10 @@
 // pre-headers, quoted threads, receipts, pitches, one injection in 50), so
 // the bench runs without ../shared/data. Baseline in the same run: a
 // regex-only pass over the same messages (what a "keyword filter" costs).
-import { classifyInbound, screenOutbound, type InboundInput, type SenderHistory } from '../src/classifier/index.js';
+import { loadavg } from 'node:os';
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { classifyInbound, screenOutbound, CLASSIFIER_MODEL, type InboundInput, type SenderHistory } from '../src/classifier/index.js';
 
 const COUNT = Number(process.argv[2] ?? 100_000);
 const H: SenderHistory = { messagesFromSender: 2, messagesFromDomain: 5, repliesFromSender: 1, sendsToSender: 1, spfPass: true, dkimPass: true, suppressed: false, complaints: 0 };
@@ -93,6 +96,8 @@ function run(name: string, f: (m: InboundInput) => unknown, n: number): { p50: n
 
 const heap = () => (global.gc ? (global.gc(), process.memoryUsage().heapUsed) : process.memoryUsage().heapUsed) / 1024 / 1024;
 
+const weightsKB = statSync(fileURLToPath(new URL('../src/classifier/weights.ts', import.meta.url))).size / 1024;
+console.log(`${CLASSIFIER_MODEL}; weights.ts ${weightsKB.toFixed(0)} KB; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`classifier bench: ${COUNT} messages (pool of ${POOL}, avg ${avgKB.toFixed(1)} KB), node ${process.version}, one core${global.gc ? '' : ' (run with --expose-gc for exact heap figures)'}`);
 const NOW = new Date('2025-03-10T12:00:00Z');
 const base = run('baseline: regex-only keyword pass', baseline, COUNT);
@@ -103,4 +108,5 @@ run('classifyInbound (scan only)', (m) => classifyInbound({ ...m, classifyIntent
 run('screenOutbound', (m) => screenOutbound({ subject: m.subject, text: m.text, html: m.html, to: ['a@example.com'], isReply: false }), Math.min(COUNT, 20_000));
 const h2 = heap();
 console.log(`heap: before ${h0.toFixed(1)} MB, after ${COUNT} classifications ${h1.toFixed(1)} MB, after all ${h2.toFixed(1)} MB`);
+console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`classifyInbound vs baseline: ${(full.p50 / Math.max(base.p50, 0.001)).toFixed(1)}x CPU at p50`);

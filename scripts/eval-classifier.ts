@@ -1,15 +1,28 @@
-// Evaluates the committed classifier (src/classifier, the quantised weights
-// as shipped) on the held-out side of the split in lib-classifier/data.ts.
-//   npx tsx scripts/eval-classifier.ts
+// Evaluates the classifier. Injection: leave-one-source-out first (one model
+// per held-out attack source, before = v1 recipe, after = v2), then the
+// shipped weights on the in-source split (secondary). The other sections
+// evaluate the committed weights on the held-out side of the split in
+// lib-classifier/data.ts.
+//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--only injection|cold|other]
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
-import { injectionTask, spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn } from './lib-classifier/corpora.js';
+import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles } from './lib-classifier/corpora.js';
+import { coldItems, trainCold } from './lib-classifier/cold.js';
+import { toLinear } from './lib-classifier/lr.js';
 import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
 import { SPAM_CHARS } from './lib-classifier/items.js';
 import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CLASSIFIER_MODEL, type SenderHistory, type Intent } from '../src/classifier/index.js';
 import { modelProb } from '../src/classifier/intent.js';
+import { injectionBundle, setModelOverride } from '../src/classifier/model.js';
+import { ATTACK_SOURCES, POSITIONS, type Msg } from './lib-classifier/loso.js';
+import { evalSets } from './lib-classifier/recipe-v2.js';
+import { figuresFor, losoV1, losoV2, scoreWith, thresholdFor, type LosoRun, type SourceFigures } from './lib-classifier/loso-eval.js';
 
 requireDataDir();
+// --only injection|cold|other: one part of the report (the injection part retrains 10 models and takes minutes)
+const onlyArg = process.argv.indexOf('--only');
+const onlyWhat = onlyArg >= 0 ? process.argv[onlyArg + 1] : null;
+const only = (part: 'injection' | 'cold' | 'other') => onlyWhat === null || onlyWhat === part;
 const NOW = new Date('2025-03-10T12:00:00Z');
 const H: SenderHistory = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
@@ -22,51 +35,79 @@ out(`classifier ${CLASSIFIER_MODEL} — held-out evaluation (split: seeded hash 
 out('');
 
 // ---------------- injection ----------------
-{
-  const { evalSet } = dedupAndSplit(injectionTask());
-  const scores: number[] = [];
-  const labels: number[] = [];
-  const bySource = new Map<string, { n: number; hit: number; fp: number }>();
-  const emailNeg: number[] = [];
-  const emailNegLong: number[] = []; // the benign email set before the short set existed (comparable figure)
-  const pos: number[] = [];
-  for (const ex of evalSet) {
-    const html = typeof ex.meta?.html === 'string' && ex.meta.html ? ex.meta.html : null;
-    const c = classifyInbound({ from: 'sender@example.com', subject: ex.subject ?? '', text: ex.text, html, classifyIntent: false, history: H }, NOW);
-    scores.push(c.injection_score);
-    labels.push(ex.label);
-    if (ex.label === 1) pos.push(c.injection_score);
-    else if (ex.meta?.email) {
-      emailNeg.push(c.injection_score);
-      if (!ex.source.startsWith('own/short/')) emailNegLong.push(c.injection_score);
-    }
-    const s = bySource.get(ex.source) ?? { n: 0, hit: 0, fp: 0 };
-    s.n++;
-    if (c.injection_score >= QUARANTINE_THRESHOLD) {
-      if (ex.label === 1) s.hit++;
-      else s.fp++;
-    }
-    bySource.set(ex.source, s);
+// Headline: leave-one-source-out (issue #12). For each attack source, a model
+// of the same recipe is trained without it and tested on it — as written and
+// embedded in held-out real mail at six positions — against the shared
+// held-out negatives; the threshold for recall at 1% FPR is set on all
+// negatives of that fold. BEFORE = the v1 recipe retrained per fold the same
+// way; AFTER = this recipe. Scores come from the real classifyInbound path
+// (rules, model, action_request with an unknown sender).
+if (only('injection')) {
+  const t0 = Date.now();
+  const log = (s: string) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)}s] ${s}\n`);
+  const sets = evalSets();
+  const negBy = new Map<string, number>();
+  for (const m of sets.negatives) negBy.set(m.source, (negBy.get(m.source) ?? 0) + 1);
+  out(`INJECTION — leave-one-source-out (headline). Held-out negatives: ${sets.negatives.length} (${[...negBy].map(([k, v]) => `${k} ${v}`).join(', ')})`);
+  out(`  positives per source: ≤ 250 attacks as written, and each embedded in held-out ham at ${POSITIONS.join(', ')}`);
+  const before = process.argv.includes('--no-baseline') ? null : losoV1(log, sets);
+  const after = losoV2(log, sets);
+  const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
+  out('');
+  out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (v1 recipe)             | AFTER (v2)`);
+  out(`  ${''.padEnd(16)} ${''.padStart(4)} | AUC wr  AUC emb  R@1% wr  emb    | AUC wr  AUC emb  R@1% wr  emb`);
+  for (const x of after.figures) out(`  ${x.source.padEnd(16)} ${String(x.n).padStart(4)} | ${row(before?.figures.find((b) => b.source === x.source))}    | ${row(x)}`);
+  const worst = (r: LosoRun | null, k: keyof SourceFigures) => (r ? Math.min(...r.figures.map((x) => x[k] as number)) : NaN);
+  out(`  ${'WORST SOURCE'.padEnd(16)} ${''.padStart(4)} | ${f3(worst(before, 'writtenAuc'))}  ${f3(worst(before, 'embeddedAuc'))}  ${f3(worst(before, 'writtenRecall'))}  ${f3(worst(before, 'embeddedRecall'))}    | ${f3(worst(after, 'writtenAuc'))}  ${f3(worst(after, 'embeddedAuc'))}  ${f3(worst(after, 'writtenRecall'))}  ${f3(worst(after, 'embeddedRecall'))}`);
+  out('  embedded recall at 1% FPR by position (AFTER):');
+  for (const x of after.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
+  if (before) {
+    out('  embedded recall at 1% FPR by position (BEFORE):');
+    for (const x of before.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
   }
-  out(`INJECTION (${evalSet.length} held-out examples: ${pos.length} attacks, ${labels.length - pos.length} benign of which ${emailNeg.length} real email)`);
-  const a = auc(scores, labels);
-  line(`at quarantine ${QUARANTINE_THRESHOLD}`, prf(scores.map((s) => s >= QUARANTINE_THRESHOLD), labels), a);
-  line('at 0.5', prf(scores.map((s) => s >= 0.5), labels));
-  const r1 = recallAtFpr(pos, emailNeg, 0.01);
-  out(`  recall at 1% FPR on benign email: ${pct(r1.recall)} (threshold ${f3(r1.threshold)}; ${emailNeg.length} benign emails incl. the short set)`);
-  const r1l = recallAtFpr(pos, emailNegLong, 0.01);
-  out(`  recall at 1% FPR on benign email without the short set: ${pct(r1l.recall)} (threshold ${f3(r1l.threshold)}; ${emailNegLong.length} benign emails)`);
-  out(`  benign email quarantined (FPR at ${QUARANTINE_THRESHOLD}): ${pct(emailNeg.filter((s) => s >= QUARANTINE_THRESHOLD).length / emailNeg.length)} of ${emailNeg.length}`);
-  out('  per source (quarantined at 0.95):');
-  for (const [src, s] of [...bySource].sort()) {
-    const isPos = evalSet.find((e) => e.source === src)?.label === 1;
-    out(`    ${src.padEnd(32)} n=${String(s.n).padStart(5)}  ${isPos ? `recall ${pct(s.hit / s.n)}` : `false positives ${pct(s.fp / s.n)}`}`);
+  out('');
+
+  // Calibration: the quarantine point is chosen on these negatives (train-classifier.ts does the same).
+  const at = thresholdFor(after.negScores, 0.005);
+  const shipped = injectionBundle().quarantineAt;
+  const over = (r: LosoRun, t: number) => {
+    const m = new Map<string, number>();
+    r.negScores.forEach((s, i) => s >= t && m.set(r.negSources[i], (m.get(r.negSources[i]) ?? 0) + 1));
+    return [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  };
+  const rate = (r: LosoRun, t: number) => r.negScores.filter((s) => s >= t).length / r.negScores.length;
+  out(`CALIBRATION (quarantine): raw score at ≤ 0.5% of leave-one-source-out negatives = ${f3(at)} (shipped weights map ${f3(shipped)} onto ${QUARANTINE_THRESHOLD})`);
+  out(`  AFTER: benign at or above the shipped quarantine point: ${pct(rate(after, shipped))} of ${after.negScores.length} fold scores (${over(after, shipped)})`);
+  if (before) out(`  BEFORE (v1, uncalibrated, quarantine at 0.95): ${pct(rate(before, 0.95))} (${over(before, 0.95)})`);
+  const trig = (r: LosoRun, t: number) => {
+    let n = 0, q = 0;
+    r.negSources.forEach((s, i) => {
+      if (s === 'own-benign/trigger') {
+        n++;
+        if (r.negScores[i] >= t) q++;
+      }
+    });
+    return `${q} of ${n}`;
+  };
+  out(`  benign trigger-word sentences (as written and at six positions) quarantined: AFTER ${trig(after, shipped)}${before ? `, BEFORE ${trig(before, 0.95)}` : ''}`);
+  out('');
+
+  // Secondary: the shipped model on the evaluation side of every source (an in-source split: it measures memory of the sources' styles too).
+  const ins = evalSets(250, true);
+  const sc = (m: Msg) => scoreWith(null, m);
+  const negS = ins.negatives.map(sc);
+  out(`INJECTION — in-source split (SECONDARY; shipped weights ${CLASSIFIER_MODEL}; evaluation side of every source)`);
+  for (const s of ATTACK_SOURCES) {
+    const p = ins.positives.get(s)!;
+    const fig = figuresFor(s, negS, p.written.map(sc), p.embedded.map((m) => ({ s: sc(m), pos: m.position })));
+    out(`  ${s.padEnd(16)} n=${String(fig.n).padStart(4)}  AUC written ${f3(fig.writtenAuc)}  embedded ${f3(fig.embeddedAuc)}  R@1% written ${f3(fig.writtenRecall)}  embedded ${f3(fig.embeddedRecall)}`);
   }
+  out(`  benign quarantined (≥ ${QUARANTINE_THRESHOLD}): ${pct(negS.filter((x) => x >= QUARANTINE_THRESHOLD).length / negS.length)} of ${negS.length}`);
   out('');
 }
 
 // ---------------- spam ----------------
-{
+if (only('other')) {
   const { evalSet } = dedupAndSplit(spamTask());
   const scores = evalSet.map((ex) => modelProb('spam', ((ex.subject ? ex.subject + '\n' : '') + ex.text).toLowerCase(), SPAM_CHARS));
   const labels = evalSet.map((e) => e.label);
@@ -80,7 +121,7 @@ out('');
 }
 
 // ---------------- request / intent ----------------
-{
+if (only('other')) {
   const { evalSet } = dedupAndSplit(parakweet());
   const scores = evalSet.map((ex) => modelProb('request', ex.text.toLowerCase(), 4000));
   const labels = evalSet.map((e) => e.label);
@@ -137,7 +178,7 @@ out('');
 // notices, one-line replies and greetings (benign) and short attacks. The
 // intent/code rules were written alongside this set: the intent and code
 // figures are NOT independent; the injection figures are (held-out templates).
-{
+if (only('other')) {
   const recs = shortOwn();
   const { evalSet } = dedupAndSplit(recs.map((r) => r.ex));
   const benign = evalSet.filter((e) => e.label === 0);
@@ -176,7 +217,7 @@ out('');
 }
 
 // ---------------- cold screen ----------------
-{
+if (only('cold')) {
   const own = coldOwn();
   const ham: Example[] = [...enronSpam().filter((x) => x.label === 0), ...spamAssassin().filter((x) => x.label === 0)].filter((_, i) => i % 8 === 0).map((x) => ({ ...x, source: 'real-ham' }));
   const { evalSet } = dedupAndSplit([...own.map((o) => o.ex), ...ham]);
@@ -204,7 +245,7 @@ out('');
       if (r.blocked && !r.appealable) fixed++;
     }
   }
-  out(`COLD-EMAIL SCREEN (own hand-written set, held-out templates: ${tx} transactional, ${cold} cold/bulk)`);
+  out(`COLD-EMAIL SCREEN — held-out templates (secondary; own template set: ${tx} transactional, ${cold} cold/bulk)`);
   line('blocked vs cold label', prf(scores.map((s) => s >= 0.8), labels), auc(scores, labels));
   out(`  false-refusal rate on transactional: ${pct(txBlocked / Math.max(1, tx))} (${txBlocked}/${tx}; goal ≤ 1%)${fr.length ? ' — ' + fr.slice(0, 5).join('; ') : ''}`);
   out(`  catch rate on cold pitches / bulk:   ${pct(coldBlocked / Math.max(1, cold))} (${coldBlocked}/${cold}; ${fixed} of them fixed-policy, not appealable)`);
@@ -216,8 +257,50 @@ out('');
   out('');
 }
 
+// ---------------- cold screen: leave-one-style-out ----------------
+// cold-styles.jsonl: hand-written pitches and transactional mail by style.
+// For each style, the cold model is retrained without it (the same recipe as
+// train-classifier.ts) and the style's mail goes through the real
+// screenOutbound with that model in place.
+if (only('cold')) {
+  const recs = coldStyles();
+  const styles = [...new Set(recs.map((r) => r.rec.style))];
+  const rows: string[] = [];
+  let caught = 0, pitches = 0, refused = 0, txs = 0;
+  const missed: string[] = [];
+  for (const st of styles) {
+    const m = toLinear(trainCold(coldItems(st).items));
+    setModelOverride('cold', m);
+    try {
+      const mine = recs.filter((r) => r.rec.style === st);
+      let hit = 0;
+      for (const { rec } of mine) {
+        const r = screenOutbound({ subject: rec.subject, text: rec.text, to: ['r0@example.com'], isReply: rec.isReply });
+        if (r.blocked) hit++;
+        else if (rec.label === 1 && missed.length < 8) missed.push(`${st}: "${rec.subject}" (${r.score})`);
+      }
+      const label = mine[0].rec.label;
+      if (label === 1) {
+        caught += hit;
+        pitches += mine.length;
+      } else {
+        refused += hit;
+        txs += mine.length;
+      }
+      rows.push(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${hit}`);
+    } finally {
+      setModelOverride('cold', null);
+    }
+  }
+  out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it)`);
+  out(`  pitches caught: ${pct(caught / Math.max(1, pitches))} (${caught}/${pitches}; goal ≥ 95%)   transactional refused: ${pct(refused / Math.max(1, txs))} (${refused}/${txs}; goal ≤ 1%)`);
+  for (const r of rows) out(r);
+  if (missed.length) out(`  missed: ${missed.join('; ')}`);
+  out('');
+}
+
 // ---------------- latency ----------------
-{
+if (only('other')) {
   const msgs = spamAssassin()
     .map((e) => ({ e, size: e.text.length + String(e.meta?.html ?? '').length }))
     .filter((x) => x.size >= 2048 && x.size <= 20480)

@@ -6,12 +6,18 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, repoRoot, type Example } from './lib-classifier/data.js';
-import { injectionTask, spamTask, parakweet, coldOwn, enronSpam, spamAssassin, shortOwn } from './lib-classifier/corpora.js';
+import { spamTask, parakweet, shortOwn } from './lib-classifier/corpora.js';
 import { trainLR, quantize, scoreFloat, type TrainItem, type FloatModel } from './lib-classifier/lr.js';
-import { injectionItems, docText, SPAM_CHARS, COLD_CHARS } from './lib-classifier/items.js';
+import { docText, SPAM_CHARS, COLD_CHARS } from './lib-classifier/items.js';
+import { coldItems, trainCold } from './lib-classifier/cold.js';
+import { trainingMessages, trainV2 } from './lib-classifier/recipe-v2.js';
+import { losoV2, thresholdFor } from './lib-classifier/loso-eval.js';
+import type { TreeSpec } from '../src/classifier/trees.js';
 import { auc } from './lib-classifier/metrics.js';
 
-const VERSION = '1.0';
+const VERSION = '2.0';
+/** Benign mail allowed at or above QUARANTINE_THRESHOLD on the leave-one-source-out negatives (issue #12: ≤ 0.5%). */
+const QUARANTINE_BENIGN_RATE = 0.005;
 
 requireDataDir();
 const t0 = Date.now();
@@ -30,16 +36,27 @@ function pack(q: ReturnType<typeof quantize>) {
 const models: Record<string, { bits: number; bias: number; scale: number; data: string }> = {};
 const stats: Record<string, string> = {};
 
-// ---- injection
+// ---- injection (v2, issue #12): sentence-pair windows of mail with attacks
+// and benign counterparts embedded; n-gram model + trees over window features.
+// The quarantine calibration is chosen on the leave-one-source-out negatives
+// (one model per held-out attack source), so it reflects mail from sources
+// the model never saw — not the shipped model's own training sources.
+let trees: TreeSpec | null = null;
+let calibration: { quarantineAt: number; benignRate: number; negatives: number } | null = null;
 {
-  const { train, evalSet, dropped } = dedupAndSplit(injectionTask());
-  const tr = train.flatMap(injectionItems);
-  const ev = evalSet.flatMap(injectionItems);
-  log(`injection: ${train.length} train / ${evalSet.length} eval examples (${dropped} duplicates dropped) → ${tr.length} train windows (${tr.filter((x) => x.label).length} positive)`);
-  const m = trainLR(tr, { bits: 17, epochs: 6, lr: 0.15, l2: 1e-6, seed: 1, balance: true });
-  report('injection', m, ev);
-  models.injection = pack(quantize(m));
-  stats.injection = `${train.length} examples`;
+  if (process.argv.includes('--no-calibration')) log('injection: --no-calibration: keeping quarantineAt 0.95 (uncalibrated)');
+  else {
+    log('injection: leave-one-source-out folds for the quarantine calibration');
+    const run = losoV2(log);
+    const at = thresholdFor(run.negScores, QUARANTINE_BENIGN_RATE);
+    calibration = { quarantineAt: Number(at.toPrecision(6)), benignRate: QUARANTINE_BENIGN_RATE, negatives: run.negScores.length };
+    log(`injection: quarantine point (raw) ${calibration.quarantineAt} keeps ≤ ${QUARANTINE_BENIGN_RATE * 100}% of ${run.negScores.length} held-out benign scores at or above it`);
+  }
+  log('injection: final model (all sources, train side of the split)');
+  const m = trainV2(trainingMessages(null), log);
+  models.injection = pack(quantize(m.ngram));
+  trees = m.trees;
+  stats.injection = `${m.rows} windows (${m.positives} attack windows)`;
 }
 
 // Short benign mail (codes, notices, one-line replies), train side only:
@@ -72,31 +89,36 @@ const shortBenignTrain: Example[] = dedupAndSplit(shortOwn().map((x) => x.ex)).t
   stats.request = `${train.length} examples`;
 }
 
-// ---- cold (own hand-written examples + real ham as transactional-side negatives)
+// ---- cold (own hand-written examples by template and by style + real ham as transactional-side negatives)
 {
-  const own = coldOwn().map((x) => x.ex);
-  const ham: Example[] = [...enronSpam().filter((x) => x.label === 0), ...spamAssassin().filter((x) => x.label === 0)].filter((_, i) => i % 8 === 0).map((x) => ({ ...x, source: 'real-ham' }));
-  const { train, evalSet, dropped } = dedupAndSplit([...own, ...ham]);
-  const tr: TrainItem[] = train.map((ex) => ({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: ex.source === 'real-ham' ? 0.5 : 1 }));
-  // transactional kinds only: "Hi Anna, hope you are well!" is also how a pitch opens
-  for (const ex of shortBenignTrain) if (!['greeting', 'reply', 'tricky'].includes(String(ex.meta?.kind))) tr.push({ text: docText(ex).slice(0, COLD_CHARS), label: 0, weight: 0.5 });
+  const { items, evalSet, train } = coldItems(null);
   const ev: TrainItem[] = evalSet.filter((ex) => ex.source !== 'real-ham').map((ex) => ({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label }));
-  log(`cold: ${train.length} train (${train.filter((x) => x.source !== 'real-ham').length} own) / ${ev.length} own eval (${dropped} duplicates dropped)`);
-  const m = trainLR(tr, { bits: 16, epochs: 12, lr: 0.15, l2: 1e-5, seed: 4, balance: true });
+  log(`cold: ${items.length} train items (${train.filter((x) => x.source !== 'real-ham').length} own templates + the style set) / ${ev.length} own eval`);
+  const m = trainCold(items);
   report('cold', m, ev);
   models.cold = pack(quantize(m));
-  stats.cold = `${train.length} examples`;
+  stats.cold = `${items.length} examples`;
 }
 
-const hash = createHash('sha256').update(JSON.stringify(['injection', 'spam', 'request', 'cold'].map((k) => models[k]))).digest('hex');
+const treeJson = trees
+  ? `{ base: ${trees.base}, feat: ${JSON.stringify(trees.feat)}, thr: ${JSON.stringify(trees.thr.map((x) => Number(x.toPrecision(9))))}, left: ${JSON.stringify(trees.left)}, right: ${JSON.stringify(trees.right)}, val: ${JSON.stringify(trees.val)}, roots: ${JSON.stringify(trees.roots)} }`
+  : 'undefined';
+const hash = createHash('sha256')
+  .update(JSON.stringify(['injection', 'spam', 'request', 'cold'].map((k) => models[k])))
+  .update(treeJson)
+  .update(JSON.stringify(calibration))
+  .digest('hex');
 const body =
   `// GENERATED by scripts/train-classifier.ts on ${new Date().toISOString().slice(0, 10)} — do not edit.\n` +
-  `// int8 weights (base64), one scale per model; hash = SHA-256 of the models array [injection, spam, request, cold].\n` +
-  `export const WEIGHTS = {\n  format: 1,\n  version: '${VERSION}',\n  hash: '${hash}',\n  trained: ${JSON.stringify(stats)},\n  models: {\n` +
+  `// int8 weights (base64), one scale per model; the injection trees; the quarantine calibration.\n` +
+  `// hash = SHA-256 of the models array [injection, spam, request, cold], the trees and the calibration.\n` +
+  `export const WEIGHTS = {\n  format: 2,\n  version: '${VERSION}',\n  hash: '${hash}',\n  trained: ${JSON.stringify(stats)},\n  models: {\n` +
   Object.entries(models)
     .map(([k, v]) => `    ${k}: { bits: ${v.bits}, bias: ${v.bias}, scale: ${v.scale}, data: '${v.data}' },`)
     .join('\n') +
-  `\n  } as Record<string, { bits: number; bias: number; scale: number; data: string }>,\n};\n`;
+  `\n  } as Record<string, { bits: number; bias: number; scale: number; data: string }>,\n` +
+  `  trees: { injection: ${treeJson} },\n` +
+  `  calibration: { injection: ${calibration ? `{ quarantineAt: ${calibration.quarantineAt}, benignRate: ${calibration.benignRate}, negatives: ${calibration.negatives} }` : 'undefined'} },\n};\n`;
 const out = path.join(repoRoot, 'src/classifier/weights.ts');
 writeFileSync(out, body);
 log(`wrote ${path.relative(repoRoot, out)} (${(body.length / 1024).toFixed(0)} KB), weights hash ${hash.slice(0, 8)}`);

@@ -167,3 +167,12 @@ export function injectionTask(): Example[] {
 export function spamTask(): Example[] {
   return [...enronSpam(), ...spamAssassin()];
 }
+
+export interface ColdStyleRecord { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number }
+/** Own hand-written pitches and transactional mail by style (generate-cold-styles.ts), for leave-one-style-out. */
+export function coldStyles(): { ex: Example; rec: ColdStyleRecord }[] {
+  return readJsonl<ColdStyleRecord>(path.join(ownDataDir, 'cold-styles.jsonl')).map((r) => ({
+    rec: r,
+    ex: { text: r.text, subject: r.subject, label: r.label, source: `own/cold-style/${r.style}`, group: r.group, meta: { isReply: r.isReply, to: r.to, kind: r.kind, lang: r.lang, style: r.style } },
+  }));
+}

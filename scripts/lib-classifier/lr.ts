@@ -7,6 +7,10 @@ export interface TrainItem {
   text: string;
   label: number;
   weight?: number;
+  /** featurised separately and concatenated (the v2 sentence-pair windows); `text` is then ignored */
+  parts?: string[];
+  /** precomputed feature hashes (reused across several trainings on the same items) */
+  feats?: Uint32Array;
 }
 
 export interface TrainOptions {
@@ -37,7 +41,12 @@ function rng(seed: number): () => number {
 
 const buf = new Uint32Array(MAX_FEATURES);
 
-export function featuresOf(text: string): { feats: Uint32Array; n: number } {
+export function featuresOf(text: string, parts?: string[]): { feats: Uint32Array; n: number } {
+  if (parts) {
+    let n = 0;
+    for (const p of parts) n = featurize(p, 0, p.length, buf, n);
+    return { feats: buf, n };
+  }
   const n = featurize(text, 0, text.length, buf, 0);
   return { feats: buf, n };
 }
@@ -56,10 +65,10 @@ export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
   const order = items.map((_, i) => i);
   const r = rng(opt.seed);
   // cache masked features when the set is small; recompute per epoch otherwise
-  const useCache = items.length <= 20000;
+  const useCache = items.length <= 150000;
   const cache: Uint32Array[] = useCache
     ? items.map((it) => {
-        const { feats, n } = featuresOf(it.text);
+        const { feats, n } = it.feats ? { feats: it.feats, n: it.feats.length } : featuresOf(it.text, it.parts);
         const a = new Uint32Array(n);
         for (let i = 0; i < n; i++) a[i] = feats[i] & mask;
         return a;
@@ -68,7 +77,7 @@ export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
   const tmp = new Uint32Array(MAX_FEATURES);
   const get = (idx: number): Uint32Array => {
     if (useCache) return cache[idx];
-    const { feats, n } = featuresOf(items[idx].text);
+    const { feats, n } = featuresOf(items[idx].text, items[idx].parts);
     for (let i = 0; i < n; i++) tmp[i] = feats[i] & mask;
     return tmp.subarray(0, n);
   };
@@ -102,26 +111,38 @@ export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
   return { bits: opt.bits, w, bias };
 }
 
-export function scoreFloat(m: FloatModel, text: string): number {
-  const { feats, n } = featuresOf(text);
-  if (n === 0) return sigmoid(m.bias);
+export function scoreFloat(m: FloatModel, text: string, parts?: string[]): number {
+  return sigmoid(marginFloat(m, text, parts));
+}
+
+export function marginFloat(m: FloatModel, text: string, parts?: string[]): number {
+  const { feats, n } = featuresOf(text, parts);
+  if (n === 0) return m.bias;
   const mask = (1 << m.bits) - 1;
   let s = 0;
   for (let i = 0; i < n; i++) s += m.w[feats[i] & mask];
-  return sigmoid(m.bias + s / Math.sqrt(n));
+  return m.bias + s / Math.sqrt(n);
 }
 
-/** int8 quantisation with one scale per model; returns base64 and scale. */
-export function quantize(m: FloatModel): { data: string; scale: number; bias: number; bits: number; nonzero: number } {
+/** The int8 run-time form of a float model (what the shipped classifier reads). */
+export function toLinear(m: FloatModel): { mask: number; bias: number; scale: number; w: Int8Array } {
+  const q = quantizeArray(m);
+  return { mask: (1 << m.bits) - 1, bias: m.bias, scale: q.scale, w: q.q };
+}
+
+function quantizeArray(m: FloatModel): { q: Int8Array; scale: number } {
   let max = 0;
   for (let i = 0; i < m.w.length; i++) max = Math.max(max, Math.abs(m.w[i]));
   const scale = max > 0 ? max / 127 : 1;
   const q = new Int8Array(m.w.length);
+  for (let i = 0; i < m.w.length; i++) q[i] = Math.max(-127, Math.min(127, Math.round(m.w[i] / scale)));
+  return { q, scale: Number(scale.toPrecision(9)) };
+}
+
+/** int8 quantisation with one scale per model; returns base64 and scale. */
+export function quantize(m: FloatModel): { data: string; scale: number; bias: number; bits: number; nonzero: number } {
+  const { q, scale } = quantizeArray(m);
   let nonzero = 0;
-  for (let i = 0; i < m.w.length; i++) {
-    const v = Math.max(-127, Math.min(127, Math.round(m.w[i] / scale)));
-    q[i] = v;
-    if (v !== 0) nonzero++;
-  }
-  return { data: Buffer.from(q.buffer).toString('base64'), scale: Number(scale.toPrecision(9)), bias: Number(m.bias.toPrecision(9)), bits: m.bits, nonzero };
+  for (let i = 0; i < q.length; i++) if (q[i] !== 0) nonzero++;
+  return { data: Buffer.from(q.buffer).toString('base64'), scale, bias: Number(m.bias.toPrecision(9)), bits: m.bits, nonzero };
 }

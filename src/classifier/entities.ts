@@ -14,6 +14,8 @@ export interface Entities {
   tracking_numbers?: string[];
   people?: string[];
   organizations?: string[];
+  /** privileged actions the message asks for (the action_request injection category), with the sentence that asks */
+  action_requests?: { action: string; text: string }[];
 }
 
 /** Per-kind cap so a huge message cannot produce a huge event. */

@@ -1,16 +1,18 @@
 // Inbound classification and the outbound cold-email screen.
 // Pure and synchronous: no I/O, no network, no node: imports; the learned
 // weights are compiled in (weights.ts). See README.md in this folder.
-import { bounded, freshText, htmlToText, scanInvisible, MAX_HIDDEN_CHARS } from './text.js';
+import { bounded, freshText } from './text.js';
 import { extractEntities, type Entities } from './entities.js';
 import { classifyIntent, modelProbs, requestProb, type Intent } from './intent.js';
-import { scanInjection } from './injection.js';
+import { injectionInputOf, scanInjection, type SenderStanding } from './injection.js';
 import { MODEL_VERSION, WEIGHTS_HASH } from './model.js';
 
 export { INTENTS, INTENT_THRESHOLD } from './intent.js';
 export type { Intent } from './intent.js';
-export { INJECTION_CATEGORIES } from './injection.js';
-export type { InjectionCategory } from './injection.js';
+export { INJECTION_CATEGORIES, ACTION_WEIGHT } from './injection.js';
+export type { InjectionCategory, SenderStanding } from './injection.js';
+export { ACTIONS } from './signals.js';
+export type { RequestedAction } from './signals.js';
 export type { Entities } from './entities.js';
 export { screenOutbound, reviewAppeal, BLOCK_THRESHOLD, REVIEW_THRESHOLD } from './outbound.js';
 export type { ColdReason, OutboundInput, ScreenResult, AppealOutcome, AppealResult } from './outbound.js';
@@ -51,6 +53,33 @@ export interface InboundInput {
   /** agent.classify_inbound: intent and entities are computed only when true */
   classifyIntent: boolean;
   history: SenderHistory;
+  /**
+   * Optional, for weighing an action request (README "action_request"): the
+   * caller knows this sender as a correspondent (e.g. an address-book entry)
+   * beyond what `history` counts. Absent = decided from `history` alone.
+   */
+  knownCorrespondent?: boolean;
+  /**
+   * Optional authentication results of this message (mailauth): a `fail`
+   * makes an action request weigh more, a `pass` (with none failing) less.
+   * Absent = taken from `history.spfPass` / `history.dkimPass`.
+   */
+  auth?: { spf?: AuthResult; dkim?: AuthResult; dmarc?: AuthResult };
+}
+
+export type AuthResult = 'pass' | 'fail' | 'none' | null;
+
+/**
+ * The sender's standing for an action request: known when they answered our
+ * mail, we wrote to them, or the caller says so; authentication from the
+ * message's results when given, else from the history's SPF/DKIM.
+ */
+export function senderStanding(h: Partial<SenderHistory> | null | undefined, knownCorrespondent?: boolean, auth?: InboundInput['auth']): SenderStanding {
+  const x = h ?? {};
+  const known = knownCorrespondent === true || num(x.repliesFromSender) > 0 || num(x.sendsToSender) > 0;
+  const results = auth ? [auth.spf, auth.dkim, auth.dmarc] : [x.spfPass === true ? 'pass' : x.spfPass === false ? 'fail' : null, x.dkimPass === true ? 'pass' : x.dkimPass === false ? 'fail' : null];
+  const st: SenderStanding['auth'] = results.includes('fail') ? 'fail' : results.includes('pass') ? 'pass' : 'none';
+  return { known, auth: st };
 }
 
 export interface Classification {
@@ -176,40 +205,12 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     if (typeof v === 'string') headers[k.toLowerCase()] = v.slice(0, 2000);
   }
 
-  // Text a reader sees, and text they don't.
-  let visible = textRaw;
-  let hidden = '';
-  let techniques: string[] = [];
-  let htmlExtra = '';
-  if (htmlRaw) {
-    const h = htmlToText(htmlRaw);
-    hidden = h.hidden;
-    techniques = h.techniques;
-    if (!visible.trim()) visible = h.visible;
-    // A plain part that says something else than the HTML is also a hiding
-    // place: the injection scan reads both when they differ much.
-    else if (h.visible && Math.abs(h.visible.length - visible.length) > 200) htmlExtra = h.visible.slice(0, 16 * 1024);
-  }
-  const invS = scanInvisible(subjectRaw);
-  const invT = scanInvisible(visible);
-  const invX = htmlExtra ? scanInvisible(htmlExtra) : { clean: '', zeroWidth: 0, bidi: 0, tagText: '' };
-  const invH = hidden ? scanInvisible(hidden) : { clean: '', zeroWidth: 0, bidi: 0, tagText: '' };
-  const subject = invS.clean;
-  visible = invT.clean;
-  const tagText = (invS.tagText + ' ' + invT.tagText + ' ' + invX.tagText + ' ' + invH.tagText).trim();
-  hidden = (invH.clean + (tagText ? ' ' + tagText : '')).slice(0, MAX_HIDDEN_CHARS);
-
-  const inj = scanInjection({
-    subject,
-    visible: invX.clean ? visible + '\n' + invX.clean : visible,
-    hidden,
-    hiddenTechniques: techniques,
-    zeroWidth: invS.zeroWidth + invT.zeroWidth + invX.zeroWidth + invH.zeroWidth,
-    bidi: invS.bidi + invT.bidi + invX.bidi + invH.bidi,
-    tagChars: tagText.length,
-  });
-
+  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw);
+  const subject = prep.subject;
+  const visible = prep.visibleText;
   const history = input?.history;
+  const inj = scanInjection({ ...prep.input, sender: senderStanding(history, input?.knownCorrespondent, input?.auth) });
+
   const reputation = senderReputation(history);
   const base = {
     injection_score: r3(inj.score),
@@ -227,7 +228,8 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   }
 
   // entities come from the top of the message (bounded for speed)
-  const entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now);
+  const entities: Entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now);
+  if (inj.actions.length) entities.action_requests = inj.actions.map((action, i) => ({ action, text: inj.actionText[i] ?? '' }));
   const lowerAll = subjectLower + '\n' + bodyLower;
   const [spam, cold] = modelProbs(['spam', 'cold'], lowerAll, DOC_CHARS);
   const request = requestProb(bodyLower);

@@ -1,9 +1,14 @@
-// Prompt-injection scan: rules per category + the learned `injection` model
-// scored over ~1,000-character windows (max), with hidden text (HTML hidden by
-// style, comments, zero-width / bidi / tag characters) counted as evidence.
-import { featurize, margin, MAX_FEATURES, sigmoid } from './features.js';
-import { getModel } from './model.js';
-import { decodeBase64 } from './model.js';
+// Prompt-injection scan (v2): rules per category, combined by noisy-OR with
+// the learned model — an n-gram logistic model and gradient-boosted trees over
+// hand-written features, scored on sentence-pair windows of the subject, the
+// visible text and the hidden text (max) — plus the action_request signal
+// weighed with the sender's standing. Hidden text (HTML hidden by style,
+// comments, zero-width / bidi / tag characters) is evidence of its own.
+import { featurize, MAX_FEATURES, sigmoid } from './features.js';
+import { decodeBase64, injectionBundle, type InjectionBundle } from './model.js';
+import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, MAX_SEGMENTS, F_HIDDEN, N_FEATURES, type RequestedAction, type SegFeatures, type Window } from './signals.js';
+import { treeMargin } from './trees.js';
+import { htmlToText, scanInvisible, MAX_HIDDEN_CHARS } from './text.js';
 
 export const INJECTION_CATEGORIES = [
   'instruction_override',
@@ -13,13 +18,14 @@ export const INJECTION_CATEGORIES = [
   'boundary_manipulation',
   'encoding_tricks',
   'hidden_content',
+  'action_request',
 ] as const;
 export type InjectionCategory = (typeof INJECTION_CATEGORIES)[number];
 
-/** Window size for the learned model (training uses the same windows). */
-export const WINDOW_CHARS = 1000;
 /** Most visible text the learned model reads. */
 export const MODEL_SCAN_CHARS = 16 * 1024;
+/** Most hidden text the learned model reads. */
+export const MODEL_HIDDEN_CHARS = 8 * 1024;
 
 // [category, strength, pattern, literals of which one must occur (cheap pre-check)]
 type Rule = readonly [InjectionCategory, number, RegExp, readonly string[]];
@@ -89,8 +95,21 @@ const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward
 export interface InjectionResult {
   score: number;
   categories: InjectionCategory[];
+  /** the learned model's highest window probability (visible text and subject) */
   model: number;
   hiddenChars: number;
+  /** privileged actions the message asks for (action_request) */
+  actions: RequestedAction[];
+  /** the sentence of each requested action (first found), ≤ 200 characters */
+  actionText: string[];
+}
+
+/** What the caller knows about the sender, for weighing an action request. */
+export interface SenderStanding {
+  /** a known correspondent: they answered our mail, we wrote to them, or the caller says so */
+  known: boolean;
+  /** SPF/DKIM/DMARC: 'pass' (one passed, none failed), 'fail' (one failed), 'none' (not checked) */
+  auth: 'pass' | 'fail' | 'none';
 }
 
 export interface InjectionInput {
@@ -103,78 +122,141 @@ export interface InjectionInput {
   zeroWidth: number;
   bidi: number;
   tagChars: number;
+  /** absent = an unknown, unauthenticated sender */
+  sender?: SenderStanding;
 }
 
-const featBuf = new Uint32Array(MAX_FEATURES);
-
-/** Windows of at most WINDOW_CHARS, cut at whitespace. Shared with training. */
-export function windows(text: string, maxChars = MODEL_SCAN_CHARS): Array<[number, number]> {
-  const end = Math.min(text.length, maxChars);
-  const out: Array<[number, number]> = [];
-  let start = 0;
-  while (start < end) {
-    let stop = Math.min(end, start + WINDOW_CHARS);
-    if (stop < end) {
-      const ws = text.lastIndexOf(' ', stop);
-      const nl = text.lastIndexOf('\n', stop);
-      const cut = Math.max(ws, nl);
-      if (cut > start + WINDOW_CHARS / 2) stop = cut;
-    }
-    out.push([start, stop]);
-    start = stop;
-  }
-  return out;
-}
-
-// Evidence the learned model must have before it may speak loudly.
-// 1. Length: below EVIDENCE_FEATURES features (≈ 40 characters) a window's
-//    logit is interpolated towards a low prior in proportion to the features
-//    it has. With 1/sqrt(n) feature values a three-word text is decided by a
-//    handful of weights, so "hello" or "Your code is 123456" scored like an
-//    attack (0.75, 0.96). Longer windows are unchanged (a smooth n/(n+k)
-//    shrink everywhere cost 1.5 points of recall at 1% FPR).
-// 2. Vocabulary: a window with no word of the vocabulary attacks are made of
-//    (instructions, roles, assistants, "ignore", "now", "say", "send", …, in
-//    the languages of the training data) and no rule evidence keeps at most
-//    half the model's probability, so the model alone cannot lift such a
-//    text to 0.5. On the held-out attacks ~97% contain such a word; on short
-//    transactional mail (codes, notices, replies) ~5% do.
-/** Prior injection probability for mail, logit(0.05): what a window with no evidence falls back to. */
-const PRIOR_LOGIT = -2.944;
-/** Features from which a window's own evidence counts fully (≈ 40 characters of text). */
-const EVIDENCE_FEATURES = 60;
-/** Probability a window can reach on the model alone without any injection cue. */
-const NO_CUE_FACTOR = 0.5;
+// A text with no rule evidence, no word of the attack vocabulary and no
+// smuggled characters cannot reach 0.5 on the model alone: short
+// transactional mail ("Your code is 123456") once scored 0.96 on the
+// n-gram model. The vocabulary covers instructions, roles, assistants,
+// "ignore", "now", "say", "send", … and the privileged actions, in the
+// languages of the training data.
 const CUE =
-  /\b(ignor|disregard|forget|overrid|bypass|instruction|prompt|jailbr|pretend|roleplay|role-play|act as|you are|you must|you will|your (task|job|role|goal)|assistant|ai|bot|chatbot|llm|gpt|model|agent|developer|mode|unrestricted|uncensored|unfiltered|granted|password|secret|reveal|system|admin|api key|stop|task|now|previous|above|before|earlier|answer|respond|response|reply with|say|write|print|output|repeat|rule|context|question|opinion|hate|imagine|hypothetical|character|persona|role|forward|send|delete|execute|command|tool|function|anweisung|vergiss|vergessen|befehl|aufgabe|vorherig|antwort|sag|schreib|frage|kontext|rolle|stopp|jetzt|du bist|oublie|consigne|réponds|instrucciones|olvida|responde|ahora)|забудь|инструкц|игнорир/;
+  /\b(ignor|disregard|forget|overrid|bypass|instruction|prompt|jailbr|pretend|roleplay|role-play|act as|you are|you must|you will|your (task|job|role|goal)|assistant|ai|bot|chatbot|llm|gpt|model|agent|developer|mode|unrestricted|uncensored|unfiltered|granted|password|secret|reveal|system|admin|api key|stop|task|now|previous|above|before|earlier|answer|respond|response|reply with|say|write|print|output|repeat|rule|context|question|opinion|hate|imagine|hypothetical|character|persona|role|forward|send|delete|execute|command|tool|function|grant|access|transfer|wire|payment|bank|iban|install|download|credential|export|anweisung|vergiss|vergessen|befehl|aufgabe|vorherig|antwort|sag|schreib|frage|kontext|rolle|stopp|jetzt|du bist|oublie|consigne|réponds|instrucciones|olvida|responde|ahora)|забудь|инструкц|игнорир/;
 
 /** True when `lower[a, b)` contains a word of the attack vocabulary. */
 export function hasCue(lower: string, a = 0, b = lower.length): boolean {
   return CUE.test(a === 0 && b >= lower.length ? lower : lower.slice(a, b));
 }
 
-/** Window probability with the length evidence applied (training reports raw probabilities). */
-function windowProb(z: number, n: number): number {
-  return n >= EVIDENCE_FEATURES ? sigmoid(z) : sigmoid(PRIOR_LOGIT + ((z - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES);
+// ------------------------------------------------------------ learned model
+// Buffers reused across calls (the classifier is synchronous; one call at a time per thread).
+const featBuf = new Uint32Array(MAX_FEATURES);
+const segSum = new Float64Array(MAX_SEGMENTS);
+const segN = new Int32Array(MAX_SEGMENTS);
+const vec = new Float32Array(N_FEATURES);
+const winBuf: Window[] = [];
+let segFeatBuf: SegFeatures | undefined;
+
+export interface WindowScores {
+  /** highest window probability over the subject and visible text */
+  visible: number;
+  /** highest window probability over the hidden text */
+  hidden: number;
+  actions: RequestedAction[];
+  actionText: string[];
+}
+
+/** n-gram margin of segments i..j from the per-segment sums. */
+function ngramMargin(b: InjectionBundle, i: number, j: number): number {
+  const m = b.ngram;
+  if (!m) return 0;
+  const n = segN[i] + (i === j ? 0 : segN[j]);
+  if (n === 0) return m.bias;
+  return m.bias + ((segSum[i] + (i === j ? 0 : segSum[j])) * m.scale) / Math.sqrt(n);
 }
 
 /**
- * Max window probability of the learned injection model over `lower`.
- * `ruleCue`: rules already found evidence, so every window may speak fully.
+ * Score every sentence-pair window of subject, visible and hidden text
+ * (lower-cased); the message's model probability is the window maximum.
  */
-export function modelScore(lower: string, maxChars = MODEL_SCAN_CHARS, ruleCue = false): number {
-  const m = getModel('injection');
-  if (!m || lower.length === 0) return 0;
-  let best = 0;
-  for (const [a, b] of windows(lower, maxChars)) {
-    const n = featurize(lower, a, b, featBuf, 0);
-    if (n < 3) continue;
-    let p = windowProb(margin(m, featBuf, n), n);
-    // the cue test only matters when it could change the answer
-    if (p > best && !ruleCue && !hasCue(lower, a, b)) p *= NO_CUE_FACTOR;
-    if (p > best) best = p;
+// Evidence the model must have before it may speak loudly: below
+// EVIDENCE_FEATURES hashed features (≈ 40 characters) a window's logit is
+// interpolated towards a low prior in proportion to the features it has,
+// unless a rule already found evidence. Three words ("hello", "Your code is
+// 123456") are decided by a handful of weights and scored like attacks.
+/** logit(0.05): what a window with no evidence falls back to. */
+const PRIOR_LOGIT = -2.944;
+/** Features from which a window's own evidence counts fully. */
+const EVIDENCE_FEATURES = 60;
+
+export function windowScores(subjectLower: string, visibleLower: string, hiddenLower: string, bundle: InjectionBundle = injectionBundle(), ruleCue = false): WindowScores {
+  const { doc, segs } = buildScanDoc(subjectLower, visibleLower, hiddenLower, MODEL_SCAN_CHARS, MODEL_HIDDEN_CHARS);
+  const sf = (segFeatBuf = segmentFeatures(doc, segs, segFeatBuf));
+  const m = bundle.ngram;
+  for (let s = 0; s < segs.length; s++) {
+    const n = featurize(doc, segs[s].a, segs[s].b, featBuf, 0);
+    let sum = 0;
+    if (m) {
+      const w = m.w;
+      const mask = m.mask;
+      for (let k = 0; k < n; k++) sum += w[featBuf[k] & mask];
+    }
+    segSum[s] = sum;
+    segN[s] = n;
   }
-  return best;
+  const wins = pairWindows(segs, winBuf);
+  let visible = 0;
+  let hidden = 0;
+  for (const w of wins) {
+    const z = ngramMargin(bundle, w[0], w[1]);
+    let t = bundle.trees ? treeMargin(bundle.trees, windowVector(segs, sf, w, z, wins.length, vec)) : m ? z : -30;
+    const n = segN[w[0]] + (w[0] === w[1] ? 0 : segN[w[1]]);
+    if (!ruleCue && n < EVIDENCE_FEATURES) t = PRIOR_LOGIT + ((t - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES;
+    const p = sigmoid(t);
+    if (segs[w[0]].flags & F_HIDDEN) {
+      if (p > hidden) hidden = p;
+    } else if (p > visible) visible = p;
+  }
+  const actions = requestedActions(sf, segs.length);
+  const actionText: string[] = [];
+  if (actions.length) {
+    for (const act of actions) {
+      for (let s = 0; s < segs.length; s++) {
+        if (sf.actions[s] & (1 << ACTION_INDEX.get(act)!)) {
+          actionText.push(doc.slice(segs[s].a, Math.min(segs[s].b, segs[s].a + 200)));
+          break;
+        }
+      }
+    }
+  }
+  return { visible, hidden, actions, actionText };
+}
+
+const ACTION_INDEX = new Map<RequestedAction, number>(ACTIONS.map((a, i) => [a, i]));
+
+/**
+ * How much a request for a privileged action adds to the injection score
+ * (noisy-OR), by action and by the sender's standing. Money, payment
+ * details, credentials, access, secrets and running software weigh most;
+ * forwarding, deleting and contacting others less. A known correspondent
+ * adds nothing (a colleague asking for edit access is ordinary work); an
+ * unknown sender adds the full weight, less when SPF/DKIM pass, more when
+ * they fail. Alone it stays below 0.7, so it never quarantines by itself:
+ * it takes text evidence as well (see README "action_request").
+ */
+export const ACTION_WEIGHT: Readonly<Record<RequestedAction, number>> = {
+  transfer_money: 0.5,
+  change_payment_details: 0.5,
+  change_credentials: 0.5,
+  grant_access: 0.45,
+  reveal_secrets: 0.45,
+  install_or_run: 0.45,
+  forward_mail: 0.35,
+  delete_data: 0.3,
+  contact_third_party: 0.25,
+};
+
+export function actionStrength(actions: readonly RequestedAction[], sender: SenderStanding | undefined): number {
+  if (actions.length === 0) return 0;
+  const s = sender ?? { known: false, auth: 'none' as const };
+  if (s.known && s.auth !== 'fail') return 0;
+  let w = 0;
+  for (const a of actions) w = Math.max(w, ACTION_WEIGHT[a]);
+  if (actions.length > 1) w = Math.min(0.6, w + 0.05 * (actions.length - 1));
+  const f = s.auth === 'fail' ? 1.3 : s.auth === 'pass' ? 0.8 : 1;
+  return Math.min(0.65, w * f);
 }
 
 // One pass finds which trigger words occur; a rule's regex only runs when
@@ -289,7 +371,19 @@ function decodedBlobs(runs: string[]): string {
 
 const HOMOGLYPH = /[a-z][\u0400-\u04ff\u0370-\u03ff]|[\u0400-\u04ff\u0370-\u03ff][a-z]/g;
 
-export function scanInjection(inp: InjectionInput): InjectionResult {
+
+export interface RuleEvidence {
+  strengths: Map<InjectionCategory, number>;
+  /** strongest rule found in the hidden text (0 = none) */
+  hiddenRule: number;
+  /** some rule other than hidden_content found evidence ≥ 0.3 */
+  ruleCue: boolean;
+  visLower: string;
+  hidLower: string;
+}
+
+/** The rules (per category, hidden text ×1.1, encodings decoded), before any model. */
+export function ruleEvidence(inp: InjectionInput): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
   const hidLower = inp.hidden.toLowerCase();
@@ -319,34 +413,70 @@ export function scanInjection(inp: InjectionInput): InjectionResult {
   if (rep >= 25) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.55));
   if (inp.bidi >= 2) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, Math.min(0.6, 0.2 + inp.bidi * 0.05)));
 
-  // learned model: visible windows, and hidden text on its own
   let ruleCue = false;
   for (const [c, v] of strengths) if (c !== 'hidden_content' && v >= 0.3) ruleCue = true;
-  const pVis = modelScore(visLower, MODEL_SCAN_CHARS, ruleCue);
-  const pHid = hidLower ? modelScore(hidLower, 8192, ruleCue) : 0;
+  return { strengths, hiddenRule, ruleCue, visLower, hidLower };
+}
 
-  // hidden content evidence
-  const hiddenChars = inp.hidden.length + inp.zeroWidth + inp.tagChars;
-  let hiddenStrength = 0;
-  if (inp.tagChars > 0) hiddenStrength = Math.max(hiddenStrength, 0.6);
-  if (inp.zeroWidth >= 3) hiddenStrength = Math.max(hiddenStrength, Math.min(0.45, 0.15 + inp.zeroWidth * 0.01));
+/** Hidden-content strength: smuggled characters, hidden text, and whether that text instructs. */
+export function hiddenStrengthOf(inp: InjectionInput, hiddenRule: number, pHidden: number): number {
+  let h = 0;
+  if (inp.tagChars > 0) h = Math.max(h, 0.6);
+  if (inp.zeroWidth >= 3) h = Math.max(h, Math.min(0.45, 0.15 + inp.zeroWidth * 0.01));
   if (inp.hidden.length >= 20) {
     // marketing pre-headers are hidden too: on their own they are weak evidence
-    hiddenStrength = Math.max(hiddenStrength, Math.min(0.4, 0.15 + inp.hidden.length / 4000));
-    if (hiddenRule > 0 || pHid > 0.7) hiddenStrength = Math.max(hiddenStrength, 0.9);
+    h = Math.max(h, Math.min(0.4, 0.15 + inp.hidden.length / 4000));
+    if (hiddenRule > 0 || pHidden > 0.7) h = Math.max(h, 0.9);
   }
+  return h;
+}
+
+/** Where the calibrated scale is 0.95 (QUARANTINE_THRESHOLD; index.ts re-exports the constant). */
+const Q = 0.95;
+/** Below this the score is left as it is: calibration only moves the quarantine end of the scale. */
+const KNEE = 0.5;
+
+/**
+ * Monotone map of the raw score, in logit space: identity up to KNEE, then
+ * linear so that `at` lands on Q, then a plain shift above it. `at` = Q is
+ * the identity.
+ */
+export function calibrate(raw: number, at: number): number {
+  if (!(raw > KNEE) || !(at > KNEE) || at === Q) return raw;
+  const l = logit(raw);
+  const l0 = logit(KNEE);
+  const lt = logit(at);
+  const lq = logit(Q);
+  const out = l <= lt ? l0 + ((l - l0) * (lq - l0)) / (lt - l0) : l + (lq - lt);
+  return sigmoid(out);
+}
+
+function logit(p: number): number {
+  const q = Math.min(1 - 1e-9, Math.max(1e-9, p));
+  return Math.log(q / (1 - q));
+}
+
+export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle()): InjectionResult {
+  const ev = ruleEvidence(inp);
+  const { strengths, visLower, hidLower, ruleCue } = ev;
+  const subjectLower = inp.subject.toLowerCase();
+  const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);
+
+  const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, ws.hidden);
   if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
 
-  // combine: noisy-OR of rule categories and the model
+  // combine: noisy-OR of rule categories, the model (visible windows; hidden
+  // text reaches the score through hidden_content) and the action request
   let keep = 1;
   for (const s of strengths.values()) keep *= 1 - Math.min(0.99, s);
-  // hidden text reaches the score through hiddenStrength above
-  const pModel = pVis;
-  // the model alone is calibrated on windows; shrink it slightly so that a
-  // model-only hit needs very high confidence to reach quarantine
-  keep *= 1 - 0.985 * pModel;
+  keep *= 1 - 0.985 * ws.visible;
+  const act = actionStrength(ws.actions, inp.sender);
+  keep *= 1 - act;
   let score = 1 - keep;
   if (!Number.isFinite(score)) score = 0;
+  // Calibration (README "Calibration"): the raw score chosen on the
+  // leave-one-source-out negatives maps onto QUARANTINE_THRESHOLD.
+  score = calibrate(score, bundle.quarantineAt);
   // No rule evidence, no attack vocabulary, no smuggled characters: whatever
   // the model and a hidden pre-header say together stays below 0.5.
   if (!ruleCue && inp.tagChars === 0 && hiddenStrength < 0.45 && score >= 0.49 && !hasCue(visLower) && !(hidLower && hasCue(hidLower))) score = 0.49;
@@ -355,6 +485,49 @@ export function scanInjection(inp: InjectionInput): InjectionResult {
   // Hidden text is reported whenever there is a meaningful amount of it (an
   // agent may want to know), even when it only nudges the score.
   for (const c of INJECTION_CATEGORIES) if ((strengths.get(c) ?? 0) >= (c === 'hidden_content' ? 0.15 : 0.3)) categories.push(c);
+  // A privileged request is reported whoever sent it: the agent must confirm it with its owner.
+  if (ws.actions.length) categories.push('action_request');
   if (score >= 0.5 && categories.length === 0) categories.push('instruction_override');
-  return { score, categories, model: pModel, hiddenChars };
+  return { score, categories, model: ws.visible, hiddenChars: inp.hidden.length + inp.zeroWidth + inp.tagChars, actions: ws.actions, actionText: ws.actionText };
+}
+
+/**
+ * Text a reader sees and text they don't, from a message's subject, plain
+ * and HTML parts (already bounded by the caller). Shared with training, so
+ * the model reads mail exactly as classifyInbound does.
+ */
+export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string): { input: InjectionInput; subject: string; visibleText: string } {
+  let visible = textRaw;
+  let hidden = '';
+  let techniques: string[] = [];
+  let htmlExtra = '';
+  if (htmlRaw) {
+    const h = htmlToText(htmlRaw);
+    hidden = h.hidden;
+    techniques = h.techniques;
+    if (!visible.trim()) visible = h.visible;
+    // A plain part that says something else than the HTML is also a hiding
+    // place: the injection scan reads both when they differ much.
+    else if (h.visible && Math.abs(h.visible.length - visible.length) > 200) htmlExtra = h.visible.slice(0, 16 * 1024);
+  }
+  const invS = scanInvisible(subjectRaw);
+  const invT = scanInvisible(visible);
+  const none = { clean: '', zeroWidth: 0, bidi: 0, tagText: '' };
+  const invX = htmlExtra ? scanInvisible(htmlExtra) : none;
+  const invH = hidden ? scanInvisible(hidden) : none;
+  const tagText = (invS.tagText + ' ' + invT.tagText + ' ' + invX.tagText + ' ' + invH.tagText).trim();
+  hidden = (invH.clean + (tagText ? ' ' + tagText : '')).slice(0, MAX_HIDDEN_CHARS);
+  return {
+    subject: invS.clean,
+    visibleText: invT.clean,
+    input: {
+      subject: invS.clean,
+      visible: invX.clean ? invT.clean + '\n' + invX.clean : invT.clean,
+      hidden,
+      hiddenTechniques: techniques,
+      zeroWidth: invS.zeroWidth + invT.zeroWidth + invX.zeroWidth + invH.zeroWidth,
+      bidi: invS.bidi + invT.bidi + invX.bidi + invH.bidi,
+      tagChars: tagText.length,
+    },
+  };
 }

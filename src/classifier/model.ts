@@ -2,6 +2,7 @@
 // scripts/train-classifier.ts) into int8 linear models, once, on first use.
 import { WEIGHTS } from './weights.js';
 import type { LinearModel } from './features.js';
+import { decodeTrees, type TreeModel, type TreeSpec } from './trees.js';
 
 export type ModelName = 'injection' | 'spam' | 'request' | 'cold';
 
@@ -34,8 +35,21 @@ export function decodeBase64(s: string): Uint8Array {
 }
 
 const cache = new Map<ModelName, LinearModel | null>();
+const overrides = new Map<ModelName, LinearModel>();
+
+/**
+ * Evaluation scripts only (leave-one-style-out of the cold screen scores a
+ * model retrained without each style through the real screenOutbound path).
+ * Run time never calls it; `null` restores the committed weights.
+ */
+export function setModelOverride(name: ModelName, m: LinearModel | null): void {
+  if (m) overrides.set(name, m);
+  else overrides.delete(name);
+}
 
 export function getModel(name: ModelName): LinearModel | null {
+  const o = overrides.get(name);
+  if (o) return o;
   let m = cache.get(name);
   if (m !== undefined) return m;
   const spec = (WEIGHTS.models as Record<string, { bits: number; bias: number; scale: number; data: string } | undefined>)[name];
@@ -49,6 +63,36 @@ export function getModel(name: ModelName): LinearModel | null {
   }
   cache.set(name, m);
   return m;
+}
+
+/** The injection model: n-gram margins per window, trees over window features, calibration shift. */
+export interface InjectionBundle {
+  ngram: LinearModel | null;
+  trees: TreeModel | null;
+  /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
+  quarantineAt: number;
+}
+
+let injectionOverride: InjectionBundle | null = null;
+let injectionDefault: InjectionBundle | null = null;
+
+/**
+ * Evaluation scripts only (scripts/eval-classifier.ts scores models retrained
+ * per held-out source through the real classifyInbound path). Run time never
+ * calls it; `null` restores the committed weights.
+ */
+export function setInjectionOverride(b: InjectionBundle | null): void {
+  injectionOverride = b;
+}
+
+export function injectionBundle(): InjectionBundle {
+  if (injectionOverride) return injectionOverride;
+  if (!injectionDefault) {
+    const w = WEIGHTS as unknown as { trees?: { injection?: TreeSpec }; calibration?: { injection?: { quarantineAt: number } } };
+    const spec = w.trees?.injection;
+    injectionDefault = { ngram: getModel('injection'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95 };
+  }
+  return injectionDefault;
 }
 
 export const WEIGHTS_HASH: string = WEIGHTS.hash;

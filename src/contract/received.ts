@@ -2,6 +2,18 @@ import { Type, type Static } from 'typebox';
 import { IdParams, ListQuery, Nullable, Page, SearchQuery, Timestamp } from './common.js';
 import { route, type RouteDef } from './route.js';
 
+/**
+ * The injection categories the classifier reports (docs/classifier.md);
+ * `action_request` (classifier 2.0) marks mail that asks for a privileged,
+ * side-effecting action. Kept equal to src/classifier's list by a test; the
+ * field stays a string array so older clients keep parsing it.
+ */
+export const INJECTION_CATEGORIES = ['instruction_override', 'role_hijack', 'data_exfiltration', 'tool_invocation', 'boundary_manipulation', 'encoding_tricks', 'hidden_content', 'action_request'] as const;
+/** `entities.action_requests[].action`: the privileged actions the classifier recognises. */
+export const REQUESTED_ACTIONS = ['forward_mail', 'grant_access', 'transfer_money', 'change_payment_details', 'change_credentials', 'reveal_secrets', 'delete_data', 'contact_third_party', 'install_or_run'] as const;
+/** One entry of `entities.action_requests` (present when intent classification is on and the mail asks for such an action). */
+export const ActionRequestEntity = Type.Object({ action: Type.Enum(REQUESTED_ACTIONS), text: Type.String() });
+
 /** Spec: Classification (result of the inbound classifier). */
 export const Classification = Type.Object({
   intent: Type.String(),

@@ -9,7 +9,7 @@ const BODY = '<p>Hi Dana,</p><p>Please find the October invoice attached. Paymen
 
 describe('injection scan', () => {
   it('documents its categories and threshold', () => {
-    expect(INJECTION_CATEGORIES).toEqual(['instruction_override', 'role_hijack', 'data_exfiltration', 'tool_invocation', 'boundary_manipulation', 'encoding_tricks', 'hidden_content']);
+    expect(INJECTION_CATEGORIES).toEqual(['instruction_override', 'role_hijack', 'data_exfiltration', 'tool_invocation', 'boundary_manipulation', 'encoding_tricks', 'hidden_content', 'action_request']);
     expect(QUARANTINE_THRESHOLD).toBe(0.95);
   });
 

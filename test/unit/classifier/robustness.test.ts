@@ -68,7 +68,14 @@ describe('robustness', () => {
 describe('model identity', () => {
   it('carries a hash of the committed weights in classifier_model', () => {
     const order = ['injection', 'spam', 'request', 'cold'] as const;
-    const hash = createHash('sha256').update(JSON.stringify(order.map((k) => WEIGHTS.models[k]))).digest('hex');
+    // as scripts/train-classifier.ts computes it: the models, then the injection trees and the calibration
+    const t = WEIGHTS.trees.injection;
+    const treeJson = `{ base: ${t.base}, feat: ${JSON.stringify(t.feat)}, thr: ${JSON.stringify(t.thr)}, left: ${JSON.stringify(t.left)}, right: ${JSON.stringify(t.right)}, val: ${JSON.stringify(t.val)}, roots: ${JSON.stringify(t.roots)} }`;
+    const hash = createHash('sha256')
+      .update(JSON.stringify(order.map((k) => WEIGHTS.models[k])))
+      .update(treeJson)
+      .update(JSON.stringify(WEIGHTS.calibration.injection))
+      .digest('hex');
     expect(WEIGHTS.hash).toBe(hash);
     expect(CLASSIFIER_MODEL).toBe(`mailagent-clf-${WEIGHTS.version}+${hash.slice(0, 8)}`);
     expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-\d+\.\d+\+[0-9a-f]{8}$/);

@@ -1,0 +1,191 @@
+// Generates scripts/classifier-data/cold-styles.jsonl: hand-written cold
+// pitches in many STYLES (issue #12: soft pitches that never say "sales" —
+// partnership, "quick question", recruiting, link-building, investor
+// outreach, event invitations …, other industries, lengths and languages)
+// and transactional mail in styles of its own. Unlike cold-outreach.jsonl
+// (template families), each core here is written out by hand; a record is a
+// core with a greeting/sign-off drawn from a small list. `group` =
+// `<style>/<core>`, `style` = the unit of the leave-one-style-out
+// evaluation (scripts/eval-classifier.ts).
+//   npx tsx scripts/classifier-data/generate-cold-styles.ts
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+let seed = 0x3c0ffee1;
+function rnd(): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) / 4294967296;
+}
+const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+const FIRST = ['Anna', 'Ben', 'Carla', 'Dmitri', 'Elif', 'Femi', 'Greta', 'Hiro', 'Ines', 'Jakub', 'Kofi', 'Lena', 'Marco', 'Nadia', 'Oscar', 'Paula'];
+const SENDER = ['Rachel Kim', 'Tobias Weber', 'Sunita Rao', 'Diego Alvarez', 'Hannah Lee', 'Marek Nowak', 'Claire Martin', 'Samuel Osei'];
+
+// [style, subject, body] — {n} = recipient's first name, {me} = sender
+type Core = [string, string];
+const PITCH: Record<string, Core[]> = {
+  partnership: [
+    ['Partnership idea', 'I run community at Loomly, a scheduling tool used by about 8,000 independent clinics. Several of them have asked whether we connect with your patient-intake forms. Would you be open to exploring an integration together? Happy to share what a co-marketing launch looked like with our last two partners.'],
+    ['Working together?', 'We make packaging for small coffee roasters and keep running into your brand at the shops we supply. I think there is a natural fit between what we do and your subscription boxes. Could we find 20 minutes to compare notes?'],
+    ['Co-hosting something in March', 'Our newsletter reaches 40k product managers and yours reaches designers; a joint workshop could be good for both audiences. I have a rough outline ready if you want to take a look.'],
+    ['Referral arrangement', 'We do bookkeeping for early-stage startups and often get asked for a recommendation for payroll. Would you be interested in a mutual referral arrangement? We would send clients your way and vice versa, with a standard referral fee.'],
+    ['A possible fit between our teams', 'I lead alliances at Verdant Energy. We are putting together a small group of installers for a new residential battery programme in your region and your company keeps coming up. Would you like to hear how the programme works?'],
+    ['Idea for your marketplace', 'We built a returns-management plugin that a few of the sellers on your marketplace already use. There might be an opportunity to offer it natively to all sellers. Who on your side looks after partner apps?'],
+  ],
+  quick_question: [
+    ['Quick question', 'Quick question: who looks after vendor onboarding at your company these days? I have something that could cut the paperwork in half and wanted to make sure I reach the right person.'],
+    ['quick q', 'Are you still the right person to talk to about the customer-support tooling? If not, could you point me in the right direction?'],
+    ['{n}, one question', 'Is reducing no-shows for your appointments something you are working on this quarter? If so, I have a two-minute idea. If not, no worries at all.'],
+    ['question about your website', 'Do you handle the website yourself or is there an agency behind it? I noticed the checkout takes four clicks on mobile and had a thought on how to make it one.'],
+    ['Curious', 'Curious whether you have looked at automating your month-end close yet. We have been helping finance teams of about your size do exactly that.'],
+    ['Hoping you can help', 'Hoping you can help me out: who would be in charge of evaluating new learning platforms for your engineers?'],
+  ],
+  recruiting: [
+    ['Exciting opportunity', 'I came across your GitHub profile and your work on distributed caching really stood out. I am working with a well-funded fintech in Amsterdam that is building its platform team. Fully remote within the EU, competitive equity. Would you be open to a confidential chat?'],
+    ['Your background + a role', 'Your experience leading design systems is exactly what one of my clients is looking for. It is a Head of Design role at a Series B health company. Are you open to hearing more, even if you are not actively looking?'],
+    ['Opportunity at a stealth startup', 'I am a technical recruiter with Northbridge Talent. A stealth AI startup founded by ex-DeepMind engineers is hiring founding engineers, salary up to 220k plus meaningful equity. Could I send you the details?'],
+    ['Senior accountant role', 'I have a permanent Senior Accountant position with a manufacturing group near you, hybrid, excellent benefits. Based on your profile I think you would be a strong fit. When would be a good time to call?'],
+    ['Are you open to new roles?', 'Hope you do not mind the direct message. We are hiring nurses for a new private clinic opening in September, with a signing bonus and flexible shifts. Interested in learning more?'],
+  ],
+  link_building: [
+    ['Guest post for your blog', 'I am a freelance writer and a long-time reader of your blog. I would love to contribute a high-quality article on remote team rituals, free of charge. In return I would only ask for one contextual link. Can I send a few topic ideas?'],
+    ['Broken link on your resources page', 'I was reading your guide on home composting and noticed that the link to the soil-testing study is broken. We recently published an updated version of that research; it might make a good replacement. Happy to send the URL.'],
+    ['Collaboration on content', 'We publish data-driven articles on personal finance that get picked up by major outlets. Would you be interested in a content swap? We link to your calculator and you mention our savings study.'],
+    ['Sponsored article', 'We represent several brands in the travel niche and would like to place a sponsored article on your site. Our budget is 250 USD per post with a do-follow link. Please let me know your rates.'],
+    ['Mentioning our tool', 'I loved your roundup of note-taking apps. We launched a new one last month that would fit nicely in that list. Would you consider adding it? I can give you a lifetime account to try it out.'],
+  ],
+  investor: [
+    ['Introduction from Hillside Ventures', 'I am a partner at Hillside Ventures, an early-stage fund focused on climate software. We have been following your progress and would love to learn more about your plans for the next 18 months. No pitch deck needed, just a conversation.'],
+    ['Following your traction', 'Congrats on the recent launch, the reception on Product Hunt was impressive. We lead seed rounds of 1 to 3 million and are very interested in developer tools. Would you have time for a coffee in the next couple of weeks?'],
+    ['Fund investing in your space', 'We are a family office that has started investing directly in B2B software. Your company fits our thesis well. Are you raising now or planning to in the next year?'],
+    ['Could we meet?', 'I invest in marketplaces at Granite Capital. A mutual connection mentioned you might start fundraising in the spring. I would love to get to know you before that. Any chance for a short call?'],
+  ],
+  event_invite: [
+    ['Invitation: CFO roundtable dinner', 'I would like to invite you to a private dinner for 12 finance leaders on 14 May in London, hosted by our team at Ledgerline. The discussion will be about forecasting in uncertain markets. There is no cost to attend. Can I save you a seat?'],
+    ['Join us at RetailTech Summit', 'We are hosting 600 retail leaders in Lisbon this October and would love to have you there. Use the code VIP50 for half off your pass. Speakers include the COO of a major grocery chain.'],
+    ['You are invited: live webinar', 'Join our live webinar "Five ways to cut procurement costs" next Thursday at 4pm CET. We will share benchmarks from 300 companies and leave time for questions. Reserve your spot with one click.'],
+    ['Speaking slot at our conference', 'We are finalising the agenda for DevOps Days North and have a couple of sponsored speaking slots left. Given your company profile it seemed like a great fit. Shall I send the sponsorship prospectus?'],
+    ['Exclusive executive breakfast', 'On behalf of Arcadia Consulting, you are invited to an executive breakfast on cybersecurity resilience at the Grand Hotel on 3 June. Seats are limited to 20 guests.'],
+  ],
+  agency: [
+    ['Helping clinics like yours', 'We are a small marketing studio that works only with dental clinics. Last year we helped 14 practices fill their calendars with new patients through local search. I recorded a short video walking through three things I would change on your site.'],
+    ['Your Amazon listings', 'I run an agency that manages Amazon accounts for home-goods brands. I took a look at your listings and think the images and keywords are leaving money on the table. Want me to send a free audit?'],
+    ['Bookkeeping off your plate', 'Running a restaurant is hard enough without chasing receipts. Our team handles bookkeeping, payroll and tax filing for independent restaurants for a flat monthly fee. Would that be helpful?'],
+    ['Website refresh', 'I am a freelance web developer. Your site looks great on desktop but breaks on phones in a few places. I can fix it within a week for a fixed price. Interested?'],
+  ],
+  industrial: [
+    ['Supplier of CNC machined parts', 'Dear purchasing manager, we are a manufacturer of precision CNC machined parts with ISO 9001 certification and 15 years of export experience. We offer competitive prices, fast samples and flexible MOQ. Please send us your drawings for a quotation.'],
+    ['LED lighting supply', 'Hello, this is Lily from Shenzhen Bright Lighting. We produce LED panels and high-bay lights for warehouses and supply distributors in 30 countries. May I send you our latest catalogue and price list?'],
+    ['Industrial cleaning services', 'Our company provides industrial cleaning for food processing plants, including overnight sanitation and audit preparation. We would welcome the opportunity to provide a quote for your facility.'],
+    ['Pallets and packaging', 'We manufacture heat-treated wooden pallets and custom crates, delivered within 48 hours anywhere in the region. If you ever need a second supplier, I would be glad to send prices.'],
+  ],
+  local_business: [
+    ['Interested in selling your property?', 'I specialise in homes in your neighbourhood and have several buyers looking for exactly your type of house. If you have ever thought about selling, I would be happy to give you a free valuation, no obligation.'],
+    ['Office cleaning quote', 'We clean offices in the city centre in the evenings and noticed your office on Kingsway. We are offering a free first clean for new customers this month. Can I drop by to give you a quote?'],
+    ['Solar for your roof', 'Homeowners on your street have been saving up to 70% on electricity with our solar installations. Government grants currently cover part of the cost. Would you like a free roof assessment?'],
+    ['Your company vehicles', 'We provide fleet leasing for small businesses with maintenance included. Many of our clients save 20 percent compared to buying. Could I prepare a comparison for your current vans?'],
+  ],
+  affiliate: [
+    ['Collab with our brand?', 'Hi! We are a sustainable skincare brand and we love your content. We would love to send you our new serum and discuss a paid collaboration on Instagram. Let me know if you are interested!'],
+    ['Affiliate programme invitation', 'Your audience would be a great match for our budgeting app. Our affiliate programme pays 30% recurring commission for life. Sign-up takes two minutes and I can bump you to our premium tier.'],
+    ['Sponsor your next video', 'We would like to sponsor an integration in one of your upcoming YouTube videos. Our budget is flexible depending on your views. Please send over your media kit and rates.'],
+  ],
+  followup: [
+    ['Re: quick question', 'Just floating this back to the top of your inbox. Did you get a chance to think about my note from last week?'],
+    ['Following up', 'I know things get busy, so I wanted to follow up on my previous email. Would a short call on Thursday work?'],
+    ['Bumping this', 'Bumping this in case it slipped through. Happy to send a one-page summary if that is easier.'],
+    ['Should I close the loop?', 'I have reached out a few times without hearing back, which usually means the timing is not right. Should I close your file, or check back next quarter?'],
+  ],
+  one_liner: [
+    ['hi', 'Would you be interested in cutting your cloud bill by 30%?'],
+    ['Demo?', 'Open to a 10-minute demo of our scheduling tool this week?'],
+    ['For your team', 'We build custom internal tools in two weeks flat. Worth a chat?'],
+    ['Intro', 'Saw you are hiring SDRs, we can help you hire them twice as fast. Interested?'],
+  ],
+  long_story: [
+    ['A story you might relate to', 'Three years ago I was running operations at a logistics company and spent every Friday reconciling carrier invoices by hand. We overpaid by almost 4% and nobody noticed for months. That frustration is why I started Freightcheck. Today we audit invoices for 200 shippers and recover an average of 3.2% of their freight spend, and we only get paid from what we recover. I looked at your shipping volume and I think the numbers could be meaningful for you. If it is useful, I can run a free audit on one month of your invoices and share the results, whether or not you decide to work with us. Would that be worth 15 minutes next week?'],
+    ['Why we built this', 'When my co-founder and I were teachers, we spent hours every week writing report-card comments. So we built a tool that drafts them from a teacher’s own notes, in their voice. It is now used in 900 schools, and teachers tell us it saves them a full weekend each term. Your school district came up in a conversation with a principal we work with, and I would love to show your team how it works. I can set up a free pilot for one school this term if you are curious.'],
+  ],
+  foreign: [
+    ['Kurze Frage', 'Hallo {n}, ich bin auf Ihr Unternehmen aufmerksam geworden und glaube, dass wir Ihnen helfen können, Ihre Lagerkosten um 20 % zu senken. Hätten Sie nächste Woche 15 Minuten Zeit für ein kurzes Gespräch?'],
+    ['Proposition de partenariat', 'Bonjour {n}, je dirige une agence spécialisée dans la création de contenus vidéo pour les marques de mode. Je serais ravie de vous présenter quelques exemples de nos réalisations. Seriez-vous disponible pour un appel cette semaine ?'],
+    ['Colaboración', 'Hola {n}, somos una empresa de desarrollo de software con sede en Valencia y trabajamos con startups de toda Europa. Nos encantaría conocer sus proyectos y ver si podemos ayudarles. ¿Le vendría bien una llamada breve?'],
+    ['Una proposta per voi', 'Buongiorno {n}, la nostra azienda offre servizi di traduzione tecnica per il settore industriale. Saremmo lieti di inviarvi un preventivo gratuito per i vostri manuali.'],
+    ['Samenwerking', 'Hoi {n}, wij helpen webshops om hun conversie te verhogen met betere productfoto’s. Zullen we volgende week even bellen om te kijken of we iets voor jullie kunnen betekenen?'],
+    ['Oferta de parceria', 'Olá {n}, trabalho com marketing digital para clínicas e acredito que podemos ajudar a aumentar o número de pacientes da sua clínica. Posso enviar uma proposta sem compromisso?'],
+    ['Propozycja współpracy', 'Dzień dobry, jesteśmy firmą zajmującą się obsługą księgową małych firm. Chętnie przygotujemy bezpłatną wycenę dla Państwa działalności. Czy mogę zadzwonić w przyszłym tygodniu?'],
+  ],
+};
+
+const TRANSACTIONAL: Record<string, Core[]> = {
+  support_reply: [
+    ['Re: Login problem', 'Thanks for getting back to me. I reset the two-factor setting on your account, so you can sign in with your password now and set up the authenticator again. Let me know if it still fails and I will look at the logs.'],
+    ['Re: Refund for order 88213', 'I have issued the refund of 42.50 EUR to your original payment method. It usually shows up within five working days. Sorry again for the damaged package.'],
+    ['Re: Export not working', 'Our engineers found the cause: exports with more than 10,000 rows timed out. A fix went out this morning, so please try again and reply here if anything looks off.'],
+    ['Your ticket #5521 has been updated', 'Your request about the missing invoice has been answered. The invoice for March is attached to this email. You can reply to this message to reopen the ticket.'],
+  ],
+  hr_internal: [
+    ['Reminder: benefits enrolment closes Friday', 'Hi all, a reminder that open enrolment for next year’s benefits closes this Friday at 5pm. If you do not make changes, your current elections carry over. Questions go to hr@ourcompany.com.'],
+    ['Your leave request was approved', 'Your leave request for 12–16 August has been approved by your manager. Your remaining balance is 9 days.'],
+    ['Office move next week', 'Team, the move to the third floor happens next Tuesday. Please pack your desk by Monday evening; movers arrive at 7am. Badges will work on the new floor from Tuesday morning.'],
+    ['Welcome to the team, {n}', 'We are happy to have you with us from Monday. Your laptop will be ready at reception at 9am and Grace will walk you through onboarding. Bring a photo ID for your badge.'],
+  ],
+  billing: [
+    ['Your subscription renews on 1 June', 'This is a reminder that your Pro plan renews on 1 June for 29 USD. No action is needed if you want to continue. You can change or cancel your plan in the billing settings.'],
+    ['Payment failed for invoice INV-2291', 'We could not charge your card ending in 4421 for invoice INV-2291 (59.00 USD). Please update your payment method within 7 days to avoid interruption.'],
+    ['Receipt for your payment', 'Thank you for your payment of 120.00 EUR on 3 March. Invoice number 2025-0341 is attached for your records.'],
+    ['Invoice overdue: reminder', 'Our records show invoice 7781, due on 15 February, is still open. If you have already paid, please ignore this message; otherwise you can pay by bank transfer using the reference on the invoice.'],
+  ],
+  appointment: [
+    ['Appointment confirmation', 'Your appointment with Dr. Hassan is confirmed for Tuesday 11 March at 10:30. Please arrive 10 minutes early and bring your insurance card. Reply C to cancel.'],
+    ['Reminder: your service appointment tomorrow', 'Your car is booked in for its annual service tomorrow at 8:00 at our Elm Road workshop. The service takes about three hours; we will call you when it is ready.'],
+    ['Parent-teacher meeting', 'Dear parents, the parent-teacher meetings take place on 20 March from 4pm to 7pm. Please book a slot with your child’s teacher through the school portal by Friday.'],
+    ['Your table is booked', 'Thanks for booking with Osteria Nonna. Your table for four is reserved for Saturday at 7:30pm. If your plans change, please let us know a day in advance.'],
+  ],
+  registered_event: [
+    ['Your webinar starts in one hour', 'You registered for "Budgeting for small teams", which starts today at 3pm CET. Join with the link in your calendar invite. The recording will be emailed to all registrants.'],
+    ['Your ticket for PyCon', 'Thanks for registering. Your ticket number is PC-44817. Please bring it on your phone for check-in; badges are printed on site.'],
+    ['Agenda for tomorrow’s workshop', 'Thanks for signing up for tomorrow’s workshop. We start at 9:30 with coffee; the session runs until 1pm. Please bring a laptop with Python installed.'],
+  ],
+  reply_personal: [
+    ['Re: weekend', 'Sounds good! We will bring the salad and some drinks. See you Saturday around 6.'],
+    ['Re: contract draft', 'Thanks, I read through it. Clause 7 still mentions the old notice period; could you change it to 60 days? Everything else looks fine to me.'],
+    ['Re: Intro: Maria <> Tom', 'Thanks for the intro! Tom, great to meet you. Maria mentioned you are looking into cold-chain logistics; happy to share what we learned. Does Thursday afternoon work for a call?'],
+    ['Re: quick question', 'Yes, the meeting room is booked from 2 to 4. I will send the dial-in link in the invite.'],
+  ],
+  legal_notice: [
+    ['Changes to our terms of service', 'We are updating our terms of service effective 1 May. The main change concerns how we handle data exports. You can read the full text in your account settings; continuing to use the service means you accept the updated terms.'],
+    ['Notice of data processing', 'As required by GDPR, we inform you that your data will be processed by our new payment provider from 1 April. No action is required on your part.'],
+    ['Jury service confirmation', 'This confirms that you have been excused from jury service for the session starting 4 June. Please keep this letter for your records.'],
+  ],
+};
+
+interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number }
+const out: Rec[] = [];
+let id = 0;
+const GREET = ['Hi {n},', 'Hello {n},', 'Dear {n},', 'Hey {n},', '{n},'];
+const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\n{me}', 'All the best,\n{me}'];
+const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
+const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
+
+function emit(label: 0 | 1, style: string, cores: Core[], variants: number): void {
+  cores.forEach(([subject, body], ci) => {
+    for (let v = 0; v < variants; v++) {
+      const n = pick(FIRST);
+      const me = pick(SENDER);
+      const foreign = style === 'foreign';
+      const greet = foreign || /^(hi|hello|dear)/i.test(body) ? '' : fill(pick(GREET), n, me) + '\n\n';
+      const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
+      const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
+      const isReply = /^re:/i.test(subject);
+      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1 });
+    }
+  });
+}
+for (const [style, cores] of Object.entries(PITCH)) emit(1, style, cores, 3);
+for (const [style, cores] of Object.entries(TRANSACTIONAL)) emit(0, style, cores, 3);
+writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
+process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length} pitch styles, ${Object.keys(TRANSACTIONAL).length} transactional styles)\n`);

@@ -1,0 +1,34 @@
+// The cold-screen model recipe, shared by train-classifier.ts (shipped
+// weights: every style) and eval-classifier.ts (leave-one-style-out: one
+// model per held-out style of cold-styles.jsonl).
+import { dedupAndSplit, type Example } from './data.js';
+import { coldOwn, coldStyles, enronSpam, spamAssassin, shortOwn } from './corpora.js';
+import { trainLR, type FloatModel, type TrainItem } from './lr.js';
+import { docText, COLD_CHARS } from './items.js';
+
+export const COLD_OPTS = { bits: 16, epochs: 12, lr: 0.15, l2: 1e-5, seed: 4, balance: true };
+
+/** Real ham sampled as transactional-side negatives. */
+export function coldHam(): Example[] {
+  return [...enronSpam().filter((x) => x.label === 0), ...spamAssassin().filter((x) => x.label === 0)].filter((_, i) => i % 8 === 0).map((x) => ({ ...x, source: 'real-ham' }));
+}
+
+/**
+ * Training items: the train side of the template set (cold-outreach.jsonl)
+ * and real ham, short transactional mail, and the style set without
+ * `excludeStyle` (the style set is split by style, not by the template split).
+ */
+export function coldItems(excludeStyle: string | null): { items: TrainItem[]; evalSet: Example[]; train: Example[] } {
+  const own = coldOwn().map((x) => x.ex);
+  const { train, evalSet } = dedupAndSplit([...own, ...coldHam()]);
+  const items: TrainItem[] = train.map((ex) => ({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: ex.source === 'real-ham' ? 0.5 : 1 }));
+  // transactional kinds only: "Hi Anna, hope you are well!" is also how a pitch opens
+  const shortBenignTrain = dedupAndSplit(shortOwn().map((x) => x.ex)).train.filter((ex) => ex.label === 0);
+  for (const ex of shortBenignTrain) if (!['greeting', 'reply', 'tricky'].includes(String(ex.meta?.kind))) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: 0, weight: 0.5 });
+  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
+  return { items, evalSet, train };
+}
+
+export function trainCold(items: TrainItem[]): FloatModel {
+  return trainLR(items, COLD_OPTS);
+}

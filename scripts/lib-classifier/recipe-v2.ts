@@ -1,0 +1,193 @@
+// The v2 injection recipe (issue #12), shared by train-classifier.ts (the
+// shipped model) and eval-classifier.ts (one model per held-out source):
+//   1. messages: attacks and benign counterparts as written AND embedded in
+//      real host mail (start, middle, end, after the signature, quoted,
+//      hidden HTML), plus benign mail;
+//   2. windows: the run-time sentence-pair windows (src/classifier/signals.ts)
+//      of each message, labelled 1 when they hold part of the attack;
+//   3. an n-gram logistic model on the windows, and its out-of-fold margins
+//      (3 folds by message group) as one feature of
+//   4. gradient-boosted trees over the hand-written window features.
+import { injectionInputOf } from '../../src/classifier/injection.js';
+import { MODEL_HIDDEN_CHARS, MODEL_SCAN_CHARS } from '../../src/classifier/injection.js';
+import { buildScanDoc, pairWindows, segmentFeatures, windowVector, N_FEATURES } from '../../src/classifier/signals.js';
+import type { InjectionBundle } from '../../src/classifier/model.js';
+import { decodeTrees, type TreeSpec } from '../../src/classifier/trees.js';
+import { bounded } from '../../src/classifier/text.js';
+import { fnv1a, isEval } from './data.js';
+import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
+import { trainGbt, GBT_DEFAULTS } from './gbt.js';
+import { featurize, MAX_FEATURES } from '../../src/classifier/features.js';
+import { ATTACK_SOURCES, POSITIONS, asWritten, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
+
+export const LR_OPTS = { bits: 17, epochs: 3, lr: 0.15, l2: 1e-6, seed: 11, balance: false };
+/** Training sample caps (the machine is shared; a fold must train in well under a minute). */
+export const CAPS = { attacksPerSource: 500, benignPayloads: 1500, hosts: 2500, otherBenign: 5000, windowsPerMessage: 6 };
+
+function norm(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/** Probes of the payload: 5-word shingles (step 3), or the whole text when short. */
+function probes(payload: string): string[] {
+  const w = norm(payload).split(' ').filter(Boolean);
+  if (w.length <= 6) return w.length ? [w.join(' ')] : [];
+  const out: string[] = [];
+  for (let i = 0; i + 5 <= w.length; i += 3) out.push(w.slice(i, i + 5).join(' '));
+  return out;
+}
+
+export interface WindowRow {
+  parts: string[];
+  vec: Float32Array;
+  label: 0 | 1;
+  group: string;
+}
+
+/** The run-time windows of a message, with labels. */
+export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage): WindowRow[] {
+  const { input } = injectionInputOf(bounded(m.subject, 2000), bounded(m.text), bounded(m.html, 128 * 1024));
+  const { doc, segs } = buildScanDoc(input.subject.toLowerCase(), input.visible.toLowerCase(), input.hidden.toLowerCase(), MODEL_SCAN_CHARS, MODEL_HIDDEN_CHARS);
+  const sf = segmentFeatures(doc, segs);
+  const wins = pairWindows(segs);
+  const pr = m.label === 1 && m.position ? probes(m.payload ?? '') : [];
+  const pos: WindowRow[] = [];
+  const neg: WindowRow[] = [];
+  for (const w of wins) {
+    const parts = w[0] === w[1] ? [doc.slice(segs[w[0]].a, segs[w[0]].b)] : [doc.slice(segs[w[0]].a, segs[w[0]].b), doc.slice(segs[w[1]].a, segs[w[1]].b)];
+    const vec = Float32Array.from(windowVector(segs, sf, w, 0, wins.length, new Float32Array(N_FEATURES)));
+    let label: 0 | 1 = 0;
+    if (m.label === 1) {
+      if (!m.position) label = 1; // as written: the whole text is the attack
+      else {
+        const t = norm(parts.join(' '));
+        label = pr.some((x) => t.includes(x)) ? 1 : 0;
+      }
+    }
+    (label ? pos : neg).push({ parts, vec, label, group: m.group });
+  }
+  const pick = (arr: WindowRow[]) => (arr.length <= cap ? arr : arr.filter((_, i) => fnv1a(m.group + i, 3) % arr.length < cap).slice(0, cap));
+  return [...pick(pos), ...pick(neg)];
+}
+
+/** Training messages: every source except `exclude`, train side of the split only. */
+export function trainingMessages(exclude: AttackSource | null): Msg[] {
+  const out: Msg[] = [];
+  const H = hosts().train;
+  const src = attackSources();
+  for (const s of ATTACK_SOURCES) {
+    if (s === exclude) continue;
+    const pl = sample((src.get(s) ?? []).filter((x) => !isEval(x.group)), CAPS.attacksPerSource, 101);
+    for (const x of pl) {
+      out.push(asWritten(x));
+      out.push(embed(pickHost(H, x.group, 5), x, POSITIONS[fnv1a(x.group, 9) % POSITIONS.length], 1));
+    }
+    // (our hand-written attack emails are not trained on: their windows are
+    // not labelled — which sentence is the attack — and labelling the whole
+    // email taught the model "the invoice is attached, payment is due")
+  }
+  for (const x of sample(benignPayloads().filter((b) => !isEval(b.group)), CAPS.benignPayloads, 103)) {
+    out.push(asWritten(x));
+    out.push(embed(pickHost(H, x.group, 6), x, POSITIONS[fnv1a(x.group, 10) % POSITIONS.length], 2));
+  }
+  const bm = benignMessages().filter((b) => !isEval(b.group));
+  out.push(...sample(bm.filter((b) => b.kind === 'ham'), CAPS.hosts, 107));
+  out.push(...sample(bm.filter((b) => b.kind !== 'ham'), CAPS.otherBenign, 109));
+  return out;
+}
+
+export interface EvalSets {
+  negatives: Msg[];
+  /** per source: as written, embedded (all six positions) */
+  positives: Map<AttackSource, { written: Msg[]; embedded: Msg[] }>;
+}
+
+/**
+ * Evaluation messages. Negatives: evaluation side only (hosts, short mail,
+ * llmail, prompts…, benign payloads embedded like attacks). Positives of a
+ * source: all its attacks (both sides: a held-out source was never trained
+ * on), at most `perSource`; `evalSideOnly` for the in-source figure.
+ */
+export function evalSets(perSource = 250, evalSideOnly = false): EvalSets {
+  const EH = hosts().eval;
+  const negatives: Msg[] = [];
+  const bm = benignMessages().filter((b) => isEval(b.group));
+  negatives.push(...sample(bm.filter((b) => b.kind === 'ham'), 1200, 201));
+  negatives.push(...sample(bm.filter((b) => b.kind !== 'ham'), 1500, 203));
+  const bp = benignPayloads().filter((b) => isEval(b.group));
+  for (const x of sample(bp, 700, 205)) {
+    negatives.push(asWritten(x));
+    // our own benign sets (trigger words, requests, agent tasks) at every position; others at one
+    const ps = x.source.startsWith('own-benign') ? POSITIONS : [POSITIONS[fnv1a(x.group, 11) % POSITIONS.length]];
+    for (const ps1 of ps) negatives.push(embed(pickHost(EH, x.group + ps1, 7), x, ps1, 3));
+  }
+  const positives = new Map<AttackSource, { written: Msg[]; embedded: Msg[] }>();
+  const src = attackSources();
+  for (const s of ATTACK_SOURCES) {
+    const pl = sample((src.get(s) ?? []).filter((x) => !evalSideOnly || isEval(x.group)), perSource, 301);
+    const written = pl.map(asWritten);
+    const embedded: Msg[] = [];
+    for (const x of pl) for (const ps of POSITIONS) embedded.push(embed(pickHost(EH, x.group + ps, 8), x, ps, 4));
+    if (s === 'own') for (const e of ownAttackEmails()) if (!evalSideOnly || isEval(e.group)) embedded.push(e);
+    positives.set(s, { written, embedded });
+  }
+  return { negatives, positives };
+}
+
+export interface V2Model {
+  ngram: FloatModel;
+  trees: TreeSpec;
+  rows: number;
+  positives: number;
+}
+
+const fbuf = new Uint32Array(MAX_FEATURES);
+function marginOfFeats(m: ReturnType<typeof toLinear>, f: Uint32Array): number {
+  const n = f.length;
+  if (n === 0) return m.bias;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += m.w[f[i] & m.mask];
+  return m.bias + (s * m.scale) / Math.sqrt(n);
+}
+
+/** Train the n-gram model and the trees on the windows of `msgs`. */
+export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}): V2Model {
+  const rows = msgs.flatMap((m) => messageWindows(m));
+  const npos = rows.filter((r) => r.label === 1).length;
+  // balance the classes (positives are fewer but each is a whole attack)
+  const wPos = rows.length / (2 * Math.max(1, npos));
+  const wNeg = rows.length / (2 * Math.max(1, rows.length - npos));
+  const items: TrainItem[] = rows.map((r) => {
+    let n = 0;
+    for (const p of r.parts) n = featurize(p, 0, p.length, fbuf, n);
+    return { text: '', feats: fbuf.slice(0, n), label: r.label, weight: r.label ? wPos : wNeg };
+  });
+  log(`  ${rows.length} windows (${npos} attack windows) from ${msgs.length} messages`);
+  // out-of-fold n-gram margins for the trees (3 folds by message group)
+  const K = 3;
+  const fold = rows.map((r) => fnv1a(r.group, 17) % K);
+  const oof = new Float32Array(rows.length);
+  for (let k = 0; k < K; k++) {
+    const m = toLinear(trainLR(items.filter((_, i) => fold[i] !== k), LR_OPTS));
+    for (let i = 0; i < rows.length; i++) if (fold[i] === k) oof[i] = marginOfFeats(m, items[i].feats!);
+  }
+  const ngram = trainLR(items, LR_OPTS);
+  log(`  n-gram model trained (${K} out-of-fold + final)`);
+  const X = new Float32Array(rows.length * N_FEATURES);
+  const y = new Uint8Array(rows.length);
+  const w = new Float32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    X.set(rows[i].vec, i * N_FEATURES);
+    X[i * N_FEATURES] = oof[i];
+    y[i] = rows[i].label;
+    w[i] = rows[i].label ? wPos : wNeg;
+  }
+  const trees = trainGbt(X, N_FEATURES, y, w, GBT_DEFAULTS);
+  log(`  ${trees.roots.length} trees, ${trees.feat.length} nodes`);
+  return { ngram, trees, rows: rows.length, positives: npos };
+}
+
+/** The run-time bundle of a trained model (int8 n-gram weights, as shipped). */
+export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
+  return { ngram: toLinear(m.ngram), trees: decodeTrees(m.trees), quarantineAt };
+}
