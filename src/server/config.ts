@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ServiceConfig } from '../services/context.js';
+import { DEFAULT_TRUSTED_NETWORKS, invalidCidr } from '../mail/auth.js';
 
 export interface Config extends ServiceConfig {
   host: string;
@@ -16,6 +17,8 @@ export interface Config extends ServiceConfig {
   smtpMaxMessageBytes: number;
   /** Where the config file was read from, if any. */
   configFile: string | null;
+  /** SMTP clients in these CIDRs count as authenticated (Postfix's mynetworks; default loopback). */
+  trustedNetworks: string[];
 }
 
 /** Flags and MAILAGENT_* variables share these names (flag --smtp-port ↔ MAILAGENT_SMTP_PORT ↔ file "smtpPort"). */
@@ -35,12 +38,14 @@ export interface ConfigInput {
   customDomains?: string | boolean;
   pricePerMessage?: string | number;
   smtpMaxMessageBytes?: string | number;
+  /** Comma-separated CIDRs (`--trusted-networks 127.0.0.0/8,10.0.0.0/8`); "" or "none" for none. */
+  trustedNetworks?: string;
   config?: string;
 }
 
 export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'dataDir', 'host', 'port', 'smtpHost', 'smtpPort', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey',
-  'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes', 'config',
+  'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes', 'trustedNetworks', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -143,6 +148,11 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   }
   const price = c.pricePerMessage === undefined ? 0 : Number(c.pricePerMessage);
   if (!Number.isFinite(price) || price < 0) throw new ConfigError('pricePerMessage', `"${c.pricePerMessage}" is not a non-negative number.`);
+  const trustedNetworks = c.trustedNetworks === undefined
+    ? [...DEFAULT_TRUSTED_NETWORKS]
+    : String(c.trustedNetworks).split(',').map((x) => x.trim()).filter((x) => x && x.toLowerCase() !== 'none');
+  const badCidr = invalidCidr(trustedNetworks);
+  if (badCidr !== null) throw new ConfigError('trustedNetworks', `"${badCidr}" is not a CIDR such as 127.0.0.0/8 or ::1/128.`);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const config: Config = {
     host,
@@ -162,6 +172,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     logLevel,
     smtpMaxMessageBytes: int('smtpMaxMessageBytes', c.smtpMaxMessageBytes, 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     configFile: existsSync(configFile) ? configFile : null,
+    trustedNetworks,
     version,
   };
   return Object.freeze(config);

@@ -8,6 +8,9 @@ import { createContext } from './context.js';
 import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
+import { acquireDataLock, type DataLock } from './data-lock.js';
+
+export { DataDirLocked } from './data-lock.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -38,10 +41,19 @@ export class Daemon {
     private readonly opened: OpenedDb,
     /** Set when this start initialised an empty data dir: the keys, shown once. */
     readonly bootstrapped: BootstrapResult | null,
+    private readonly lock: DataLock,
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
-    const opened = openDatabase(config.dbFile);
+    // One daemon per data directory (server/data-lock.ts): throws DataDirLocked naming the other.
+    const lock = acquireDataLock(config.dataDir);
+    let opened: OpenedDb;
+    try {
+      opened = openDatabase(config.dbFile);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
     try {
       await migrate(opened.db);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
@@ -50,9 +62,10 @@ export class Daemon {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
       });
       if (!opts.quiet) ctx.log = app.log;
-      return new Daemon(config, ctx, app, opened, bootstrapped);
+      return new Daemon(config, ctx, app, opened, bootstrapped, lock);
     } catch (err) {
       await opened.close();
+      lock.release();
       throw err;
     }
   }
@@ -69,7 +82,9 @@ export class Daemon {
       await this.stop();
       throw err;
     }
-    return { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
+    const addr = { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
+    this.lock.update({ api: addr.http, smtp: addr.smtp });
+    return addr;
   }
 
   httpUrl(): string {
@@ -90,6 +105,7 @@ export class Daemon {
       await Promise.race([drain, new Promise((r) => { timer = setTimeout(r, timeoutMs); timer.unref(); })]);
       clearTimeout(timer);
       await this.opened.close();
+      this.lock.release();
     })();
     return this.stopping;
   }
@@ -114,7 +130,7 @@ export async function initialiseDataDir(config: Config, input: BootstrapInput, o
 async function startListeners(ctx: AppContext, config: Config): Promise<Listener[]> {
   const smtp = await startSmtpListener(ctx, {
     host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
-    tlsCert: config.tlsCert, tlsKey: config.tlsKey,
+    tlsCert: config.tlsCert, tlsKey: config.tlsKey, trustedNetworks: config.trustedNetworks,
   });
   return [smtp];
 }

@@ -236,7 +236,7 @@ export function register(program: Command): void {
       const client = await ctx.client();
       const names = new Map<string, Promise<string>>();
       // Show agents by name: looked up once per agent, the id when the lookup fails.
-      const agentName = (id: string | null): Promise<string> => {
+      const agentName = (id: string | null | undefined): Promise<string> => {
         if (!id) return Promise.resolve('-');
         let p = names.get(id);
         if (!p) {

@@ -16,7 +16,7 @@ export function flags(m: ReceivedMessageSummary): string {
 }
 
 const fromText = (f: ReceivedMessageSummary['from']) => (f.name ? `${f.name} <${f.address}>` : f.address);
-const pass = (v: boolean | null) => (v === null ? 'not checked' : v ? 'pass' : 'fail');
+const pass = (v: boolean | null | undefined) => (v == null ? 'not checked' : v ? 'pass' : 'fail');
 
 export const RECEIVED_COLUMNS: Column<ReceivedMessageSummary>[] = [
   ['ID', (m) => m.id],
@@ -34,9 +34,9 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
   const rec: Record<string, unknown> = {
     id: m.id,
     from: fromText(m.from),
-    to: m.to.join(', '),
+    to: m.to,
+    ...(m.to_all.length && (m.to_all.length > 1 || m.to_all[0] !== m.to) ? { to_header: m.to_all.join(', ') } : {}),
     ...(m.cc.length ? { cc: m.cc.join(', ') } : {}),
-    delivered_to: m.delivered_to,
     subject: m.subject,
     date: m.received_at,
     agent: m.agent_id,
@@ -61,7 +61,7 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
   ctx.out.record(rec);
   ctx.out.line();
   if (m.over_limit) ctx.out.line(`(not kept: ${m.over_limit}; only the sender, recipient and time are recorded)`);
-  else if (m.body_text !== null && m.body_text !== '') ctx.out.line(m.body_text.replace(/\r\n/g, '\n').replace(/\n$/, ''));
+  else if (m.body_text) ctx.out.line(m.body_text.replace(/\r\n/g, '\n').replace(/\n$/, ''));
   else if (m.body_html) ctx.out.line(`(no text body; HTML body of ${m.body_html.length} characters: use --json or \`mailagent inbox raw ${m.id}\`)`);
   else ctx.out.line('(empty body)');
 }

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
-import { DEFAULT_PROFILE, saveProfile } from '../profiles.js';
+import { DEFAULT_PROFILE, saveNewProfile, savedProfileText } from '../profiles.js';
 import { printKeys } from './init.js';
 
 interface ServeOptions {
@@ -92,13 +92,13 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     printKeys(ctx.out, daemon.bootstrapped, 'stderr');
     const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
     try {
-      const file = saveProfile(profile, {
+      const saved = saveNewProfile(profile, {
         base_url: config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl),
         live_key: daemon.bootstrapped.keys.live.key,
         test_key: daemon.bootstrapped.keys.test.key,
         data_dir: config.dataDir,
       }, ctx.env);
-      ctx.out.stderr.write(`Saved profile "${profile}" in ${file}: \`mailagent whoami\` works from another terminal.\n`);
+      ctx.out.stderr.write(savedProfileText(saved, profile) + '\n');
     } catch (err) {
       ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }

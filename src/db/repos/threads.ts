@@ -122,7 +122,10 @@ export interface ThreadMessageRow {
   direction: 'outbound' | 'inbound';
   from: string;
   from_name: string | null;
-  to: string[];
+  /** Outbound: the recipients; inbound: the address it was delivered to (compat.md). */
+  to: string | string[];
+  /** Inbound only: every address of the To header. */
+  to_all?: string[];
   cc: string[];
   subject: string;
   snippet: string;
@@ -142,7 +145,7 @@ export async function threadMessages(db: Db, workspaceId: string, threadId: stri
     .select(['id', 'from_address', 'from_name', 'to', 'cc', 'subject', 'body_text', 'status', 'test_mode', 'sent_at', 'created_at'])
     .where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute();
   const received = await db.selectFrom('received_messages')
-    .select(['id', 'from_address', 'from_name', 'to', 'cc', 'subject', 'excerpt', 'test_mode', 'received_at'])
+    .select(['id', 'from_address', 'from_name', 'recipient', 'to', 'cc', 'subject', 'excerpt', 'test_mode', 'received_at'])
     .where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute();
   const out: ThreadMessageRow[] = [
     ...sent.map((m) => ({
@@ -153,7 +156,7 @@ export async function threadMessages(db: Db, workspaceId: string, threadId: stri
     })),
     ...received.map((m) => ({
       id: m.id, direction: 'inbound' as const, from: m.from_address, from_name: m.from_name,
-      to: json<string[]>(m.to, []), cc: json<string[]>(m.cc, []), subject: m.subject,
+      to: m.recipient, to_all: json<string[]>(m.to, []), cc: json<string[]>(m.cc, []), subject: m.subject,
       snippet: snippetOf(m.excerpt), status: 'received', test_mode: bool(m.test_mode), at: m.received_at,
       sent_at: null, received_at: m.received_at, created_at: m.received_at,
     })),

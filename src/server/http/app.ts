@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
 import { ApiError } from '../../contract/errors.js';
+import { omitAbsent } from '../../contract/common.js';
 import { routes, type RouteId } from '../../contract/routes.js';
 import type { RouteDef } from '../../contract/route.js';
 import { Errors } from '../../shared/errors.js';
@@ -154,6 +155,11 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     schema,
     bodyLimit: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
     config: { routeId: id },
+    // The optional-field rule, applied once for every route (contract/common.ts → Opt): a field
+    // with no value is left out rather than sent as null, unless its schema says null.
+    preSerialization: def.response
+      ? async (_req: FastifyRequest, reply: FastifyReply, payload: unknown) => (reply.statusCode < 300 ? omitAbsent(def.response, payload) : payload)
+      : undefined,
     // Authentication and authorisation come first (onRequest, before the body is read or
     // validated): a caller without a valid key learns nothing about a route's schema, and a
     // 401/403 wins over a 400 or 413.

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
-import { checkAuthentication, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
+import { authenticateInbound, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer } from './fast-greeting.js';
 
@@ -21,6 +21,8 @@ export interface SmtpListenerOptions {
   maxClients?: number;
   /** Idle timeout per connection (RFC 5321 §4.5.3.2 suggests minutes; one is plenty for a local daemon). */
   socketTimeoutMs?: number;
+  /** CIDRs whose connections count as authenticated (config trustedNetworks; default none here). */
+  trustedNetworks?: readonly string[];
   /** Banner / EHLO name. */
   name?: string;
 }
@@ -106,11 +108,13 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
         const arrival = announceInbound(ctx);
         const work = (async () => {
           const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-          const auth = await checkAuthentication({
+          // Trusted networks (docs/inbound.md → Authentication) skip the DNS checks; `stored` then carries our Authentication-Results.
+          const { auth, raw: stored } = await authenticateInbound({
             raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom, mta: name, resolver,
+            trustedNetworks: opts.trustedNetworks,
           });
           return ingestInbound(ctx, {
-            raw, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
+            raw: stored, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
             remoteAddress: session.remoteAddress ?? null, auth,
           }, arrival);
         })().finally(() => arrival.release());
