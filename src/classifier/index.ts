@@ -227,7 +227,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   }
 
   // entities come from the top of the message (bounded for speed)
-  const entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now);
+  const entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now, htmlRaw);
   const lowerAll = subjectLower + '\n' + bodyLower;
   const [spam, cold] = modelProbs(['spam', 'cold'], lowerAll, DOC_CHARS);
   const request = requestProb(bodyLower);

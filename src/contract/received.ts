@@ -15,6 +15,13 @@ export const Classification = Type.Object({
 export type Classification = Static<typeof Classification>;
 
 export const OVER_LIMIT = ['plus_address_limit', 'held_code'] as const;
+export type OverLimitReason = (typeof OVER_LIMIT)[number];
+
+/** Why mail was held (only a record kept), in the words the SMTP reply and `mailagent wait` use. */
+export const OVER_LIMIT_REASONS: Record<OverLimitReason, string> = {
+  held_code: 'a sign-in code or verify/reset link from an account provider, bank or payment app is not delivered to a plus address',
+  plus_address_limit: "the workspace's distinct plus addresses for the last 24 hours are used up (Free 20, Pro 1,000, Scale 10,000)",
+};
 
 /** compat.md: Received message (list responses give excerpts only). */
 export const ReceivedMessageSummary = Type.Object({

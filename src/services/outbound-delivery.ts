@@ -41,6 +41,8 @@ export function toSentMessage(r: SentMessageRow, set: 'short' | 'full', attachme
   if (r.forwarded_from) base.forwarded_from = r.forwarded_from;
   if (r.classifier_warning) base.classifier_warning = r.classifier_warning;
   if (r.status === 'failed') base.error_message = r.error_message;
+  // The send response names what was attached (the caller sees it was taken), not only retrieve.
+  if (attachments.length) base.attachments = attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size }));
   if (set === 'short') return base;
   return {
     ...base,

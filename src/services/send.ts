@@ -434,7 +434,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
         await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
       }
     });
-    return toSentMessage(row, 'short');
+    return toSentMessage(row, 'short', attachments);
   }
 
   // Live, now: reserve against the caps, hand over to the relay, then record the outcome.
@@ -542,7 +542,7 @@ async function transmit(
       });
     }
   }
-  return toSentMessage(row, 'short');
+  return toSentMessage(row, 'short', attachments);
 }
 
 /** A msg_ or rcv_ message this key may see, reduced to what reply, forward and threading need. */

@@ -63,7 +63,7 @@ describe('the hosted TypeScript SDK against mailagent serve', () => {
     await sdk('agents.create', 'Agent', 'POST', '/agents', T.Agent, { name: 'sdkcheck' }, d.liveKey);
     await sdk('agents.list', 'Page<Agent>', 'GET', '/agents', T.Pages.Agent);
     await sdk('agents.get', 'Agent', 'GET', `/agents/sdkcheck`, T.Agent);
-    await sdk('agents.update', 'Agent', 'PATCH', `/agents/sdkcheck`, T.Agent, { hourly_send_limit: 50 }, d.liveKey);
+    await sdk('agents.update', 'Agent', 'PATCH', `/agents/sdkcheck`, T.Agent, { hourly_send_limit: 20 }, d.liveKey);
 
     // API keys: the SDK may send only a name, or only scopes.
     const k1 = await sdk('apiKeys.create (name only)', 'ApiKeyCreated', 'POST', '/api-keys', T.ApiKeyCreated, { name: 'sdk only name' }, d.liveKey);

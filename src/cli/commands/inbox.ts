@@ -26,6 +26,22 @@ export const RECEIVED_COLUMNS: Column<ReceivedMessageSummary>[] = [
   ['FLAGS', (m) => flags(m)],
 ];
 
+/** The first one-time code or link the classifier found (entities), or null. */
+export function extractFrom(m: ReceivedMessage, what: 'code' | 'link'): string | null {
+  const e = (m.classification?.entities ?? {}) as { codes?: unknown; urls?: unknown };
+  const list = what === 'code' ? e.codes : e.urls;
+  return Array.isArray(list) && typeof list[0] === 'string' ? list[0] : null;
+}
+
+/** Codes and links for the human view (the usual reason to read a message in a terminal). */
+function entityRows(m: ReceivedMessage): Record<string, string> {
+  const e = (m.classification?.entities ?? {}) as { codes?: unknown; urls?: unknown };
+  const out: Record<string, string> = {};
+  if (Array.isArray(e.codes) && e.codes.length) out.codes = e.codes.join(', ');
+  if (Array.isArray(e.urls) && e.urls.length) out.links = e.urls.join(' ');
+  return out;
+}
+
 /**
  * The human view of one received message: a header block like a mail reader's, then the text
  * body. Over-limit records keep no body (docs/inbound.md), so they say so instead.
@@ -45,6 +61,7 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
     ...(m.in_reply_to ? { in_reply_to: m.in_reply_to } : {}),
     ...(m.in_reply_to_message_id ? { reply_to_sent: m.in_reply_to_message_id } : {}),
     auth: `spf ${pass(m.spf_pass)}, dkim ${pass(m.dkim_pass)}, dmarc ${m.dmarc ?? 'not checked'}`,
+    ...entityRows(m),
     ...(m.classification ? {
       intent: m.classification.intent,
       injection: `${m.classification.injection_score}${m.classification.injection_categories.length ? ` (${m.classification.injection_categories.join(', ')})` : ''}`,

@@ -6,6 +6,7 @@ import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_resources.js';
 import * as m0006 from './0006_connected_apps.js';
 import * as m0007 from './0007_sent_recipients.js';
+import * as m0009 from './0009_threads_by_activity.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_resources': m0005,
   '0006_connected_apps': m0006,
   '0007_sent_recipients': m0007,
+  '0009_threads_by_activity': m0009,
 };

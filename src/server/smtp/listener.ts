@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
+import { OVER_LIMIT_REASONS } from '../../contract/received.js';
 import { authenticateInbound, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer } from './fast-greeting.js';
@@ -124,7 +125,10 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
             callback(smtpError(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400)));
           } else {
             const ids = [...new Set(res.accepted.map((a) => a.messageId))];
-            callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}`);
+            // Held plus-address mail (only a record is kept) says so in the reply (docs/inbound.md).
+            const held = (res.stored ?? []).filter((st) => st.overLimit);
+            const note = held.map((st) => `; ${st.messageId} held, not delivered (${st.overLimit}: ${OVER_LIMIT_REASONS[st.overLimit!]})`).join('');
+            callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}${note}`.slice(0, 480));
           }
         }, (err) => {
           ctx.log.error({ err }, 'smtp: storing a message failed');

@@ -306,7 +306,7 @@ describe('reputation, usage, logs', () => {
     expect(use.json()).toMatchObject({ object: 'usage', tier: 'free', caps: { monthly_parses: 3000 } });
     ok(human);
     expect(human.stdout).toMatch(/^tier\tfree \(/m);
-    expect(rows(human).find((r) => r[0] === 'parses (received)')![2]).toBe('none');
+    expect(rows(human).find((r) => r[0] === 'parses (received)')![2]).toBe('3000');
     refused(bound, 4, 'insufficient_scope');
   });
 
