@@ -19,7 +19,13 @@ export interface Config extends ServiceConfig {
   configFile: string | null;
   /** SMTP clients in these CIDRs count as authenticated (Postfix's mynetworks; default loopback). */
   trustedNetworks: string[];
+  /** Where each setting's value came from (serve --print-config). */
+  sources: Record<FileKey, ConfigSource>;
 }
+
+export type ConfigSource = 'flag' | 'env' | 'file' | 'default';
+/** The settings a config file may hold (every key but `config` itself). */
+export type FileKey = Exclude<keyof ConfigInput, 'config'>;
 
 /** Flags and MAILAGENT_* variables share these names (flag --smtp-port ↔ MAILAGENT_SMTP_PORT ↔ file "smtpPort"). */
 export interface ConfigInput {
@@ -50,7 +56,8 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
 
 export class ConfigError extends Error {
   constructor(readonly field: string, message: string) {
-    super(`config: ${field}: ${message}`);
+    // The config file's own errors name it once ("config: /x/config.json is not valid JSON").
+    super(field === 'config' ? `config: ${message}` : `config: ${field}: ${message}`);
   }
 }
 
@@ -110,6 +117,9 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     throw new ConfigError('config', `${configFile} does not exist.`);
   }
   const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
+  const given = stripUndefined(flags) as ConfigInput;
+  const sources = Object.fromEntries(FILE_KEYS.map((k) => [k,
+    given[k] !== undefined ? 'flag' : envIn[k] !== undefined ? 'env' : fileIn[k] !== undefined && fileIn[k] !== null ? 'file' : 'default'])) as Record<FileKey, ConfigSource>;
 
   for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel'] as const) {
     c[k] = str(k, c[k]);
@@ -119,7 +129,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   const smtpPort = int('smtpPort', c.smtpPort, 2525, 0, 65535);
   const domain = (c.domain ?? 'mailagent.localhost').trim().toLowerCase();
   if (!/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/.test(domain)) throw new ConfigError('domain', `"${c.domain}" is not a domain name.`);
-  const logLevel = (c.logLevel ?? 'warn') as Config['logLevel'];
+  const logLevel = (c.logLevel ?? 'info') as Config['logLevel'];
   if (!['silent', 'error', 'warn', 'info', 'debug'].includes(logLevel)) {
     throw new ConfigError('logLevel', `"${c.logLevel}" is not one of silent, error, warn, info, debug.`);
   }
@@ -173,19 +183,26 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     smtpMaxMessageBytes: int('smtpMaxMessageBytes', c.smtpMaxMessageBytes, 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     configFile: existsSync(configFile) ? configFile : null,
     trustedNetworks,
+    sources,
     version,
   };
   return Object.freeze(config);
 }
 
-/** A config file is an object of known settings with scalar values; a typo fails, naming the key. */
+const FILE_KEYS = CONFIG_KEYS.filter((k): k is FileKey => k !== 'config');
+
+/**
+ * A config file is an object of known settings with scalar values; a typo fails, naming the key.
+ * Keys starting with `$` are comments (JSON has none): `serve --print-config` writes `$sources`.
+ */
 function checkFileInput(parsed: unknown, file: string): ConfigInput {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('config', `${file} must hold a JSON object.`);
-  for (const [k, v] of Object.entries(parsed)) {
+  parsed = Object.fromEntries(Object.entries(parsed).filter(([k]) => !k.startsWith('$')));
+  for (const [k, v] of Object.entries(parsed as object)) {
     if (!(CONFIG_KEYS as string[]).includes(k) || k === 'config') throw new ConfigError(k, `unknown setting in ${file}; known: ${CONFIG_KEYS.filter((x) => x !== 'config').join(', ')}.`);
     if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) throw new ConfigError(k, `must be a string, number or boolean in ${file}.`);
   }
-  return Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== null)) as ConfigInput;
+  return Object.fromEntries(Object.entries(parsed as object).filter(([, v]) => v !== null)) as ConfigInput;
 }
 
 function str(field: string, v: unknown): string | undefined {
@@ -202,7 +219,19 @@ export function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:****@');
 }
 
-/** The resolved config with secrets redacted (serve --print-config). */
+/**
+ * The resolved config as a config file (serve --print-config): the keys the file takes, each
+ * value as resolved, the relay password redacted (`****`: put the real one back before use), and
+ * `$sources` saying where each value came from (flag, env, file or default). Absent optional
+ * settings (relay, TLS, public URL) are null, which the file reader treats as unset.
+ */
 export function printableConfig(c: Config): Record<string, unknown> {
-  return { ...c, relayUrl: c.relayUrl ? redact(c.relayUrl) : null };
+  const values: Record<FileKey, unknown> = {
+    dataDir: c.dataDir, host: c.host, port: c.port, smtpHost: c.smtpHost, smtpPort: c.smtpPort, domain: c.agentDomain,
+    publicUrl: c.publicUrl, relay: c.relayUrl ? redact(c.relayUrl) : null, tlsCert: c.tlsCert, tlsKey: c.tlsKey,
+    logLevel: c.logLevel, allowPrivateWebhooks: c.allowPrivateWebhooks, customDomains: c.customDomains,
+    pricePerMessage: c.priceUsdPerMessage, smtpMaxMessageBytes: c.smtpMaxMessageBytes,
+    trustedNetworks: c.trustedNetworks.length ? c.trustedNetworks.join(',') : 'none',
+  };
+  return { $sources: { ...c.sources, ...(c.configFile ? { $file: c.configFile } : {}) }, ...values };
 }

@@ -9,6 +9,18 @@ import { buildApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
 import { acquireDataLock, type DataLock } from './data-lock.js';
+import { logMessages } from './message-log.js';
+
+/**
+ * The log stream: human-readable lines on a terminal (pino-pretty), JSON lines otherwise (a
+ * file, journald, a log shipper), as `MAILAGENT_LOG_FORMAT=json|pretty` can force.
+ */
+async function logStream(env: NodeJS.ProcessEnv = process.env): Promise<NodeJS.WritableStream> {
+  const format = env.MAILAGENT_LOG_FORMAT ?? (process.stderr.isTTY ? 'pretty' : 'json');
+  if (format !== 'pretty') return process.stderr;
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({ destination: 2, sync: true, colorize: !env.NO_COLOR, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId' });
+}
 
 export { DataDirLocked } from './data-lock.js';
 
@@ -59,9 +71,12 @@ export class Daemon {
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
       const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
       const app = await buildApp(ctx, {
-        logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
+        logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: await logStream() },
+        // Per-request lines only at debug: at info the log is one line per message (logMessages).
+        requestLogging: config.logLevel === 'debug',
       });
       if (!opts.quiet) ctx.log = app.log;
+      logMessages(ctx);
       return new Daemon(config, ctx, app, opened, bootstrapped, lock);
     } catch (err) {
       await opened.close();

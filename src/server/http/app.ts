@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
 import { ApiError } from '../../contract/errors.js';
 import { omitAbsent } from '../../contract/common.js';
 import { routes, type RouteId } from '../../contract/routes.js';
@@ -25,6 +25,8 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
   /** Trust X-Forwarded-For (behind a reverse proxy). */
   trustProxy?: boolean;
+  /** fastify's two lines per request (default on); the daemon keeps them for --log-level debug. */
+  requestLogging?: boolean;
 }
 
 const V1 = '/v1';
@@ -39,6 +41,7 @@ function pathMatcher(path: string): RegExp {
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    logController: new LogController({ disableRequestLogging: opts.requestLogging === false }),
     trustProxy: opts.trustProxy ?? false,
     genReqId: () => `req_${monotonicPart(Date.now())}`,
     requestIdHeader: false,

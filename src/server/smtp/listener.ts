@@ -137,7 +137,8 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       });
     },
   });
-  server.on('error', (err) => ctx.log.warn({ err }, 'smtp: connection error'));
+  // A listen failure (port in use) is reported once, by start()'s rejection; only connection errors are logged.
+  server.on('error', (err) => { if ((err as NodeJS.ErrnoException).syscall !== 'listen') ctx.log.warn({ err }, 'smtp: connection error'); });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
