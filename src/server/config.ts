@@ -117,6 +117,8 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     throw new ConfigError('config', `${configFile} does not exist.`);
   }
   const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
+  // A file named with --config may say where the data lives (the default file is inside it).
+  const dataDirFinal = early.config && early.dataDir === undefined && typeof fileIn.dataDir === 'string' ? resolve(fileIn.dataDir) : dataDir;
   const given = stripUndefined(flags) as ConfigInput;
   const sources = Object.fromEntries(FILE_KEYS.map((k) => [k,
     given[k] !== undefined ? 'flag' : envIn[k] !== undefined ? 'env' : fileIn[k] !== undefined && fileIn[k] !== null ? 'file' : 'default'])) as Record<FileKey, ConfigSource>;
@@ -169,8 +171,8 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     port,
     smtpHost: c.smtpHost ?? host,
     smtpPort,
-    dataDir,
-    dbFile: join(dataDir, 'mailagent.db'),
+    dataDir: dataDirFinal,
+    dbFile: join(dataDirFinal, 'mailagent.db'),
     agentDomain: domain,
     publicUrl: (c.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, ''),
     priceUsdPerMessage: price,

@@ -4,7 +4,6 @@ import { examples, run, type CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseTime } from '../time.js';
 import { printReceived, extractFrom } from './inbox.js';
-import { OVER_LIMIT_REASONS } from '../../contract/received.js';
 
 /** The daemon holds one long-poll for at most this long (docs/inbound.md; InboxWaitQuery.timeout). */
 export const SERVER_MAX_WAIT_S = 60;
@@ -94,6 +93,8 @@ export function register(program: Command): void {
           if (signal.aborted) break;
           const h = await held();
           if (h) {
+            // Loaded here, not at start: `mailagent --help` stays on commander and chalk only.
+            const { OVER_LIMIT_REASONS } = await import('../../contract/received.js');
             const why = h.over_limit ? OVER_LIMIT_REASONS[h.over_limit] : 'held';
             throw new CliError(`a message to ${h.to} from ${h.from.address} was held, not delivered: ${h.over_limit} (${why}); record ${h.id}`);
           }
