@@ -383,7 +383,23 @@ function isPersonName(s: string): boolean {
   return words.every((w) => /^\p{Lu}[\p{Ll}'’-]+$/u.test(w) && !NOT_NAMES.has(w.toLowerCase()));
 }
 
-export function extractEntities(text: string, fromName: string | null | undefined, now: Date): Entities {
+/**
+ * `href` targets of the HTML body (http/https only), in document order. HTML-only mail often
+ * shows "Verify your address" with the link only in the attribute, so the text has no URL.
+ * A linear attribute scan over a bounded input: no HTML parser, no backtracking.
+ */
+export function hrefLinks(html: string, max = MAX_PER_KIND): string[] {
+  const out: string[] = [];
+  const re = /\bhref\s*=\s*(?:"([^"]{1,2000})"|'([^']{1,2000})'|([^\s>"']{1,2000}))/gi;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(html.slice(0, 256 * 1024))) !== null && out.length < max) {
+    const url = (m[1] ?? m[2] ?? m[3]).trim().replace(/&amp;/gi, '&');
+    if (/^https?:\/\/[^\s]+$/i.test(url)) pushUnique(out, url);
+  }
+  return out;
+}
+
+export function extractEntities(text: string, fromName: string | null | undefined, now: Date, html?: string | null): Entities {
   const e: Entities = {};
   const dates: { text: string; value: string; at: number }[] = [];
   extractDates(text, now, dates);
@@ -413,6 +429,7 @@ export function extractEntities(text: string, fromName: string | null | undefine
 
   const urls: string[] = [];
   for (const m of text.match(URL_RE) ?? []) pushUnique(urls, m.replace(/[.,;:!?]+$/, ''));
+  if (html) for (const h of hrefLinks(html)) if (urls.length < MAX_PER_KIND) pushUnique(urls, h);
   if (urls.length) e.urls = urls;
 
   // phones: skip URLs and emails so their digits are not read as numbers

@@ -228,7 +228,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   }
 
   // entities come from the top of the message (bounded for speed)
-  const entities: Entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now);
+  const entities: Entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now, htmlRaw);
   if (inj.actions.length) entities.action_requests = inj.actions.map((action, i) => ({ action, text: inj.actionText[i] ?? '' }));
   const lowerAll = subjectLower + '\n' + bodyLower;
   const [spam, cold] = modelProbs(['spam', 'cold'], lowerAll, DOC_CHARS);

@@ -128,15 +128,15 @@ export function run<A extends unknown[]>(fn: (ctx: CommandContext, ...args: A) =
     try {
       await fn(ctx, ...(args.slice(0, -1) as A));
     } catch (err) {
-      reportError(ctx.out, err);
+      reportError(ctx.out, err, (flag) => cmd.options.some((o) => o.long === flag));
       process.exitCode = exitCodeFor(err);
     }
   };
 }
 
-export function reportError(out: Output, err: unknown): void {
+export function reportError(out: Output, err: unknown, hasFlag?: (flag: string) => boolean): void {
   if (err instanceof Error && err.name === 'AbortError' && interrupt.signal.aborted) return;
-  out.error(formatError(err));
+  out.error(formatError(err, hasFlag));
   const unexpected = !(err instanceof UsageError) && !(err instanceof CliError) && err instanceof Error &&
     !['ApiError', 'ConnectionError', 'ExitPromptError', 'InterruptedError'].includes(err.name);
   if (unexpected && (io?.env ?? process.env).MAILAGENT_DEBUG && err.stack) out.error(err.stack);

@@ -1,4 +1,5 @@
 import type { Argument, Command, Option } from 'commander';
+import { EVENT_TYPES } from '../contract/events.js';
 import { examplesOf } from './context.js';
 
 /**
@@ -50,7 +51,10 @@ function optionItems(opts: Option[]): string[] {
     const [flags, value] = splitFlags(o.flags);
     out.push('.TP', `\\fB${roff(flags)}\\fR${value ? ` \\fI${roff(value)}\\fR` : ''}`);
     const choices = choicesOf(o);
-    out.push(roff(o.description + (choices.length ? ` (one of: ${choices.join(', ')})` : '')));
+    // Defaults are shown (commander's own, unless the description already says it).
+    const def = o.defaultValue === undefined || o.defaultValue === false || /\(default[ :]/i.test(o.description) ? ''
+      : ` (default: ${o.defaultValueDescription ?? (Array.isArray(o.defaultValue) ? o.defaultValue.join(',') : String(o.defaultValue))})`;
+    out.push(roff(o.description + (choices.length ? ` (one of: ${choices.join(', ')})` : '') + def));
   }
   return out;
 }
@@ -213,7 +217,19 @@ function bash(program: Command): string {
     '    esac',
     '  done',
     '  case "$prev" in',
-    `    ${valueOpts.join('|')})`,
+    // Agent names from the daemon the profile points at (quietly nothing when it is not running).
+    '    --agent)',
+    '      COMPREPLY=($(compgen -W "$(timeout 2 mailagent agents list --limit 100 --json 2>/dev/null | grep -o \'"name": *"[^"]*"\' | sed \'s/.*"\\([^"]*\\)"$/\\1/\')" -- "$cur"))',
+    '      return ;;',
+    // Event types (comma lists complete their last item).
+    '    --type|--event-type)',
+    '      if [[ "$cmd" != "mailagent suppression"* ]]; then',
+    '        local pre="" last="$cur"',
+    '        if [[ "$cur" == *,* ]]; then pre="${cur%,*},"; last="${cur##*,}"; fi',
+    `        COMPREPLY=($(compgen -P "$pre" -W ${sq(EVENT_TYPES.join(' '))} -- "$last"))`,
+    '        return',
+    '      fi ;;',
+    `    ${valueOpts.filter((o) => !['--agent', '--type', '--event-type'].includes(o)).join('|')})`,
     '      COMPREPLY=($(compgen -f -- "$cur"))',
     '      return ;;',
     '  esac',

@@ -47,13 +47,34 @@ export function exitCodeFor(err: unknown): number {
   return EXIT.error;
 }
 
+/**
+ * API field → the flag that sets it, for the commands that have that flag: an error naming a
+ * field (`param: agent`) is shown as being about the flag the user typed (`--agent`).
+ */
+const PARAM_FLAGS: Record<string, string> = {
+  agent: '--agent', agent_id: '--agent', from: '--agent', to: '--to', cc: '--cc', bcc: '--bcc', subject: '--subject',
+  body_text: '--body', body_html: '--html-file', scheduled_at: '--at', send_at: '--send-at', tags: '--tag',
+  metadata: '--meta', attachments: '--attach', name: '--name', scopes: '--scopes', mode: '--mode', url: '--url',
+  event_types: '--type', event_type: '--type', description: '--description', thread_id: '--thread', address: '--address',
+  since: '--since', expires_at: '--expires-at', attestation: '--attestation', limit: '--limit', cursor: '--cursor',
+};
+
+/** The flag for an API error's `param` (`to[2]` → `--to`), if the running command has it. */
+export function flagForParam(param: string | null | undefined, hasFlag: (flag: string) => boolean): string | null {
+  if (!param) return null;
+  const base = param.replace(/\[\d+\].*$/, '').replace(/\..*$/, '');
+  const flag = PARAM_FLAGS[base];
+  return flag && hasFlag(flag) ? flag : null;
+}
+
 /** `error: <message> (code <code>, request <req_id>)` — the one error line format. */
-export function formatError(err: unknown): string {
+export function formatError(err: unknown, hasFlag: (flag: string) => boolean = () => false): string {
   if (isApiError(err)) {
     const bits = [`code ${err.code}`];
+    const flag = flagForParam(err.param, hasFlag);
     if (err.param) bits.push(`param ${err.param}`);
     if (err.requestId) bits.push(`request ${err.requestId}`);
-    return `error: ${err.message} (${bits.join(', ')})`;
+    return `error: ${flag ? `${flag}: ` : ''}${err.message} (${bits.join(', ')})`;
   }
   if (err instanceof InterruptedError || (err instanceof Error && err.name === 'ExitPromptError')) return 'error: interrupted';
   if (err instanceof Error) return `error: ${err.message}`;

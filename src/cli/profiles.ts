@@ -63,6 +63,29 @@ export function saveProfile(name: string, profile: Profile, env: NodeJS.ProcessE
   return file;
 }
 
+/**
+ * Save the keys of a freshly initialised data directory without ever replacing an existing
+ * profile (its keys may be the only copy: only hashes are stored). When `wanted` is taken the
+ * first free `<wanted>-2`, `<wanted>-3`, … is used, and the caller says which.
+ */
+export function saveNewProfile(wanted: string, profile: Profile, env: NodeJS.ProcessEnv = process.env): { name: string; file: string; renamed: boolean; isDefault: boolean } {
+  const file = configPath(env);
+  const config = readConfigFile(file);
+  let name = wanted;
+  for (let n = 2; config.profiles[name]; n++) name = `${wanted}-${n}`;
+  config.profiles[name] = profile;
+  config.default_profile ??= name;
+  writeConfigFile(file, config);
+  return { name, file, renamed: name !== wanted, isDefault: config.default_profile === name };
+}
+
+/** The sentence that tells where a new profile went and how to use it. */
+export function savedProfileText(r: { name: string; file: string; renamed: boolean; isDefault: boolean }, wanted: string): string {
+  if (!r.renamed) return `Saved profile "${r.name}" in ${r.file}: \`mailagent whoami\` works from another terminal.`;
+  return `Profile "${wanted}" already exists and was kept; saved these keys as profile "${r.name}" in ${r.file}. `
+    + `Use it with \`mailagent --profile ${r.name} …\` or MAILAGENT_PROFILE=${r.name}.`;
+}
+
 export interface GlobalFlags {
   baseUrl?: string;
   apiKey?: string;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, Opt } from './common.js';
 import { route } from './route.js';
 import { TIERS } from './me.js';
 
@@ -10,7 +10,7 @@ export const Reputation = Type.Object({
   object: Type.Literal('reputation'),
   workspace_id: Type.String(),
   /** null: the whole workspace. */
-  agent_id: Nullable(Type.String()),
+  agent_id: Opt(Type.String()),
   reputation: Type.Number({ minimum: 0, maximum: 1 }),
   send_count_30d: Type.Integer(),
   bounce_count_30d: Type.Integer(),
@@ -43,8 +43,8 @@ export const Usage = Type.Object({
   }),
   caps: Type.Object({
     monthly_sends: Type.Integer(),
-    /** Inbound parsing is not capped on this service. */
-    monthly_parses: Nullable(Type.Integer()),
+    /** Inbound messages parsed per month (the tier's cap; see shared/tiers.ts). */
+    monthly_parses: Type.Integer(),
     agents: Type.Integer(),
     hourly: Type.Integer(),
     daily: Type.Integer(),
@@ -72,7 +72,7 @@ export const Metrics = Type.Object({
   object: Type.Literal('metrics'),
   workspace_id: Type.String(),
   /** The agent counted; null for the whole workspace. */
-  agent_id: Nullable(Type.String()),
+  agent_id: Opt(Type.String()),
   /** Which mail is counted: `live`, `test`, or `all`. */
   mode: Type.Enum(['live', 'test', 'all'] as const),
   generated_at: Timestamp,
@@ -102,9 +102,9 @@ export const LogEntry = Type.Object({
   object: Type.Literal('log'),
   category: Type.String(),
   action: Type.String(),
-  target_resource_id: Nullable(Type.String()),
-  agent_id: Nullable(Type.String()),
-  key_id: Nullable(Type.String()),
+  target_resource_id: Opt(Type.String()),
+  agent_id: Opt(Type.String()),
+  key_id: Opt(Type.String()),
   metadata: Type.Record(Type.String(), Type.Unknown()),
   created_at: Timestamp,
 });

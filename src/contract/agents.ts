@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, NO_CONTROL_CHARS } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, NO_CONTROL_CHARS, Opt } from './common.js';
 import { route } from './route.js';
 
 /** Agent names: the lower-case local part of the address (see README "Agent names"). */
@@ -15,19 +15,19 @@ export const Agent = Type.Object({
   id: Type.String(),
   object: Type.Literal('agent'),
   name: Type.String(),
-  display_name: Nullable(Type.String()),
+  display_name: Opt(Type.String()),
   email: Type.String(),
   domain: Type.String(),
   workspace_id: Type.String(),
   status: Type.Enum(AGENT_STATUSES),
-  daily_send_limit: Nullable(Type.Integer()),
-  hourly_send_limit: Nullable(Type.Integer()),
+  daily_send_limit: Opt(Type.Integer()),
+  hourly_send_limit: Opt(Type.Integer()),
   classify_inbound: Type.Boolean(),
   allowlist_domains: Type.Array(Type.String()),
   blocklist_domains: Type.Array(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-  archived_at: Nullable(Timestamp),
+  archived_at: Opt(Timestamp),
 });
 export type Agent = Static<typeof Agent>;
 

@@ -26,11 +26,16 @@ export type ApiKey = Static<typeof ApiKey>;
 export const ApiKeyCreated = Type.Evaluate(Type.Intersect([ApiKey, Type.Object({ key: Type.String() })]));
 export type ApiKeyCreated = Static<typeof ApiKeyCreated>;
 
+/**
+ * The hosted SDK treats `scopes` and `mode` as optional (compat) and sends `name` alone or `scopes`
+ * alone. Documented defaults (docs/api-foundation.md → API keys): `scopes` and `mode` are the
+ * maker's own, `name` is "API key". An empty `scopes` array still means "no scope" (spec rule 6).
+ */
 export const ApiKeyCreate = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL_CHARS }),
-    scopes: Type.Array(ScopeEnum, { maxItems: 4, uniqueItems: true }),
-    mode: ModeEnum,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_CONTROL_CHARS })),
+    scopes: Type.Optional(Type.Array(ScopeEnum, { maxItems: 4, uniqueItems: true })),
+    mode: Type.Optional(ModeEnum),
     agent_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
   },

@@ -48,3 +48,64 @@ export type IdParams = Static<typeof IdParams>;
 export const EmptyBody = Type.Object({}, { additionalProperties: true });
 
 export const Deleted = Type.Object({ id: Type.String(), deleted_at: Timestamp });
+
+/**
+ * The optional-field rule (docs/api-foundation.md → "Absent fields"): a field with no value is
+ * left out of the response, never `null` — the hosted clients type such fields `T | undefined`.
+ * `null` appears only where the spec shows it (API key `agent_id`/`last_used_at`/`expires_at`/
+ * `revoked_at`, webhook `description`/`secret_rotated_at`/`previous_secret_expires_at`, `/v1/me`
+ * `agent`, the error envelope), and those fields use `Nullable`.
+ *
+ * The published schema says "optional, never null"; the TypeScript type also admits `null` so
+ * services can hand a database NULL straight through — `omitAbsent` (applied once, by the HTTP
+ * serialiser and when an event is written) drops it.
+ */
+export const Opt = <T extends TSchema>(s: T) => Type.Optional(Type.Unsafe<Static<T> | null>(s));
+
+function acceptsNull(s: unknown): boolean {
+  if (!s || typeof s !== 'object') return true; // no schema: leave the value alone
+  const o = s as Record<string, unknown>;
+  if (o.type === 'null' || (Array.isArray(o.type) && o.type.includes('null'))) return true;
+  const alts = (o.anyOf ?? o.oneOf) as unknown[] | undefined;
+  if (alts) return alts.some(acceptsNull);
+  if (o.allOf) return (o.allOf as unknown[]).every(acceptsNull);
+  // Unknown / any: everything is allowed.
+  return !('type' in o) && !('properties' in o) && !('enum' in o) && !('const' in o) && !('format' in o);
+}
+
+/**
+ * Drop `null` from every object property whose schema does not accept null (recursively through
+ * objects, arrays, records and unions). Returns the same value, changed in place.
+ */
+export function omitAbsent<V>(schema: TSchema | null | undefined, value: V): V {
+  walk(schema as unknown, value);
+  return value;
+}
+
+function walk(s: unknown, v: unknown): void {
+  if (!s || typeof s !== 'object' || v === null || typeof v !== 'object') return;
+  const o = s as Record<string, unknown>;
+  const alts = (o.anyOf ?? o.oneOf ?? o.allOf) as unknown[] | undefined;
+  if (alts) {
+    // A union of object shapes (batch items, the 200-or-error items): apply the variants this value matches by their keys.
+    for (const a of alts) walk(a, v);
+    return;
+  }
+  if (Array.isArray(v)) {
+    if (o.items) for (const item of v) walk(o.items, item);
+    return;
+  }
+  const rec = v as Record<string, unknown>;
+  const props = o.properties as Record<string, unknown> | undefined;
+  if (props) {
+    for (const [k, ps] of Object.entries(props)) {
+      if (!(k in rec)) continue;
+      if (rec[k] === null) {
+        if (!acceptsNull(ps)) delete rec[k];
+      } else walk(ps, rec[k]);
+    }
+  }
+  const pattern = o.patternProperties as Record<string, unknown> | undefined;
+  const extra = pattern ? Object.values(pattern)[0] : (typeof o.additionalProperties === 'object' ? o.additionalProperties : undefined);
+  if (extra) for (const [k, x] of Object.entries(rec)) if (!props || !(k in props)) walk(extra, x);
+}

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, Deleted } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Deleted, Opt } from './common.js';
 import { route } from './route.js';
 
 export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
@@ -22,9 +22,9 @@ export const Domain = Type.Object({
   status: Type.Enum(DOMAIN_STATUSES),
   records: Type.Array(DnsRecord),
   dkim_selector: Type.String(),
-  verified_at: Nullable(Timestamp),
-  last_checked_at: Nullable(Timestamp),
-  last_error: Nullable(Type.String()),
+  verified_at: Opt(Timestamp),
+  last_checked_at: Opt(Timestamp),
+  last_error: Opt(Type.String()),
   created_at: Timestamp,
 });
 export type Domain = Static<typeof Domain>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, Deleted } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, Deleted, Opt } from './common.js';
 import { route } from './route.js';
 import { SEND_LIMITS, Tag, AttachmentInput } from './messages.js';
 
@@ -20,17 +20,17 @@ export const Draft = Type.Object({
   cc: Type.Array(Type.String()),
   bcc: Type.Array(Type.String()),
   subject: Type.String(),
-  body_text: Nullable(Type.String()),
-  body_html: Nullable(Type.String()),
+  body_text: Opt(Type.String()),
+  body_html: Opt(Type.String()),
   status: Type.Enum(DRAFT_STATUSES),
-  send_at: Nullable(Timestamp),
-  sent_message_id: Nullable(Type.String()),
-  thread_id: Nullable(Type.String()),
-  error_message: Nullable(Type.String()),
+  send_at: Opt(Timestamp),
+  sent_message_id: Opt(Type.String()),
+  thread_id: Opt(Type.String()),
+  error_message: Opt(Type.String()),
   tags: Type.Array(Tag),
   metadata: StringMap,
   test_mode: Type.Boolean(),
-  sent_at: Nullable(Timestamp),
+  sent_at: Opt(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

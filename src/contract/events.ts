@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Opt } from './common.js';
 import { route } from './route.js';
 
 /**
@@ -42,9 +42,9 @@ export const Event = Type.Object({
   object: Type.Literal('event'),
   type: Type.String(),
   workspace_id: Type.String(),
-  agent_id: Nullable(Type.String()),
-  thread_id: Nullable(Type.String()),
-  source_message_id: Nullable(Type.String()),
+  agent_id: Opt(Type.String()),
+  thread_id: Opt(Type.String()),
+  source_message_id: Opt(Type.String()),
   intent: Type.Optional(Type.String()),
   urgency: Type.Optional(Type.Number()),
   injection_score: Type.Optional(Type.Number()),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery } from './common.js';
+import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery } from './common.js';
 import { route } from './route.js';
 
 /** Spec: Limits → Single-message payload. */
@@ -15,6 +15,9 @@ export const SEND_LIMITS = {
   batch: 100,
   idempotencyKey: 255,
 } as const;
+
+export const ROUTING_POOLS = ['clean', 'mixed', 'outbound'] as const;
+export type RoutingPool = (typeof ROUTING_POOLS)[number];
 
 export const MESSAGE_STATUSES = ['sent', 'scheduled', 'canceled', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
@@ -99,27 +102,33 @@ export const SentMessage = Type.Object({
   bcc: Type.Optional(Type.Array(Type.String())),
   reply_to: Type.Optional(Type.Array(Type.String())),
   subject: Type.String(),
-  body_text: Type.Optional(Nullable(Type.String())),
-  body_html: Type.Optional(Nullable(Type.String())),
+  body_text: Opt(Type.String()),
+  body_html: Opt(Type.String()),
   classifier_score: Type.Number(),
+  /**
+   * compat.md / the hosted SDK's SendResult: the sending pool this message was routed to, derived
+   * from the screen (docs/outbound.md → Routing pool): `clean` (score below 0.5 and no `mixed`
+   * hint), `mixed` (score 0.5 up to the block line, or `pool_hint: mixed`), `outbound` (content the
+   * screen refuses: an overturned appeal's isolated pool, or a test send with a classifier_warning).
+   */
+  routing_pool: Type.Enum(ROUTING_POOLS),
   status: Type.Enum(MESSAGE_STATUSES),
   cost_usd: Type.Number(),
-  transport_message_id: Type.Optional(Nullable(Type.String())),
+  transport_message_id: Opt(Type.String()),
   attachments: Type.Optional(Type.Array(AttachmentInfo)),
   references: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(StringMap),
   tags: Type.Array(Tag),
-  scheduled_at: Type.Optional(Nullable(Timestamp)),
-  sent_at: Type.Optional(Nullable(Timestamp)),
-  delivered_at: Type.Optional(Nullable(Timestamp)),
-  canceled_at: Type.Optional(Nullable(Timestamp)),
+  scheduled_at: Opt(Timestamp),
+  sent_at: Opt(Timestamp),
+  delivered_at: Opt(Timestamp),
+  canceled_at: Opt(Timestamp),
   created_at: Timestamp,
   test_mode: Type.Boolean(),
   in_reply_to_message_id: Type.Optional(Type.String()),
   forwarded_from: Type.Optional(Type.String()),
   classifier_warning: Type.Optional(ClassifierWarning),
-  pool: Type.Optional(Type.String()),
-  error_message: Type.Optional(Nullable(Type.String())),
+  error_message: Opt(Type.String()),
 });
 export type SentMessage = Static<typeof SentMessage>;
 

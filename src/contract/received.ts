@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdParams, ListQuery, Nullable, Page, SearchQuery, Timestamp } from './common.js';
+import { IdParams, ListQuery, Nullable, Opt, Page, SearchQuery, Timestamp } from './common.js';
 import { route, type RouteDef } from './route.js';
 
 /**
@@ -27,31 +27,45 @@ export const Classification = Type.Object({
 export type Classification = Static<typeof Classification>;
 
 export const OVER_LIMIT = ['plus_address_limit', 'held_code'] as const;
+export type OverLimitReason = (typeof OVER_LIMIT)[number];
+
+/** Why mail was held (only a record kept), in the words the SMTP reply and `mailagent wait` use. */
+export const OVER_LIMIT_REASONS: Record<OverLimitReason, string> = {
+  held_code: 'a sign-in code or verify/reset link from an account provider, bank or payment app is not delivered to a plus address',
+  plus_address_limit: "the workspace's distinct plus addresses for the last 24 hours are used up (Free 20, Pro 1,000, Scale 10,000)",
+};
 
 /** compat.md: Received message (list responses give excerpts only). */
 export const ReceivedMessageSummary = Type.Object({
   id: Type.String(),
   object: Type.Literal('received_message'),
   agent_id: Type.String(),
-  thread_id: Nullable(Type.String()),
-  from: Type.Object({ address: Type.String(), name: Nullable(Type.String()) }),
-  to: Type.Array(Type.String()),
+  thread_id: Opt(Type.String()),
+  from: Type.Object({ address: Type.String(), name: Opt(Type.String()) }),
+  /**
+   * compat.md: the address this copy was delivered to (the envelope recipient, a plus address
+   * included) — a string, as the hosted clients type it. The To header's full list is `to_all`.
+   */
+  to: Type.String(),
+  /** Every address of the To header. */
+  to_all: Type.Array(Type.String()),
   cc: Type.Array(Type.String()),
-  /** The envelope recipient this copy was delivered to. */
+  /** The envelope recipient this copy was delivered to (same as `to`; kept for earlier callers). */
   delivered_to: Type.String(),
-  plus_address: Nullable(Type.String()),
+  plus_address: Opt(Type.String()),
   subject: Type.String(),
   extracted_text: Type.String(),
   body_text_excerpt: Type.String(),
-  message_id: Nullable(Type.String()),
-  in_reply_to_message_id: Nullable(Type.String()),
+  message_id: Opt(Type.String()),
+  in_reply_to_message_id: Opt(Type.String()),
+  /** Tri-state: null means not checked or no policy to check (SPF/DKIM `none`, a temporary DNS error) — a value, not an absent field. */
   spf_pass: Nullable(Type.Boolean()),
   dkim_pass: Nullable(Type.Boolean()),
-  dmarc: Nullable(Type.String()),
-  classification: Nullable(Classification),
+  dmarc: Opt(Type.String()),
+  classification: Opt(Classification),
   quarantined: Type.Boolean(),
   test_mode: Type.Boolean(),
-  over_limit: Nullable(Type.Enum(OVER_LIMIT)),
+  over_limit: Opt(Type.Enum(OVER_LIMIT)),
   source: Type.Enum(['smtp', 'local', 'simulator'] as const),
   size: Type.Integer(),
   received_at: Timestamp,
@@ -68,10 +82,10 @@ export type ReceivedMessageSummary = Static<typeof ReceivedMessageSummary>;
 
 export const ReceivedAttachment = Type.Object({
   id: Type.String(),
-  filename: Nullable(Type.String()),
+  filename: Opt(Type.String()),
   content_type: Type.String(),
-  content_id: Nullable(Type.String()),
-  disposition: Nullable(Type.String()),
+  content_id: Opt(Type.String()),
+  disposition: Opt(Type.String()),
   size: Type.Integer(),
   sha256: Type.String(),
 });
@@ -80,13 +94,13 @@ export const ReceivedAttachment = Type.Object({
 export const ReceivedMessage = Type.Evaluate(Type.Intersect([
   ReceivedMessageSummary,
   Type.Object({
-    body_text: Nullable(Type.String()),
-    body_html: Nullable(Type.String()),
+    body_text: Opt(Type.String()),
+    body_html: Opt(Type.String()),
     headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
-    in_reply_to: Nullable(Type.String()),
+    in_reply_to: Opt(Type.String()),
     references: Type.Array(Type.String()),
     attachments: Type.Array(ReceivedAttachment),
-    raw_url: Nullable(Type.String()),
+    raw_url: Opt(Type.String()),
   }),
 ]));
 export type ReceivedMessage = Static<typeof ReceivedMessage>;
@@ -148,7 +162,8 @@ export type InboxWaitQuery = Static<typeof InboxWaitQuery>;
 
 /** A timeout is not an error: `message` is null and `timed_out` true. */
 export const InboxWaitResult = Type.Object({
-  message: Nullable(ReceivedMessage),
+  /** Absent when the wait timed out. */
+  message: Opt(ReceivedMessage),
   timed_out: Type.Boolean(),
 });
 export type InboxWaitResult = Static<typeof InboxWaitResult>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Opt } from './common.js';
 import { route } from './route.js';
 
 export const SUPPRESSION_TYPES = ['hard_bounce', 'complaint', 'unsubscribe'] as const;
@@ -12,11 +12,11 @@ export const SuppressionLookup = Type.Object({
   object: Type.Literal('suppression_lookup'),
   address: Type.String(),
   suppressed: Type.Boolean(),
-  type: Nullable(Type.Enum(SUPPRESSION_TYPES)),
-  scope: Nullable(Type.Enum(SUPPRESSION_SCOPES)),
-  agent_id: Nullable(Type.String()),
-  since: Nullable(Timestamp),
-  allowed: Nullable(Type.Object({ id: Type.String(), attestation: Type.String(), created_at: Timestamp })),
+  type: Opt(Type.Enum(SUPPRESSION_TYPES)),
+  scope: Opt(Type.Enum(SUPPRESSION_SCOPES)),
+  agent_id: Opt(Type.String()),
+  since: Opt(Timestamp),
+  allowed: Opt(Type.Object({ id: Type.String(), attestation: Type.String(), created_at: Timestamp })),
 });
 export type SuppressionLookup = Static<typeof SuppressionLookup>;
 
@@ -26,9 +26,9 @@ export const SuppressionEntry = Type.Object({
   address: Type.String(),
   type: Type.Enum(SUPPRESSION_TYPES),
   scope: Type.Enum(SUPPRESSION_SCOPES),
-  agent_id: Nullable(Type.String()),
-  source_message_id: Nullable(Type.String()),
-  reason: Nullable(Type.String()),
+  agent_id: Opt(Type.String()),
+  source_message_id: Opt(Type.String()),
+  reason: Opt(Type.String()),
   /** False when a consent allow entry made later lifts it. */
   active: Type.Boolean(),
   created_at: Timestamp,
@@ -41,7 +41,7 @@ export const ConsentAllow = Type.Object({
   address: Type.String(),
   attestation: Type.String(),
   created_at: Timestamp,
-  revoked_at: Nullable(Timestamp),
+  revoked_at: Opt(Timestamp),
 });
 export type ConsentAllow = Static<typeof ConsentAllow>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, Deleted, SearchQuery } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Deleted, Opt, SearchQuery } from './common.js';
 import { route } from './route.js';
 
 export const THREAD_STATUSES = ['open', 'closed', 'archived'] as const;
@@ -20,7 +20,7 @@ export const Thread = Type.Object({
   labels: Type.Array(Type.String()),
   status: Type.Enum(THREAD_STATUSES),
   /** Set while the thread is in the trash. */
-  trashed_at: Nullable(Timestamp),
+  trashed_at: Opt(Timestamp),
   /** True once any live-mode message is in the thread. */
   has_live_mail: Type.Boolean(),
   created_at: Timestamp,
@@ -32,16 +32,21 @@ export const ThreadMessage = Type.Object({
   id: Type.String(),
   direction: Type.Enum(['outbound', 'inbound'] as const),
   from: Type.String(),
-  from_name: Nullable(Type.String()),
-  to: Type.Array(Type.String()),
+  from_name: Opt(Type.String()),
+  /**
+   * Outbound entries: the recipient list. Inbound entries: the address the message was delivered
+   * to, a string, as on a received message (compat.md); the To header's list is `to_all`.
+   */
+  to: Type.Union([Type.String(), Type.Array(Type.String())]),
+  to_all: Type.Optional(Type.Array(Type.String())),
   cc: Type.Array(Type.String()),
   subject: Type.String(),
   snippet: Type.String(),
   /** A sent message's status, or `received`. */
   status: Type.String(),
   test_mode: Type.Boolean(),
-  sent_at: Nullable(Timestamp),
-  received_at: Nullable(Timestamp),
+  sent_at: Opt(Timestamp),
+  received_at: Opt(Timestamp),
   created_at: Timestamp,
 });
 export type ThreadMessage = Static<typeof ThreadMessage>;

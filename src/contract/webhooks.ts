@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams } from './common.js';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Opt } from './common.js';
 import { route } from './route.js';
 
 /** Signing secrets: `whsec_` + standard base64 (Standard Webhooks decodes the part after the prefix). */
@@ -16,7 +16,7 @@ export const WebhookEndpoint = Type.Object({
   description: Nullable(Type.String()),
   active: Type.Boolean(),
   /** Why the service switched the endpoint off (`gone`: the receiver answered 410), or null. */
-  disabled_reason: Nullable(Type.String()),
+  disabled_reason: Opt(Type.String()),
   secret_rotated_at: Nullable(Timestamp),
   previous_secret_expires_at: Nullable(Timestamp),
   created_at: Timestamp,
@@ -82,11 +82,11 @@ export const WebhookDelivery = Type.Object({
   /** Attempts made so far (0 until the first one). */
   attempt_number: Type.Integer(),
   status: Type.Enum(WEBHOOK_DELIVERY_STATUSES),
-  http_status: Nullable(Type.Integer()),
-  response_body_excerpt: Nullable(Type.String()),
-  error: Nullable(Type.String()),
-  next_retry_at: Nullable(Timestamp),
-  delivered_at: Nullable(Timestamp),
+  http_status: Opt(Type.Integer()),
+  response_body_excerpt: Opt(Type.String()),
+  error: Opt(Type.String()),
+  next_retry_at: Opt(Timestamp),
+  delivered_at: Opt(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -95,9 +95,9 @@ export type WebhookDelivery = Static<typeof WebhookDelivery>;
 export const WebhookDeliveryAttempt = Type.Object({
   attempt_number: Type.Integer(),
   status: Type.Enum(['succeeded', 'failed'] as const),
-  http_status: Nullable(Type.Integer()),
-  response_body_excerpt: Nullable(Type.String()),
-  error: Nullable(Type.String()),
+  http_status: Opt(Type.Integer()),
+  response_body_excerpt: Opt(Type.String()),
+  error: Opt(Type.String()),
   duration_ms: Type.Integer(),
   attempted_at: Timestamp,
 });

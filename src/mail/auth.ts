@@ -1,5 +1,6 @@
 import { promises as dnsPromises } from 'node:dns';
 import { authenticate, type DNSResolver } from 'mailauth';
+import ipaddr from 'ipaddr.js';
 
 export type { DNSResolver } from 'mailauth';
 
@@ -61,8 +62,52 @@ export function createDnsResolver(opts: { timeoutMs?: number; ttlMs?: number; ba
   };
 }
 
+/**
+ * SPF result word → pass (true), failed (false) or neither (null). `none` (no SPF record),
+ * `neutral` (the domain asserts nothing) and `temperror` (DNS trouble) are not failures: the
+ * spec's "unauthenticated" means SPF and DKIM both *failed* (docs/inbound.md → Authentication).
+ */
 const verdict = (result: string | undefined): boolean | null =>
-  result === undefined || result === 'temperror' ? null : result === 'pass';
+  result === undefined || result === 'none' || result === 'neutral' || result === 'temperror' ? null : result === 'pass';
+
+/** Postfix's `mynetworks` default for a local daemon: connections from loopback. */
+export const DEFAULT_TRUSTED_NETWORKS = ['127.0.0.0/8', '::1/128'];
+
+/** The trusted network (CIDR) an address belongs to, if any (IPv4-mapped IPv6 counts as IPv4). */
+export function trustedNetworkOf(ip: string | null, networks: readonly string[]): string | null {
+  if (!ip || !ipaddr.isValid(ip)) return null;
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  for (const cidr of networks) {
+    const [range, bits] = ipaddr.parseCIDR(cidr);
+    if (range.kind() === addr.kind() && addr.match([range, bits] as never)) return cidr;
+  }
+  return null;
+}
+
+/** Check one CIDR list (config: --trusted-networks); returns the first bad entry, or null. */
+export function invalidCidr(networks: readonly string[]): string | null {
+  for (const n of networks) {
+    try {
+      ipaddr.parseCIDR(n);
+    } catch {
+      return n;
+    }
+  }
+  return null;
+}
+
+/**
+ * The receiving MTA's own Authentication-Results header (RFC 8601) for mail from a trusted
+ * network, prepended to the stored message so the record says why it counts as authenticated.
+ */
+export function trustedAuthResults(mta: string, ip: string, cidr: string): string {
+  return `Authentication-Results: ${mta}; x-trusted-network=pass (client ${ip} is in trusted network ${cidr}; SPF and DKIM not checked) smtp.remote-ip=${ip}`;
+}
+
+export function prependHeader(raw: Buffer, header: string): Buffer {
+  return Buffer.concat([Buffer.from(header.replace(/[\r\n]+/g, ' ') + '\r\n'), raw]);
+}
 
 /**
  * Check SPF for the connecting IP and MAIL FROM, every DKIM signature, and DMARC alignment.
@@ -88,13 +133,28 @@ export async function checkAuthentication(input: AuthCheckInput): Promise<AuthOu
     ]).finally(() => clearTimeout(timer));
     const spfResult = input.ip ? (res.spf ? res.spf.status?.result : undefined) : undefined;
     const dkimResults = res.dkim?.results ?? [];
+    // No signature at all is DKIM `none`: not a failure (see verdict()).
     const dkim = dkimResults.some((r) => r.status?.result === 'pass')
       ? true
-      : dkimResults.some((r) => r.status?.result === 'temperror') ? null : false;
+      : !dkimResults.length || dkimResults.some((r) => r.status?.result === 'temperror') || dkimResults.every((r) => r.status?.result === 'none') ? null : false;
     const dmarc = res.dmarc ? (res.dmarc.status?.result ?? null) : null;
     const header = res.headers?.match(/Authentication-Results:[\s\S]*/)?.[0]?.trim() ?? null;
     return { spf: verdict(spfResult), dkim, dmarc, header };
   } catch {
     return { spf: null, dkim: null, dmarc: null, header: null };
   }
+}
+
+/**
+ * Authenticate one inbound SMTP message. From a trusted network (Postfix's `mynetworks`: the
+ * developer's own app on loopback) the mail counts as authenticated without DNS checks, and the
+ * stored copy carries an Authentication-Results header saying so; otherwise SPF/DKIM/DMARC run.
+ */
+export async function authenticateInbound(input: AuthCheckInput & { trustedNetworks?: readonly string[] }): Promise<{ auth: AuthOutcome; raw: Buffer }> {
+  const trusted = trustedNetworkOf(input.ip, input.trustedNetworks ?? []);
+  if (trusted) {
+    const header = trustedAuthResults(input.mta, input.ip!, trusted);
+    return { auth: { spf: true, dkim: true, dmarc: null, header }, raw: prependHeader(input.raw, header) };
+  }
+  return { auth: await checkAuthentication(input), raw: input.raw };
 }

@@ -29,6 +29,8 @@ export class RelayError extends Error {
     readonly kind: 'unavailable' | 'refused', message: string, readonly responseCode: number | null,
     /** The relay's reply line when it answered (null when it could not be reached). */
     readonly response: string | null = null,
+    /** Nothing answered at all (connection refused, host unknown or unreachable): no SMTP dialogue took place. */
+    readonly connectionRefused = false,
   ) {
     super(message);
     this.name = 'RelayError';
@@ -87,7 +89,8 @@ export function createRelay(url: string, opts: { maxConnections?: number; connec
         if (code !== null && code >= 500 && e.code !== 'EAUTH') {
           throw new RelayError('refused', `the relay refused the message: ${e.response ?? e.message}`, code, e.response ?? null);
         }
-        throw new RelayError('unavailable', `the relay could not be reached or deferred the message: ${e.response ?? e.message ?? e.code}`, code, e.response ?? null);
+        const refusedOutright = code === null && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN/.test(`${e.code ?? ''} ${e.message ?? ''}`);
+        throw new RelayError('unavailable', `the relay could not be reached or deferred the message: ${e.response ?? e.message ?? e.code}`, code, e.response ?? null, refusedOutright);
       }
     },
     close() {

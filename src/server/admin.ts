@@ -2,12 +2,16 @@ import { openDatabase, migrate, isInitialised } from '../db/open.js';
 import { systemClock } from '../shared/clock.js';
 import { setWorkspaceTier } from '../services/usage.js';
 import { connectApp } from '../services/connected-apps.js';
+import { insertNewKey } from '../services/api-keys.js';
+import { recordAudit } from '../services/audit-log.js';
+import { firstWorkspace } from '../db/repos/workspaces.js';
+import type { ApiKeyCreated } from '../contract/api-keys.js';
+import type { Scope } from '../contract/common.js';
 import type { GrantAccess, OauthGrantConnected } from '../contract/oauth.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
 import { purgeMessages, type RetentionCounts } from '../services/retention.js';
 import { agentByEmail, agentsByName, getAgentById } from '../db/repos/agents.js';
-import { firstWorkspace } from '../db/repos/workspaces.js';
 
 /**
  * Operator actions on a local data directory (`mailagent admin ...`), run beside or without a
@@ -52,7 +56,7 @@ export interface PurgeInput {
  * when the data dir is not initialised; throws AgentLookupError when the agent is unknown.
  */
 export async function purgeInDataDir(config: Config, input: PurgeInput): Promise<(RetentionCounts & { agent_id: string | null; before: string | null }) | null> {
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   try {
     await migrate(opened.db);
     if (!(await isInitialised(opened.db))) return null;
@@ -67,6 +71,29 @@ export async function purgeInDataDir(config: Config, input: PurgeInput): Promise
     }
     const counts = await purgeMessages(createContext(config, opened.db, systemClock), { agentId, before: input.before });
     return { ...counts, agent_id: agentId, before: input.before };
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Make an API key on the local data directory (`mailagent admin keys create`): an operator who
+ * lost every key (only hashes are stored) can make a new one without the API.
+ */
+export async function createKeyInDataDir(config: Config, input: { name: string; mode: 'live' | 'test'; scopes: Scope[] }): Promise<ApiKeyCreated | null> {
+  const opened = openDatabase(config.database);
+  try {
+    await migrate(opened.db);
+    if (!(await isInitialised(opened.db))) return null;
+    const ws = await firstWorkspace(opened.db);
+    if (!ws) return null;
+    const ctx = createContext(config, opened.db, systemClock);
+    const key = await insertNewKey(ctx, opened.db, {
+      workspaceId: ws.id, name: input.name, mode: input.mode, scopes: input.scopes, agentId: null, expiresAt: null, createdByKeyId: null,
+    });
+    // The audit log records who made it: the operator, on the data directory.
+    await recordAudit(ctx, opened.db, { workspaceId: ws.id, category: 'api_key', action: 'created', targetId: key.id, metadata: { by: 'operator', name: key.name, mode: key.mode, scopes: key.scopes } });
+    return key;
   } finally {
     await opened.close();
   }

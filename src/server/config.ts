@@ -5,6 +5,7 @@ import type { ServiceConfig } from '../services/context.js';
 import type { RetentionPolicy } from '../services/retention.js';
 import type { DatabaseSpec } from '../db/open.js';
 import { STREAM_DEFAULTS } from '../services/event-stream.js';
+import { DEFAULT_TRUSTED_NETWORKS, invalidCidr } from '../mail/auth.js';
 
 export interface Config extends ServiceConfig {
   host: string;
@@ -38,6 +39,10 @@ export interface Config extends ServiceConfig {
   metricsToken: string | null;
   /** Copy the database to <data dir>/backups before applying migrations. */
   backupBeforeMigrate: boolean;
+  /** SMTP clients in these CIDRs count as authenticated (Postfix's mynetworks; default loopback). */
+  trustedNetworks: string[];
+  /** Where each setting's value came from (serve --print-config). */
+  sources: Record<FileKey, ConfigSource>;
 }
 
 /** Caps on what one client can hold (issue #10; docs/security.md). */
@@ -70,6 +75,10 @@ export const DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   sseMaxStreamsPerKey: STREAM_DEFAULTS.maxStreamsPerKey,
   sseMaxBufferedBytes: STREAM_DEFAULTS.maxBufferedBytes,
 });
+
+export type ConfigSource = 'flag' | 'env' | 'file' | 'default';
+/** The settings a config file may hold (every key but `config` itself). */
+export type FileKey = Exclude<keyof ConfigInput, 'config'>;
 
 /** Flags and MAILAGENT_* variables share these names (flag --smtp-port ↔ MAILAGENT_SMTP_PORT ↔ file "smtpPort"). */
 export interface ConfigInput {
@@ -112,6 +121,8 @@ export interface ConfigInput {
   databasePoolSize?: string | number;
   /** ms; 0 turns the limit off. */
   databaseStatementTimeout?: string | number;
+  /** Comma-separated CIDRs (`--trusted-networks 127.0.0.0/8,10.0.0.0/8`); "" or "none" for none. */
+  trustedNetworks?: string;
   config?: string;
 }
 
@@ -123,12 +134,13 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
   'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate',
-  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'config',
+  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'trustedNetworks', 'config',
 ];
 
 export class ConfigError extends Error {
   constructor(readonly field: string, message: string) {
-    super(`config: ${field}: ${message}`);
+    // The config file's own errors name it once ("config: /x/config.json is not valid JSON").
+    super(field === 'config' ? `config: ${message}` : `config: ${field}: ${message}`);
   }
 }
 
@@ -188,6 +200,11 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     throw new ConfigError('config', `${configFile} does not exist.`);
   }
   const c: ConfigInput = { ...stripUndefined(fileIn), ...envIn, ...stripUndefined(flags) };
+  // A file named with --config may say where the data lives (the default file is inside it).
+  const dataDirFinal = early.config && early.dataDir === undefined && typeof fileIn.dataDir === 'string' ? resolve(fileIn.dataDir) : dataDir;
+  const given = stripUndefined(flags) as ConfigInput;
+  const sources = Object.fromEntries(FILE_KEYS.map((k) => [k,
+    given[k] !== undefined ? 'flag' : envIn[k] !== undefined ? 'env' : fileIn[k] !== undefined && fileIn[k] !== null ? 'file' : 'default'])) as Record<FileKey, ConfigSource>;
 
   for (const k of ['dataDir', 'host', 'smtpHost', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey', 'logLevel', 'metricsListen', 'databaseUrl'] as const) {
     c[k] = str(k, c[k]);
@@ -197,7 +214,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   const smtpPort = int('smtpPort', c.smtpPort, 2525, 0, 65535);
   const domain = (c.domain ?? 'mailagent.localhost').trim().toLowerCase();
   if (!/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/.test(domain)) throw new ConfigError('domain', `"${c.domain}" is not a domain name.`);
-  const logLevel = (c.logLevel ?? 'warn') as Config['logLevel'];
+  const logLevel = (c.logLevel ?? 'info') as Config['logLevel'];
   if (!['silent', 'error', 'warn', 'info', 'debug'].includes(logLevel)) {
     throw new ConfigError('logLevel', `"${c.logLevel}" is not one of silent, error, warn, info, debug.`);
   }
@@ -226,15 +243,20 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   }
   const price = c.pricePerMessage === undefined ? 0 : Number(c.pricePerMessage);
   if (!Number.isFinite(price) || price < 0) throw new ConfigError('pricePerMessage', `"${c.pricePerMessage}" is not a non-negative number.`);
-  const dbFile = join(dataDir, 'mailagent.db');
+  const dbFile = join(dataDirFinal, 'mailagent.db');
   const database = databaseSpec(c, dbFile);
+  const trustedNetworks = c.trustedNetworks === undefined
+    ? [...DEFAULT_TRUSTED_NETWORKS]
+    : String(c.trustedNetworks).split(',').map((x) => x.trim()).filter((x) => x && x.toLowerCase() !== 'none');
+  const badCidr = invalidCidr(trustedNetworks);
+  if (badCidr !== null) throw new ConfigError('trustedNetworks', `"${badCidr}" is not a CIDR such as 127.0.0.0/8 or ::1/128.`);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const config: Config = {
     host,
     port,
     smtpHost: c.smtpHost ?? host,
     smtpPort,
-    dataDir,
+    dataDir: dataDirFinal,
     dbFile,
     database,
     agentDomain: domain,
@@ -261,6 +283,8 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       sseMaxBufferedBytes: int('sseMaxBufferedBytes', c.sseMaxBufferedBytes, DEFAULT_LIMITS.sseMaxBufferedBytes, 1024, 1024 * 1024 * 1024),
     }),
     configFile: existsSync(configFile) ? configFile : null,
+    trustedNetworks,
+    sources,
     version,
     retention: {
       messagesDays: int('retentionMessagesDays', c.retentionMessagesDays, 0, 0, 36_500),
@@ -315,14 +339,20 @@ function databaseSpec(c: ConfigInput, dbFile: string): DatabaseSpec {
   return { kind: 'postgres', url: c.databaseUrl, poolSize, statementTimeoutMs };
 }
 
-/** A config file is an object of known settings with scalar values; a typo fails, naming the key. */
+const FILE_KEYS = CONFIG_KEYS.filter((k): k is FileKey => k !== 'config');
+
+/**
+ * A config file is an object of known settings with scalar values; a typo fails, naming the key.
+ * Keys starting with `$` are comments (JSON has none): `serve --print-config` writes `$sources`.
+ */
 function checkFileInput(parsed: unknown, file: string): ConfigInput {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('config', `${file} must hold a JSON object.`);
-  for (const [k, v] of Object.entries(parsed)) {
+  parsed = Object.fromEntries(Object.entries(parsed).filter(([k]) => !k.startsWith('$')));
+  for (const [k, v] of Object.entries(parsed as object)) {
     if (!(CONFIG_KEYS as string[]).includes(k) || k === 'config') throw new ConfigError(k, `unknown setting in ${file}; known: ${CONFIG_KEYS.filter((x) => x !== 'config').join(', ')}.`);
     if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) throw new ConfigError(k, `must be a string, number or boolean in ${file}.`);
   }
-  return Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== null)) as ConfigInput;
+  return Object.fromEntries(Object.entries(parsed as object).filter(([, v]) => v !== null)) as ConfigInput;
 }
 
 function str(field: string, v: unknown): string | undefined {
@@ -339,12 +369,29 @@ export function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:****@');
 }
 
-/** The resolved config with secrets redacted (serve --print-config). */
+/**
+ * The resolved config as a config file (serve --print-config): the keys the file takes, each
+ * value as resolved, the relay password redacted (`****`: put the real one back before use), and
+ * `$sources` saying where each value came from (flag, env, file or default). Absent optional
+ * settings (relay, TLS, public URL) are null, which the file reader treats as unset.
+ */
 export function printableConfig(c: Config): Record<string, unknown> {
-  return {
-    ...c,
-    relayUrl: c.relayUrl ? redact(c.relayUrl) : null,
+  const pg = c.database.kind === 'postgres' ? c.database : null;
+  const values: Record<FileKey, unknown> = {
+    dataDir: c.dataDir, host: c.host, port: c.port, smtpHost: c.smtpHost, smtpPort: c.smtpPort, domain: c.agentDomain,
+    publicUrl: c.publicUrl, relay: c.relayUrl ? redact(c.relayUrl) : null, tlsCert: c.tlsCert, tlsKey: c.tlsKey,
+    logLevel: c.logLevel, allowPrivateWebhooks: c.allowPrivateWebhooks, customDomains: c.customDomains,
+    pricePerMessage: c.priceUsdPerMessage, smtpMaxMessageBytes: c.smtpMaxMessageBytes,
+    trustedNetworks: c.trustedNetworks.length ? c.trustedNetworks.join(',') : 'none',
+    pipelineWorkers: c.pipelineWorkers, pipelineBudgetMs: c.pipelineBudgetMs,
+    ...c.limits,
+    retentionMessagesDays: c.retention.messagesDays, retentionMessagesPerAgent: c.retention.messagesPerAgent,
+    retentionEventsDays: c.retention.eventsDays, retentionWebhookDeliveriesDays: c.retention.webhookDeliveriesDays,
+    retentionRequestLogDays: c.retention.requestLogDays, minFreeDiskMb: c.minFreeDiskBytes / (1024 * 1024),
+    metricsListen: c.metricsListen ? `${c.metricsListen.host.includes(':') ? `[${c.metricsListen.host}]` : c.metricsListen.host}:${c.metricsListen.port}` : null,
     metricsToken: c.metricsToken ? '****' : null,
-    database: c.database.kind === 'postgres' ? { ...c.database, url: redact(c.database.url) } : c.database,
+    backupBeforeMigrate: c.backupBeforeMigrate,
+    databaseUrl: pg ? redact(pg.url) : null, databasePoolSize: pg?.poolSize ?? null, databaseStatementTimeout: pg?.statementTimeoutMs ?? null,
   };
+  return { $sources: { ...c.sources, ...(c.configFile ? { $file: c.configFile } : {}) }, ...values };
 }

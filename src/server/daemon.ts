@@ -16,6 +16,21 @@ import { startSmtpListener } from './smtp/listener.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { startEventRelay, type EventRelay } from './event-relay.js';
 import { configureEventStream } from '../services/event-stream.js';
+import { acquireDataLock, type DataLock } from './data-lock.js';
+import { logMessages } from './message-log.js';
+
+/**
+ * The log stream: human-readable lines on a terminal (pino-pretty), JSON lines otherwise (a
+ * file, journald, a log shipper), as `MAILAGENT_LOG_FORMAT=json|pretty` can force.
+ */
+async function logStream(env: NodeJS.ProcessEnv = process.env): Promise<NodeJS.WritableStream> {
+  const format = env.MAILAGENT_LOG_FORMAT ?? (process.stderr.isTTY ? 'pretty' : 'json');
+  if (format !== 'pretty') return process.stderr;
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({ destination: 2, sync: true, colorize: !env.NO_COLOR, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId' });
+}
+
+export { DataDirLocked } from './data-lock.js';
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -55,11 +70,20 @@ export class Daemon {
     /** Metrics, readiness checks (others may register theirs) and the low-disk guard. */
     readonly ops: Ops,
     /** The copy taken before this start applied migrations, if any. */
-    readonly preMigrateBackup: string | null = null,
+    readonly preMigrateBackup: string | null,
+    private readonly lock: DataLock,
   ) {}
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
-    const opened = openDatabase(config.database);
+    // One daemon per data directory (server/data-lock.ts): throws DataDirLocked naming the other.
+    const lock = acquireDataLock(config.dataDir);
+    let opened: OpenedDb;
+    try {
+      opened = openDatabase(config.database);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
     let pipeline: Pipeline | null = null;
     try {
       const upgrade = await migrateWithBackup(opened, config);
@@ -70,19 +94,22 @@ export class Daemon {
       const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
       const ops = createOps(ctx, config, { freeSpace: opts.freeSpace });
       const app = await buildApp(ctx, {
-        logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: process.stderr },
+        logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: await logStream() },
+        // Per-request lines only at debug: at info the log is one line per message (logMessages).
+        requestLogging: config.logLevel === 'debug',
         ops,
       });
       if (!opts.quiet) ctx.log = app.log;
+      logMessages(ctx);
       // Parsing and classification leave the main thread (src/server/pipeline); the workers start
       // while the rest boots, and a worker that cannot start fails the boot here.
       pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log });
       ctx.work = pipeline.work;
-      await pipeline.ready();
-      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup);
+      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup, lock);
     } catch (err) {
       await pipeline?.close();
       await opened.close();
+      lock.release();
       throw err;
     }
   }
@@ -113,7 +140,9 @@ export class Daemon {
       await this.stop();
       throw err;
     }
-    return { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
+    const addr = { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
+    this.lock.update({ api: addr.http, smtp: addr.smtp });
+    return addr;
   }
 
   /** A one-time link signing the local owner in to the web inbox at `base` (printed by `serve`); null without an owner key. */
@@ -149,6 +178,7 @@ export class Daemon {
       await this.pipeline.close();
       this.ops.metrics.close();
       await this.opened.close();
+      this.lock.release();
     })();
     return this.stopping;
   }
@@ -174,7 +204,7 @@ async function startListeners(ctx: AppContext, config: Config, ops: Ops): Promis
   const listeners: Listener[] = [];
   listeners.push(await startSmtpListener(ctx, {
     host: config.smtpHost, port: config.smtpPort, maxMessageBytes: config.smtpMaxMessageBytes,
-    tlsCert: config.tlsCert, tlsKey: config.tlsKey,
+    tlsCert: config.tlsCert, tlsKey: config.tlsKey, trustedNetworks: config.trustedNetworks,
     maxClients: config.limits.smtpMaxClients,
     socketTimeoutMs: config.limits.smtpIdleTimeoutSeconds * 1000,
     limits: {

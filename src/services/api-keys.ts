@@ -45,8 +45,12 @@ export async function insertNewKey(ctx: AppContext, db: AppContext['db'], spec: 
 }
 
 /** Spec: Authentication rule 5 — a key made by another key cannot exceed its maker. */
-export async function createApiKey(ctx: AppContext, auth: AuthContext, body: ApiKeyCreate): Promise<ApiKeyCreated> {
+export const DEFAULT_KEY_NAME = 'API key';
+
+export async function createApiKey(ctx: AppContext, auth: AuthContext, input: ApiKeyCreate): Promise<ApiKeyCreated> {
   requireNotConnectedApp(auth, 'create an API key');
+  // Defaults (contract/api-keys.ts): the maker's scopes and mode, so the new key never exceeds it.
+  const body = { ...input, name: input.name ?? DEFAULT_KEY_NAME, scopes: input.scopes ?? [...auth.scopes], mode: input.mode ?? auth.mode };
   const lacking = body.scopes.filter((s) => !auth.scopes.includes(s));
   if (lacking.length) {
     throw Errors.insufficientScope(`A key cannot grant scopes it does not hold; this key lacks ${lacking.join(', ')}.`);

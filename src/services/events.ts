@@ -1,5 +1,6 @@
 import type { Event, EventType } from '../contract/events.js';
-import { WILDCARD_EXCLUDED } from '../contract/events.js';
+import { WILDCARD_EXCLUDED, Event as EventSchema } from '../contract/events.js';
+import { omitAbsent } from '../contract/common.js';
 import { insertEvent, orderEventWrite } from '../db/repos/events.js';
 import { idAt, newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -56,6 +57,8 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
     data: input.data,
     created_at: isoAt(now),
   };
+  // Stored, delivered and streamed without its absent fields (the optional-field rule, contract/common.ts).
+  omitAbsent(EventSchema, event);
   await insertEvent(tx.db, event);
 
   const endpoints = await tx.db.selectFrom('webhook_endpoints').select(['id', 'event_types'])

@@ -1,4 +1,4 @@
-import type { SentMessage } from '../contract/messages.js';
+import type { RoutingPool, SentMessage } from '../contract/messages.js';
 import type { AgentRow } from '../db/repos/agents.js';
 import { getSentMessageById, listAttachments, type SentMessageRow, type AttachmentRow } from '../db/repos/messages.js';
 import { buildMime, type BuildMimeInput } from '../mail/mime-build.js';
@@ -11,21 +11,38 @@ import { dkimFor } from './dkim.js';
 
 export { RelayError };
 
+/** Screen scores from here up to the block line route to the `mixed` pool. */
+export const MIXED_POOL_FROM = 0.5;
+
+/**
+ * The hosted SDK's `routing_pool`, derived from what the screen decided (docs/outbound.md →
+ * Routing pool). Content the screen refuses can only leave through the isolated pool an
+ * overturned appeal grants (stored as `isolated`), which the clients call `outbound`; a test send
+ * carrying a classifier_warning reports the pool it would need. A `pool_hint` can move mail to
+ * `mixed` but never into `clean`.
+ */
+export function routingPool(r: Pick<SentMessageRow, 'pool' | 'classifier_score' | 'classifier_warning'>): RoutingPool {
+  if (r.pool === 'isolated' || r.classifier_warning) return 'outbound';
+  if (r.pool === 'mixed' || r.classifier_score >= MIXED_POOL_FROM) return 'mixed';
+  return 'clean';
+}
+
 /** Fields of the send response (spec: Sent message rule); the rest only on retrieve. */
 export function toSentMessage(r: SentMessageRow, set: 'short' | 'full', attachments: { id: string; filename: string; content_type: string; size: number }[] = []): SentMessage {
   // A scheduled send being handed over right now still reads as scheduled.
   const status = r.status === 'sending' ? 'scheduled' : r.status;
   const base: SentMessage = {
     id: r.id, object: 'message', agent_id: r.agent_id, thread_id: r.thread_id, from: r.from_address, to: r.to,
-    subject: r.subject, classifier_score: r.classifier_score, status, cost_usd: r.cost_usd, tags: r.tags,
+    subject: r.subject, classifier_score: r.classifier_score, routing_pool: routingPool(r), status, cost_usd: r.cost_usd, tags: r.tags,
     test_mode: r.test_mode, created_at: r.created_at,
   };
   if (r.scheduled_at) base.scheduled_at = r.scheduled_at;
   if (r.in_reply_to_message_id) base.in_reply_to_message_id = r.in_reply_to_message_id;
   if (r.forwarded_from) base.forwarded_from = r.forwarded_from;
   if (r.classifier_warning) base.classifier_warning = r.classifier_warning;
-  if (r.pool) base.pool = r.pool;
   if (r.status === 'failed') base.error_message = r.error_message;
+  // The send response names what was attached (the caller sees it was taken), not only retrieve.
+  if (attachments.length) base.attachments = attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size }));
   if (set === 'short') return base;
   return {
     ...base,

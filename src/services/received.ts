@@ -21,7 +21,7 @@ import { pageOf } from '../db/paginate.js';
 export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary {
   return {
     id: r.id, object: 'received_message', agent_id: r.agent_id, thread_id: r.thread_id,
-    from: { address: r.from_address, name: r.from_name }, to: r.to, cc: r.cc, delivered_to: r.recipient,
+    from: { address: r.from_address, name: r.from_name }, to: r.recipient, to_all: r.to, cc: r.cc, delivered_to: r.recipient,
     plus_address: r.plus_address, subject: r.subject, extracted_text: r.extracted_text ?? '', body_text_excerpt: r.excerpt,
     message_id: r.rfc_message_id, in_reply_to_message_id: r.answers_message_id, spf_pass: r.spf_pass, dkim_pass: r.dkim_pass,
     dmarc: r.dmarc, classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,

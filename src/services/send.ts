@@ -322,6 +322,10 @@ async function checkRecipients(ctx: AppContext, auth: AuthContext, ws: Workspace
   return all;
 }
 
+/** Retry-After (s) on 503 upstream_unavailable: relay refused the connection / relay deferred the message. */
+export const RELAY_REFUSED_RETRY_S = 5;
+export const RELAY_DEFERRED_RETRY_S = 30;
+
 const NO_RELAY = 'No SMTP relay is configured, so mail to addresses outside this server cannot be sent. Start the daemon with `mailagent serve --relay smtp://user:pass@host:port` (or smtps://, or MAILAGENT_RELAY) — or use a test key (mk_test_...), which sends nothing.';
 
 function replySubject(subject: string): string {
@@ -376,7 +380,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
 
   const scheduled = !x.immediate && n.scheduledAt !== null && n.scheduledAt > now;
   const externals = recipients.filter((r) => r.kind === 'external');
-  if (live && externals.length && !ctx.config.relayUrl) throw Errors.upstreamUnavailable(NO_RELAY);
+  if (live && externals.length && !ctx.config.relayUrl) throw Errors.upstreamUnavailable(NO_RELAY, RELAY_REFUSED_RETRY_S);
 
   const id = newId('msg', ctx.clock);
   const at = isoAt(now);
@@ -430,7 +434,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
         await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
       }
     });
-    return toSentMessage(row, 'short');
+    return toSentMessage(row, 'short', attachments);
   }
 
   // Live, now: reserve against the caps, hand over to the relay, then record the outcome.
@@ -473,7 +477,7 @@ async function transmit(
     const relay = relayFor(ctx);
     if (!relay) {
       await releaseSend(ctx.db, row.id);
-      throw Errors.upstreamUnavailable(NO_RELAY);
+      throw Errors.upstreamUnavailable(NO_RELAY, RELAY_REFUSED_RETRY_S);
     }
     try {
       const res = await relay.send({ from: row.from_address, to: externals }, raw);
@@ -486,7 +490,10 @@ async function transmit(
         // and learns why, so the scheduler can retry and report the deferral.
         if (!h.thread) throw err;
         await releaseSend(ctx.db, row.id);
-        throw Errors.upstreamUnavailable(`The SMTP relay is unavailable (${err.message}); nothing was sent. Retry with the same Idempotency-Key.`);
+        // A relay that refused the connection outright is down or misconfigured, not busy: a short
+        // Retry-After lets SDK retries (three, with the Idempotency-Key) fail in seconds rather than
+        // 90 s; a relay that answered and deferred keeps the longer wait (docs/outbound.md).
+        throw Errors.upstreamUnavailable(`The SMTP relay is unavailable (${err.message}); nothing was sent. Retry with the same Idempotency-Key.`, err.connectionRefused ? RELAY_REFUSED_RETRY_S : RELAY_DEFERRED_RETRY_S);
       }
       row.status = 'failed';
       row.error_message = err.message;
@@ -535,7 +542,7 @@ async function transmit(
       });
     }
   }
-  return toSentMessage(row, 'short');
+  return toSentMessage(row, 'short', attachments);
 }
 
 /** A msg_ or rcv_ message this key may see, reduced to what reply, forward and threading need. */

@@ -41,7 +41,7 @@ export async function getThreadView(ctx: AppContext, auth: AuthContext, id: stri
   return {
     ...toThread(t),
     messages: messages.map((m) => ({
-      id: m.id, direction: m.direction, from: m.from, from_name: m.from_name, to: m.to, cc: m.cc, subject: m.subject,
+      id: m.id, direction: m.direction, from: m.from, from_name: m.from_name, to: m.to, ...(m.to_all ? { to_all: m.to_all } : {}), cc: m.cc, subject: m.subject,
       snippet: m.snippet, status: m.status, test_mode: m.test_mode, sent_at: m.sent_at, received_at: m.received_at,
       created_at: m.created_at,
     })),

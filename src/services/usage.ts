@@ -38,7 +38,7 @@ export async function getUsage(ctx: AppContext, auth: AuthContext): Promise<Usag
       sends_cost_usd: Math.round((await sumSentCost(ctx.db, live)) * 1e6) / 1e6,
       parses_cost_usd: 0,
     },
-    caps: { monthly_sends: caps.monthly, monthly_parses: null, agents: caps.agents, hourly: caps.hourly, daily: caps.daily },
+    caps: { monthly_sends: caps.monthly, monthly_parses: caps.monthlyParses, agents: caps.agents, hourly: caps.hourly, daily: caps.daily },
   };
 }
 

@@ -34,6 +34,20 @@ export function register(program: Command): void {
     'mailagent admin purge --agent sarah --yes --json',
     'mailagent admin purge --agent sarah --before 2026-06-30T00:00:00Z --yes',
   ]);
+  const keys = admin.command('keys').description('API keys made on the data directory (for an operator who lost every key)');
+  const keysCreate = keys
+    .command('create')
+    .description('Make an unbound API key on the local data directory and print it once (no API key needed)')
+    .option('--name <name>', 'the key\'s name', 'operator key')
+    .option('--mode <mode>', 'live or test', 'test')
+    .option('--scopes <list>', 'comma-separated: send, read, manage, draft', 'send,read,manage,draft')
+    .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
+    .action(run(keysCreateAction));
+  examples(keysCreate, [
+    'mailagent admin keys create',
+    'mailagent admin keys create --mode live --name recovery --json | jq -r .key',
+    'mailagent admin keys create --scopes read --data-dir ./data',
+  ]);
 
   examples(connect, [
     'mailagent admin connect-app --name "Inbox summariser" --access read',
@@ -70,6 +84,24 @@ async function connectAppAction(ctx: CommandContext, opts: { name: string; acces
       access_token: result.access_token, expires_in: `${result.expires_in}s`, refresh_token: result.refresh_token,
     });
     ctx.out.warn('The tokens are shown only this once. Renew with POST /v1/oauth/token {"grant_type":"refresh_token","refresh_token":"..."}; revoke with DELETE /v1/oauth/grants/' + result.grant.id + '.');
+  });
+}
+
+const SCOPES = ['send', 'read', 'manage', 'draft'] as const;
+
+async function keysCreateAction(ctx: CommandContext, opts: { name: string; mode: string; scopes: string; dataDir?: string }): Promise<void> {
+  if (!opts.name.trim()) throw new UsageError('--name must not be empty.');
+  if (opts.mode !== 'live' && opts.mode !== 'test') throw new UsageError(`--mode must be live or test; got "${opts.mode}".`);
+  const scopes = [...new Set(opts.scopes.split(',').map((x) => x.trim()).filter(Boolean))];
+  const bad = scopes.filter((x) => !(SCOPES as readonly string[]).includes(x));
+  if (bad.length) throw new UsageError(`--scopes: ${bad.join(', ')} ${bad.length > 1 ? 'are not scopes' : 'is not a scope'}; use ${SCOPES.join(', ')}.`);
+  const config = await loadDataDirConfig(ctx, opts.dataDir);
+  const { createKeyInDataDir } = await import('../../server/admin.js');
+  const key = await createKeyInDataDir(config, { name: opts.name.trim(), mode: opts.mode, scopes: scopes as (typeof SCOPES)[number][] });
+  if (!key) throw new CliError(`${config.dataDir} is not initialised; run \`mailagent init\` first.`);
+  ctx.out.result(key, () => {
+    ctx.out.record({ id: key.id, name: key.name, mode: key.mode, scopes: key.scopes.join(','), key: key.key });
+    ctx.out.warn('The key is shown only this once (only its SHA-256 is stored). Use it with --api-key or MAILAGENT_API_KEY.');
   });
 }
 

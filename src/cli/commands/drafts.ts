@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Draft, DraftSendResult } from '../../contract/drafts.js';
 import { examples, parseIntOption, run, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { parseTime } from '../time.js';
 import { readStdinText } from '../input.js';
 import type { Column } from '../output.js';
 
@@ -19,19 +20,7 @@ const DRAFT_COLUMNS: Column<Draft>[] = [
   ['UPDATED', (d) => d.updated_at],
 ];
 
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/**
- * `--send-at` / `--at`: an ISO 8601 time, or `+N` with a unit (s, m, h, d) counted from now,
- * e.g. `+30m`. The daemon decides what is "future" by its own clock; this only builds the time.
- */
-export function parseTime(flag: string, v: string, now = Date.now()): string {
-  const rel = /^\+(\d+)([smhd])$/.exec(v.trim());
-  if (rel) return new Date(now + Number(rel[1]) * UNITS[rel[2]]).toISOString();
-  const t = Date.parse(v);
-  if (!Number.isFinite(t)) throw new UsageError(`${flag} "${v}" is not a time (use ISO 8601, e.g. 2026-05-01T09:00:00Z, or +30m, +2h, +1d)`);
-  return new Date(t).toISOString();
-}
+export { parseTime } from '../time.js';
 
 interface ContentFlags {
   to?: string[]; cc?: string[]; bcc?: string[]; subject?: string; body?: string; bodyFile?: string; htmlFile?: string;

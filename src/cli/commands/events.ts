@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { parseTime } from '../time.js';
 import type { Client, SseMessage } from '../../client/index.js';
 import type { Event } from '../../contract/events.js';
 import { examples, parseIntOption, parseList, run, sleep, type CommandContext } from '../context.js';
@@ -166,7 +167,7 @@ export function register(program: Command): void {
       await checkEventTypes(o.type ? [o.type] : undefined, '--type', false);
       const client = await ctx.client();
       // The list route takes a time; an id means "after that event": start at its time, drop it and older.
-      let since = o.since;
+      let since = o.since === undefined || o.since.startsWith('evt_') ? o.since : parseTime('--since', o.since);
       let afterId: string | null = null;
       if (since?.startsWith('evt_')) {
         afterId = since;
@@ -236,7 +237,7 @@ export function register(program: Command): void {
       const client = await ctx.client();
       const names = new Map<string, Promise<string>>();
       // Show agents by name: looked up once per agent, the id when the lookup fails.
-      const agentName = (id: string | null): Promise<string> => {
+      const agentName = (id: string | null | undefined): Promise<string> => {
         if (!id) return Promise.resolve('-');
         let p = names.get(id);
         if (!p) {
@@ -246,7 +247,8 @@ export function register(program: Command): void {
         return p;
       };
       const c = ctx.out.c;
-      await follow(ctx, client, { types, agent: o.agent, since: o.since, what: 'Tailing events' }, async (ev, msg) => {
+      const since = o.since === undefined || o.since.startsWith('evt_') ? o.since : parseTime('--since', o.since);
+      await follow(ctx, client, { types, agent: o.agent, since, what: 'Tailing events' }, async (ev, msg) => {
         if (ctx.out.json) return ctx.out.line(msg.data);
         const agent = await agentName(ev.agent_id);
         ctx.out.line([

@@ -16,7 +16,7 @@ export function flags(m: ReceivedMessageSummary): string {
 }
 
 const fromText = (f: ReceivedMessageSummary['from']) => (f.name ? `${f.name} <${f.address}>` : f.address);
-const pass = (v: boolean | null) => (v === null ? 'not checked' : v ? 'pass' : 'fail');
+const pass = (v: boolean | null | undefined) => (v == null ? 'not checked' : v ? 'pass' : 'fail');
 
 export const RECEIVED_COLUMNS: Column<ReceivedMessageSummary>[] = [
   ['ID', (m) => m.id],
@@ -26,6 +26,22 @@ export const RECEIVED_COLUMNS: Column<ReceivedMessageSummary>[] = [
   ['FLAGS', (m) => flags(m)],
 ];
 
+/** The first one-time code or link the classifier found (entities), or null. */
+export function extractFrom(m: ReceivedMessage, what: 'code' | 'link'): string | null {
+  const e = (m.classification?.entities ?? {}) as { codes?: unknown; urls?: unknown };
+  const list = what === 'code' ? e.codes : e.urls;
+  return Array.isArray(list) && typeof list[0] === 'string' ? list[0] : null;
+}
+
+/** Codes and links for the human view (the usual reason to read a message in a terminal). */
+function entityRows(m: ReceivedMessage): Record<string, string> {
+  const e = (m.classification?.entities ?? {}) as { codes?: unknown; urls?: unknown };
+  const out: Record<string, string> = {};
+  if (Array.isArray(e.codes) && e.codes.length) out.codes = e.codes.join(', ');
+  if (Array.isArray(e.urls) && e.urls.length) out.links = e.urls.join(' ');
+  return out;
+}
+
 /**
  * The human view of one received message: a header block like a mail reader's, then the text
  * body. Over-limit records keep no body (docs/inbound.md), so they say so instead.
@@ -34,9 +50,9 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
   const rec: Record<string, unknown> = {
     id: m.id,
     from: fromText(m.from),
-    to: m.to.join(', '),
+    to: m.to,
+    ...(m.to_all.length && (m.to_all.length > 1 || m.to_all[0] !== m.to) ? { to_header: m.to_all.join(', ') } : {}),
     ...(m.cc.length ? { cc: m.cc.join(', ') } : {}),
-    delivered_to: m.delivered_to,
     subject: m.subject,
     date: m.received_at,
     agent: m.agent_id,
@@ -45,6 +61,7 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
     ...(m.in_reply_to ? { in_reply_to: m.in_reply_to } : {}),
     ...(m.in_reply_to_message_id ? { reply_to_sent: m.in_reply_to_message_id } : {}),
     auth: `spf ${pass(m.spf_pass)}, dkim ${pass(m.dkim_pass)}, dmarc ${m.dmarc ?? 'not checked'}`,
+    ...entityRows(m),
     ...(m.classification ? {
       intent: m.classification.intent,
       injection: `${m.classification.injection_score}${m.classification.injection_categories.length ? ` (${m.classification.injection_categories.join(', ')})` : ''}`,
@@ -61,7 +78,7 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
   ctx.out.record(rec);
   ctx.out.line();
   if (m.over_limit) ctx.out.line(`(not kept: ${m.over_limit}; only the sender, recipient and time are recorded)`);
-  else if (m.body_text !== null && m.body_text !== '') ctx.out.line(m.body_text.replace(/\r\n/g, '\n').replace(/\n$/, ''));
+  else if (m.body_text) ctx.out.line(m.body_text.replace(/\r\n/g, '\n').replace(/\n$/, ''));
   else if (m.body_html) ctx.out.line(`(no text body; HTML body of ${m.body_html.length} characters: use --json or \`mailagent inbox raw ${m.id}\`)`);
   else ctx.out.line('(empty body)');
 }

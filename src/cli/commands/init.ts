@@ -5,7 +5,7 @@ import type { Workspace } from '../../contract/me.js';
 import { CliError, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
 import type { Output } from '../output.js';
-import { DEFAULT_PROFILE, saveProfile } from '../profiles.js';
+import { DEFAULT_PROFILE, saveNewProfile, savedProfileText } from '../profiles.js';
 
 /** What init prints with --json (the bootstrap result, unchanged). */
 export interface BootstrapResult {
@@ -79,7 +79,7 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
   }
 
   const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
-  const file = saveProfile(profile, {
+  const saved = saveNewProfile(profile, {
     base_url: config.publicUrl,
     live_key: result.keys.live.key,
     test_key: result.keys.test.key,
@@ -92,7 +92,7 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
     printKeys(ctx.out, result, 'stdout');
     ctx.out.info(`\nInitialised ${config.dataDir}.`);
   }
-  ctx.out.info(`Saved profile "${profile}" in ${file} (the CLI uses the test key unless --live).`);
+  ctx.out.info(`${savedProfileText(saved, profile)} (The CLI uses the test key unless --live.)`);
   if (!ctx.out.json) ctx.out.info(`Next: mailagent serve${opts.dataDir ? ` --data-dir ${config.dataDir}` : ''}`);
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { parseTime, TIME_HELP } from '../time.js';
 import { run, examples, parseIntOption, type CommandContext } from '../context.js';
-import { sendBody, printSent, type SendFlags } from './send.js';
+import { sendBody, printSent, showSent, type SendFlags } from './send.js';
 import { saveRawMessage } from '../raw-message.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -25,7 +26,7 @@ export function register(program: Command): void {
   const get = messages.command('get').description('Show one sent message').argument('<id>', 'msg_ id')
     .action(run(async (ctx: CommandContext, id: string) => {
       const client = await ctx.client();
-      ctx.out.result(await client.call('messages.get', { params: { id } }));
+      showSent(ctx, await client.call('messages.get', { params: { id } }));
     }));
   examples(get, ['mailagent messages get msg_01j...', 'mailagent messages get msg_01j... --json | jq .status']);
 
@@ -70,14 +71,12 @@ export function register(program: Command): void {
   examples(cancel, ['mailagent messages cancel msg_01j...']);
 
   const reschedule = messages.command('reschedule').description('Move a scheduled message to another time')
-    .argument('<id>', 'msg_ id').requiredOption('--at <time>', 'new time (ISO 8601)')
+    .argument('<id>', 'msg_ id').requiredOption('--at <time>', `new time: ${TIME_HELP}`)
     .action(run(async (ctx: CommandContext, id: string, o: { at: string }) => {
-      const t = Date.parse(o.at);
-      const { UsageError } = await import('../errors.js');
-      if (!Number.isFinite(t)) throw new UsageError(`--at "${o.at}" is not a time (use ISO 8601)`);
+      const scheduledAt = parseTime('--at', o.at);
       const client = await ctx.client();
-      const r = await client.call('messages.reschedule', { params: { id }, body: { scheduled_at: new Date(t).toISOString() } });
+      const r = await client.call('messages.reschedule', { params: { id }, body: { scheduled_at: scheduledAt } });
       ctx.out.result(r, () => ctx.out.line(`${r.id} scheduled at ${r.scheduled_at}`));
     }));
-  examples(reschedule, ['mailagent messages reschedule msg_01j... --at 2026-05-02T09:00:00Z']);
+  examples(reschedule, ['mailagent messages reschedule msg_01j... --at 2026-05-02T09:00:00Z', 'mailagent messages reschedule msg_01j... --at +2h']);
 }

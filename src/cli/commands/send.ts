@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readStdinText } from '../input.js';
 import { run, examples, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { parseTime, TIME_HELP } from '../time.js';
 import type { SentMessage } from '../../contract/messages.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -29,7 +30,11 @@ export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: bo
   if (need.subject) ctx.require(o.subject, '--subject');
   let text = o.body;
   if (text === undefined && o.bodyFile) text = await readFile(o.bodyFile, 'utf8');
-  if (text === undefined && !process.stdin.isTTY && !o.htmlFile) text = await readStdinText();
+  if (text === undefined && !process.stdin.isTTY && !o.htmlFile) {
+    text = await readStdinText();
+    // A script whose pipe produced nothing must not send a blank message; an empty body is said with --body "".
+    if (!text.trim()) throw new UsageError('the body on stdin is empty: pipe the text in, or pass --body "" to send an empty message on purpose');
+  }
   const html = o.htmlFile ? await readFile(o.htmlFile, 'utf8') : undefined;
   if (text === undefined && html === undefined) throw new UsageError('missing --body, --body-file, --html-file or a body on stdin');
   const body: Record<string, unknown> = {};
@@ -40,11 +45,7 @@ export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: bo
   if (text !== undefined) body.body_text = text;
   if (html !== undefined) body.body_html = html;
   if (o.agent) body.agent = o.agent;
-  if (o.at) {
-    const t = Date.parse(o.at);
-    if (!Number.isFinite(t)) throw new UsageError(`--at "${o.at}" is not a time (use ISO 8601, e.g. 2026-05-01T09:00:00Z)`);
-    body.scheduled_at = new Date(t).toISOString();
-  }
+  if (o.at) body.scheduled_at = parseTime('--at', o.at);
   const tags = pairs(o.tag, '--tag');
   if (tags.length) body.tags = tags.map(([name, value]) => ({ name, value }));
   const meta = pairs(o.meta, '--meta');
@@ -57,6 +58,34 @@ export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: bo
 
 export function printSent(ctx: CommandContext, m: SentMessage): void {
   ctx.out.result(m, () => ctx.out.line(m.id));
+  // A test-key send the cold screen would refuse in live mode succeeds with a warning (spec):
+  // say so on stderr, so exit 0 and the printed id do not hide it (--quiet silences it).
+  const w = m.classifier_warning;
+  if (w && !ctx.out.quiet) {
+    ctx.out.stderr.write(`${ctx.out.ce.yellow('warning:')} a live key would be refused: ${w.code} (${w.reason}, score ${w.score}). ${w.message}\n`);
+  }
+}
+
+/** The human view of one sent message: tags and attachments written out, not as objects. */
+export function showSent(ctx: CommandContext, m: SentMessage): void {
+  ctx.out.result(m, () => {
+    ctx.out.record({
+      id: m.id, status: m.status, from: m.from, to: m.to.join(', '),
+      ...(m.cc?.length ? { cc: m.cc.join(', ') } : {}), ...(m.bcc?.length ? { bcc: m.bcc.join(', ') } : {}),
+      subject: m.subject, agent: m.agent_id, thread: m.thread_id, mode: m.test_mode ? 'test' : 'live',
+      routing_pool: m.routing_pool, classifier_score: m.classifier_score, cost_usd: m.cost_usd,
+      ...(m.scheduled_at ? { scheduled_at: m.scheduled_at } : {}), ...(m.sent_at ? { sent_at: m.sent_at } : {}),
+      ...(m.delivered_at ? { delivered_at: m.delivered_at } : {}), ...(m.canceled_at ? { canceled_at: m.canceled_at } : {}),
+      ...(m.error_message ? { error: m.error_message } : {}),
+      ...(m.in_reply_to_message_id ? { in_reply_to: m.in_reply_to_message_id } : {}),
+      ...(m.forwarded_from ? { forwarded_from: m.forwarded_from } : {}),
+      tags: m.tags.map((t) => `${t.name}=${t.value}`).join(', '),
+      ...(m.metadata && Object.keys(m.metadata).length ? { metadata: Object.entries(m.metadata).map(([k, v]) => `${k}=${v}`).join(', ') } : {}),
+      created_at: m.created_at,
+    });
+    (m.attachments ?? []).forEach((a, i) => ctx.out.record({ [`attachment ${i + 1}`]: `${a.filename}  ${a.content_type}  ${a.size} bytes` }));
+    if (m.body_text) ctx.out.line('\n' + m.body_text.replace(/\r\n/g, '\n').replace(/\n$/, ''));
+  });
 }
 
 export function register(program: Command): void {
@@ -72,7 +101,7 @@ export function register(program: Command): void {
     .option('--html-file <file>', 'read an HTML body from a file')
     .option('--attach <file>', 'attach a file (repeatable)', collect)
     .option('--agent <agent>', 'sending agent (name, address or id)')
-    .option('--at <time>', 'schedule for this time (ISO 8601)')
+    .option('--at <time>', `schedule for this time: ${TIME_HELP}`)
     .option('--idempotency-key <key>', 'Idempotency-Key: a retry with the same key never sends twice')
     .option('--tag <name=value>', 'tag (repeatable)', collect)
     .option('--meta <key=value>', 'metadata pair (repeatable)', collect)

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
-import { DEFAULT_PROFILE, saveProfile } from '../profiles.js';
+import { DEFAULT_PROFILE, saveNewProfile, savedProfileText } from '../profiles.js';
 import { printKeys } from './init.js';
 
 interface ServeOptions {
@@ -16,6 +16,7 @@ interface ServeOptions {
   tlsKey?: string;
   allowPrivateWebhooks?: boolean;
   logLevel?: string;
+  trustedNetworks?: string;
   config?: string;
   printConfig?: boolean;
   retentionMessagesDays?: string;
@@ -45,12 +46,13 @@ export function register(program: Command): void {
     .option('--tls-cert <file>', 'certificate for SMTP STARTTLS (with --tls-key) [env MAILAGENT_TLS_CERT]')
     .option('--tls-key <file>', 'private key for SMTP STARTTLS [env MAILAGENT_TLS_KEY]')
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks (default: only when listening on loopback)')
-    .addOption(new Option('--log-level <level>', 'log verbosity on stderr [env MAILAGENT_LOG_LEVEL] (default: warn)').choices(['silent', 'error', 'warn', 'info', 'debug']))
+    .option('--trusted-networks <cidrs>', 'SMTP clients in these CIDRs count as authenticated, "none" for none [env MAILAGENT_TRUSTED_NETWORKS] (default: 127.0.0.0/8,::1/128)')
+    .addOption(new Option('--log-level <level>', 'log verbosity on stderr: info logs one line per message received or sent [env MAILAGENT_LOG_LEVEL] (default: info)').choices(['silent', 'error', 'warn', 'info', 'debug']))
     .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
     .option('--database <url>', 'PostgreSQL shared by several daemons, postgres://user:pass@host/db (TLS: ?sslmode=verify-full) [env MAILAGENT_DATABASE_URL] (default: SQLite in the data dir)')
     .option('--database-pool-size <n>', 'PostgreSQL connections per daemon [env MAILAGENT_DATABASE_POOL_SIZE] (default: 10)')
     .option('--database-statement-timeout <ms>', 'PostgreSQL statement timeout, 0 for none [env MAILAGENT_DATABASE_STATEMENT_TIMEOUT] (default: 30000)')
-    .option('--print-config', 'print the resolved configuration (secrets redacted) and exit')
+    .option('--print-config', 'print the resolved configuration as a config file (secrets redacted, each value\'s source under "$sources") and exit')
     // Self-hosting (docs/self-hosting.md): retention (0 = keep for ever, the default), disk guard, metrics, upgrades.
     .option('--retention-messages-days <n>', 'delete received and sent messages older than N days [env MAILAGENT_RETENTION_MESSAGES_DAYS] (default: 0, keep)')
     .option('--retention-messages-per-agent <n>', 'keep at most N received and N sent messages per agent [env MAILAGENT_RETENTION_MESSAGES_PER_AGENT] (default: 0, no cap)')
@@ -65,9 +67,10 @@ export function register(program: Command): void {
     'mailagent serve',
     'mailagent serve --data-dir ./data --port 8080 --smtp-port 2526',
     'mailagent serve --relay smtps://user:pass@smtp.example.com:465 --domain agents.example.com',
-    'mailagent serve --print-config',
     'mailagent serve --retention-messages-days 90 --retention-events-days 30 --metrics-listen 127.0.0.1:9464',
     'mailagent serve --database postgres://mailagent:secret@db.internal/mailagent --host 0.0.0.0',
+    'mailagent serve --trusted-networks 127.0.0.0/8,10.0.0.0/8',
+    'mailagent serve --print-config > my-config.json && mailagent serve --config my-config.json',
   ]);
 }
 
@@ -84,7 +87,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     config = loadConfig({
       dataDir: opts.dataDir, host: opts.host, port: opts.port, smtpPort: opts.smtpPort, domain: opts.domain,
       publicUrl: opts.publicUrl, relay: opts.relay, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
-      allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, config: opts.config,
+      allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, trustedNetworks: opts.trustedNetworks, config: opts.config,
       retentionMessagesDays: opts.retentionMessagesDays, retentionMessagesPerAgent: opts.retentionMessagesPerAgent,
       retentionEventsDays: opts.retentionEventsDays, retentionWebhookDeliveriesDays: opts.retentionWebhookDeliveriesDays,
       retentionRequestLogDays: opts.retentionRequestLogDays, minFreeDiskMb: opts.minFreeDiskMb, metricsListen: opts.metricsListen,
@@ -101,16 +104,23 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     return;
   }
 
-  const { Daemon } = await import('../../server/daemon.js');
-  const daemon = await Daemon.create(config);
+  const { Daemon, DataDirLocked } = await import('../../server/daemon.js');
+  let daemon: Awaited<ReturnType<typeof Daemon.create>>;
+  try {
+    daemon = await Daemon.create(config);
+  } catch (err) {
+    // A second daemon on the same data directory: exit 1 naming the first (server/data-lock.ts).
+    if (err instanceof DataDirLocked) throw new CliError(err.message);
+    throw err;
+  }
   let addr: { http: string; smtp: string | null };
   try {
     addr = await daemon.start();
   } catch (err) {
     await daemon.stop();
-    const e = err as NodeJS.ErrnoException;
+    const e = err as NodeJS.ErrnoException & { port?: number; address?: string };
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      throw new CliError(`cannot listen: ${e.message} (choose another --port/--smtp-port or --host)`);
+      throw new CliError(await listenFailure(e, config));
     }
     throw err;
   }
@@ -123,13 +133,13 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     printKeys(ctx.out, daemon.bootstrapped, 'stderr');
     const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
     try {
-      const file = saveProfile(profile, {
+      const saved = saveNewProfile(profile, {
         base_url: config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl),
         live_key: daemon.bootstrapped.keys.live.key,
         test_key: daemon.bootstrapped.keys.test.key,
         data_dir: config.dataDir,
       }, ctx.env);
-      ctx.out.stderr.write(`Saved profile "${profile}" in ${file}: \`mailagent whoami\` works from another terminal.\n`);
+      ctx.out.stderr.write(savedProfileText(saved, profile) + '\n');
     } catch (err) {
       ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }
@@ -142,6 +152,41 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
   const smtp = addr.smtp ? `SMTP ${addr.smtp}` : 'SMTP listener not enabled';
   // The one ready line (test helpers and the benchmark wait for it).
   ctx.out.stderr.write(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}\n`);
+}
+
+/**
+ * One friendly line for a port that cannot be bound, saying which listener, which port, and
+ * whether the program already there is a mailagent (its health route or SMTP banner answers).
+ */
+async function listenFailure(e: NodeJS.ErrnoException & { port?: number; address?: string }, config: { host: string; port: number; smtpHost: string; smtpPort: number }): Promise<string> {
+  const port = e.port ?? Number(/:(\d+)\s*$/.exec(e.message)?.[1] ?? NaN);
+  const which = port === config.smtpPort ? { name: 'SMTP', flag: '--smtp-port', host: config.smtpHost } : { name: 'HTTP', flag: '--port', host: config.host };
+  const host = which.host === '0.0.0.0' || which.host === '::' ? '127.0.0.1' : which.host;
+  if (e.code !== 'EADDRINUSE') return `cannot listen on ${which.host}:${port} for ${which.name}: ${e.code} (choose another ${which.flag} or --host)`;
+  const who = await identifyListener(host, port, which.name === 'SMTP');
+  return `cannot listen on ${which.host}:${port} for ${which.name}: the port is in use${who ? ` by ${who}` : ''} (stop it, or choose another ${which.flag}; --port 0 / --smtp-port 0 pick free ones)`;
+}
+
+/** "another mailagent (…)" when the program on the port is one, else null. Bounded to 1 s. */
+async function identifyListener(host: string, port: number, smtp: boolean): Promise<string | null> {
+  const h = host.includes(':') ? `[${host}]` : host;
+  if (!smtp) {
+    try {
+      const res = await fetch(`http://${h}:${port}/v1/health`, { signal: AbortSignal.timeout(1000) });
+      const body = (await res.json().catch(() => null)) as { version?: string; service?: string } | null;
+      return res.headers.get('x-request-id')?.startsWith('req_') && body ? `another mailagent${body.version ? ` ${body.version}` : ''} (http://${h}:${port})` : null;
+    } catch {
+      return null;
+    }
+  }
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const sock = connect({ host, port });
+    const done = (v: string | null) => { sock.destroy(); resolve(v); };
+    sock.setTimeout(1000, () => done(null));
+    sock.on('error', () => done(null));
+    sock.once('data', (d) => done(/mailagent ESMTP/.test(d.toString('latin1')) ? `another mailagent (its SMTP banner answers on ${host}:${port})` : null));
+  });
 }
 
 function installShutdown(ctx: CommandContext, daemon: { stop(): Promise<void> }): void {

@@ -22,7 +22,7 @@ const MESSAGE_COLUMNS: Column<ThreadMessage>[] = [
   ['ID', (m) => m.id],
   ['DIR', (m) => (m.direction === 'outbound' ? 'out' : 'in')],
   ['FROM', (m) => m.from],
-  ['TO', (m) => m.to.join(',')],
+  ['TO', (m) => (Array.isArray(m.to) ? m.to.join(',') : m.to)],
   ['STATUS', (m) => m.status],
   ['AT', (m) => m.sent_at ?? m.received_at ?? m.created_at],
   ['SNIPPET', (m) => m.snippet],

@@ -2,7 +2,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ReceivedMessage } from '../../contract/received.js';
 import { examples, run, type CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
-import { printReceived } from './inbox.js';
+import { parseTime } from '../time.js';
+import { printReceived, extractFrom } from './inbox.js';
 
 /** The daemon holds one long-poll for at most this long (docs/inbound.md; InboxWaitQuery.timeout). */
 export const SERVER_MAX_WAIT_S = 60;
@@ -16,19 +17,17 @@ export function parseDuration(v: string): number {
   return n * (unit === 'h' ? 3600 : unit === 'm' ? 60 : 1);
 }
 
-/** The daemon's own rule (services/inbox-wait.ts): a rcv_ id, or an ISO 8601 time, UTC unless an offset is given. */
+/** A rcv_ id, or a time through the one time parser (cli/time.ts). */
 function checkSince(since: string): string {
-  if (/^rcv_[0-9a-z]+$/i.test(since)) return since;
-  const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(since) || /^\d{4}-\d{2}-\d{2}$/.test(since) ? since : since + 'Z';
-  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || !Number.isFinite(Date.parse(zoned))) {
-    throw new UsageError(`--since "${since}" is neither an ISO 8601 time (e.g. 2026-03-01T09:00:00Z) nor a received-message id (rcv_...)`);
-  }
-  return since;
+  return /^rcv_[0-9a-z]+$/i.test(since) ? since : parseTime('--since', since);
 }
 
 const fmt = (s: number) => (s % 60 === 0 && s >= 60 ? `${s / 60} min` : `${s} s`);
 
-interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number }
+interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link' }
+
+/** With --address, poll in chunks this long so held mail (never returned by a wait) is noticed soon. */
+const HELD_CHECK_S = 5;
 
 export function register(program: Command): void {
   const wait = program.command('wait')
@@ -37,12 +36,17 @@ export function register(program: Command): void {
     .option('--address <address>', 'only mail to this address of the agent (e.g. a plus address)')
     .option('--since <time|rcv_id>', 'return mail received at/after this time or after this message (default: mail arriving from now on)')
     .addOption(new Option('--timeout <duration>', 'give up after this long: 30s, 2m, 1h or plain seconds').argParser(parseDuration).default(60, '60s'))
+    .addOption(new Option('--extract <what>', 'print only the first one-time code or link found in the message (exit 1 if none)').choices(['code', 'link']))
     .addHelpText('after', [
       '',
       'Prints the message when it arrives (--json: the received message object) and exits 0.',
       'On timeout prints a line on stderr and exits 1. The daemon holds one wait for at most 60 s;',
       'longer timeouts chain several waits from the same starting point, so nothing is missed or',
       'returned twice. Ctrl-C stops waiting (exit 130).',
+      '',
+      'Mail to a plus address that is held (a sign-in code from a large provider, or past the plan\'s',
+      'plus-address limit) is never returned by a wait: wait --address notices the record and says',
+      'so (exit 1) instead of timing out silently.',
     ].join('\n'))
     .action(run(async (ctx: CommandContext, o: WaitFlags) => {
       const agent = ctx.require(o.agent, '--agent');
@@ -61,14 +65,24 @@ export function register(program: Command): void {
         since = newest.data[0]?.id ?? '1970-01-01T00:00:00.000Z';
       }
 
+      // Held records to this address that arrive from now on (see held()).
+      const startedAt = new Date(Date.now() - 1000).toISOString();
+      const held = async () => {
+        if (!o.address) return null;
+        const page = await client.call('received.list', { query: { agent_id: agent, limit: 25 }, signal });
+        const want = o.address.trim().toLowerCase();
+        return page.data.find((m) => m.over_limit && m.to.toLowerCase() === want && m.received_at >= (since && !since.startsWith('rcv_') ? since : startedAt)) ?? null;
+      };
+
       let message: ReceivedMessage | null = null;
       try {
         for (let first = true; ; first = false) {
           const left = Math.round((deadline - Date.now()) / 1000);
           if (!first && left <= 0) break;
+          const chunk = o.address ? HELD_CHECK_S : SERVER_MAX_WAIT_S;
           const r = await client.call('inbox.wait', {
             params: { id: agent },
-            query: { address: o.address, since, timeout: Math.max(0, Math.min(SERVER_MAX_WAIT_S, left)) },
+            query: { address: o.address, since, timeout: Math.max(0, Math.min(chunk, left)) },
             signal,
           });
           // A timed-out wait returned nothing after `since`, so the next one keeps the same `since`.
@@ -77,6 +91,13 @@ export function register(program: Command): void {
             break;
           }
           if (signal.aborted) break;
+          const h = await held();
+          if (h) {
+            // Loaded here, not at start: `mailagent --help` stays on commander and chalk only.
+            const { OVER_LIMIT_REASONS } = await import('../../contract/received.js');
+            const why = h.over_limit ? OVER_LIMIT_REASONS[h.over_limit] : 'held';
+            throw new CliError(`a message to ${h.to} from ${h.from.address} was held, not delivered: ${h.over_limit} (${why}); record ${h.id}`);
+          }
         }
       } catch (err) {
         // Ctrl-C: the SIGINT handler already set exit code 130; end quietly.
@@ -85,11 +106,18 @@ export function register(program: Command): void {
       }
       if (signal.aborted && !message) return;
       if (!message) throw new CliError(`timed out after ${fmt(o.timeout)}: no mail to ${target}`);
+      if (o.extract) {
+        const value = extractFrom(message, o.extract);
+        if (value === null) throw new CliError(`${message.id} arrived but holds no ${o.extract === 'code' ? 'one-time code' : 'link'} (entities are found when the agent has classify_inbound on)`);
+        ctx.out.result({ id: message.id, [o.extract]: value }, () => ctx.out.line(value));
+        return;
+      }
       ctx.out.result(message, (m) => printReceived(ctx, m));
     }));
   examples(wait, [
     'mailagent wait --agent agent --timeout 2m',
-    'CODE=$(mailagent wait --agent agent --address agent+signup@local.mailagent.localhost --json | jq -r .body_text)',
+    'CODE=$(mailagent wait --agent agent --address agent+signup@local.mailagent.localhost --extract code)',
+    'LINK=$(mailagent wait --agent agent --extract link --timeout 2m)',
     'mailagent wait --agent support --since rcv_01j... --timeout 30s',
     'mailagent wait --agent agent --since 2026-03-01T09:00:00Z --timeout 0',
   ]);

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { parseTime } from '../time.js';
 import type { Event } from '../../contract/events.js';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, WebhookEndpointWithSecret, WebhookUpdate } from '../../contract/webhooks.js';
 import type { VerifyResult } from '../../contract/webhook-signature.js';
@@ -71,6 +72,9 @@ interface ListenOptions { forwardTo?: string; type?: string[]; agent?: string; s
 interface VerifyOptions { secret?: string; header?: string; id?: string; timestamp?: string; tolerance?: number; bodyFile?: string }
 
 function checkUrl(flag: string, url: string): string {
+  // `localhost:3000/hooks` or `3000`: a local development server, so http:// (as `stripe listen` does).
+  if (/^\d{1,5}$/.test(url)) url = `http://127.0.0.1:${url}`;
+  else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `http://${url}`;
   let u: URL;
   try {
     u = new URL(url);
@@ -260,7 +264,7 @@ export function register(program: Command): void {
   const listen = webhooks
     .command('listen')
     .description('Forward live events to a local URL, signed like real deliveries (like `stripe listen`)')
-    .option('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:3000/hooks')
+    .option('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:3000/hooks (localhost:3000/hooks or a bare port means http://)')
     .option('--type <type>', 'only these event types (repeatable, comma-separated; default all)', parseList)
     .option('--agent <agent>', 'only this agent (id, name or address)')
     .option('--since <id|time>', 'first forward the events after this id, or at/after this time')
@@ -284,7 +288,7 @@ export function register(program: Command): void {
       // The secret is what the user came for: printed even with --quiet, on stderr so stdout stays data.
       ctx.out.stderr.write(`Your webhook signing secret is ${ctx.out.ce.bold(secret)}\n`);
       const c = ctx.out.c;
-      await follow(ctx, client, { types, agent: o.agent, since: o.since, what: `Forwarding events to ${target}` }, async (ev: Event, msg) => {
+      await follow(ctx, client, { types, agent: o.agent, since: o.since === undefined || o.since.startsWith('evt_') ? o.since : parseTime('--since', o.since), what: `Forwarding events to ${target}` }, async (ev: Event, msg) => {
         const started = Date.now();
         const timestamp = Math.floor(started / 1000);
         const headers = {
@@ -320,6 +324,7 @@ export function register(program: Command): void {
     }));
   examples(listen, [
     'mailagent webhooks listen --forward-to http://127.0.0.1:3000/hooks',
+    'mailagent webhooks listen --forward-to localhost:3000/hooks',
     'mailagent webhooks listen --forward-to http://127.0.0.1:3000/hooks --type message.received,reply.received',
     'mailagent webhooks listen --forward-to http://127.0.0.1:3000/hooks --secret whsec_... --json',
   ]);

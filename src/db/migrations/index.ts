@@ -7,6 +7,7 @@ import * as m0005 from './0005_resources.js';
 import * as m0006 from './0006_connected_apps.js';
 import * as m0007 from './0007_sent_recipients.js';
 import * as m0008 from './0008_config_mode.js';
+import * as m0009 from './0009_threads_by_activity.js';
 import * as m0010 from './0010_extraction_truncated.js';
 import * as m0011 from './0011_search_and_web.js';
 import * as m0012 from './0012_retention.js';
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0006_connected_apps': m0006,
   '0007_sent_recipients': m0007,
   '0008_config_mode': m0008,
+  '0009_threads_by_activity': m0009,
   '0010_extraction_truncated': m0010,
   '0011_search_and_web': m0011,
   '0012_retention': m0012,

@@ -1,5 +1,9 @@
 import type { Db, EventsTable } from '../schema.js';
-import type { Event } from '../../contract/events.js';
+import { Event as EventSchema, type Event } from '../../contract/events.js';
+import { omitAbsent } from '../../contract/common.js';
+
+/** Events written before the optional-field rule kept `null` for absent fields; read them as written now. */
+const parseEvent = (payload: string): Event => omitAbsent(EventSchema, JSON.parse(payload) as Event);
 import { paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { sql } from 'kysely';
 import { dialectOf } from '../dialect.js';
@@ -42,8 +46,8 @@ export async function insertEvent(db: Db, event: Event): Promise<void> {
   const row: EventsTable = {
     id: event.id,
     workspace_id: event.workspace_id,
-    agent_id: event.agent_id,
-    thread_id: event.thread_id,
+    agent_id: event.agent_id ?? null,
+    thread_id: event.thread_id ?? null,
     type: event.type,
     test_mode: event.test_mode ? 1 : 0,
     payload: JSON.stringify(event),
@@ -54,7 +58,7 @@ export async function insertEvent(db: Db, event: Event): Promise<void> {
 
 export async function getEvent(db: Db, workspaceId: string, id: string): Promise<Event | undefined> {
   const r = await db.selectFrom('events').select('payload').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  return r && (JSON.parse(r.payload) as Event);
+  return r && parseEvent(r.payload);
 }
 
 export interface EventFilter {
@@ -73,5 +77,5 @@ export async function listEvents(db: Db, workspaceId: string, f: EventFilter, pa
   if (f.since) q = q.where('created_at', '>=', f.since);
   if (f.afterId) q = q.where('id', '>', f.afterId);
   const res = await paginate<{ id: string; payload: string }>(q, 'id', page, order);
-  return { ...res, rows: res.rows.map((r) => JSON.parse(r.payload) as Event) };
+  return { ...res, rows: res.rows.map((r) => parseEvent(r.payload)) };
 }

@@ -1,8 +1,9 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { sql } from 'kysely';
 import type { Db, ThreadsTable } from '../schema.js';
-import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { bool, decodeCursor, encodeCursor, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
+import { Errors } from '../../shared/errors.js';
 
 export interface ThreadRow {
   id: string;
@@ -67,8 +68,19 @@ export async function listThreads(db: Db, workspaceId: string, f: ThreadFilter, 
   if (f.status) q = q.where('status', '=', f.status);
   if (f.label) q = q.where('labels', 'like', `%${JSON.stringify(f.label)}%`);
   q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
-  const res = await paginate<ThreadsTable>(q, 'id', page);
-  return { ...res, rows: res.rows.map(decode) };
+  // Most recent activity first (a reply moves its thread to the top), id breaking ties; the
+  // cursor is the last row's "last_message_at id" (both printable, see encodeCursor).
+  const limit = page.limit ?? 25;
+  if (page.cursor) {
+    const [at, id] = decodeCursor(page.cursor).split('|');
+    if (!at || !id) throw Errors.invalidParam('cursor', 'The cursor is not valid; pass the `next_cursor` of the previous page unchanged.');
+    q = q.where((eb) => eb.or([eb('last_message_at', '<', at), eb.and([eb('last_message_at', '=', at), eb('id', '<', id)])]));
+  }
+  const rows = (await q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as ThreadsTable[];
+  const has_more = rows.length > limit;
+  if (has_more) rows.pop();
+  const last = rows[rows.length - 1];
+  return { rows: rows.map(decode), has_more, ...(has_more && last ? { next_cursor: encodeCursor(`${last.last_message_at}|${last.id}`) } : {}) };
 }
 
 export async function findRefThread(db: Db, agentId: string, rfcIds: string[]): Promise<{ thread_id: string; message_id: string; direction: string } | undefined> {
@@ -109,8 +121,19 @@ export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilt
   }
   if (f.search) for (const cond of threadConditions(db, workspaceId, f.search)) q = q.where(cond);
   q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
-  const res = await paginate<ThreadsTable>(q, 'id', page);
-  return { ...res, rows: res.rows.map(decode) };
+  // Most recent activity first (a reply moves its thread to the top), id breaking ties; the
+  // cursor is the last row's "last_message_at id" (both printable, see encodeCursor).
+  const limit = page.limit ?? 25;
+  if (page.cursor) {
+    const [at, id] = decodeCursor(page.cursor).split('|');
+    if (!at || !id) throw Errors.invalidParam('cursor', 'The cursor is not valid; pass the `next_cursor` of the previous page unchanged.');
+    q = q.where((eb) => eb.or([eb('last_message_at', '<', at), eb.and([eb('last_message_at', '=', at), eb('id', '<', id)])]));
+  }
+  const rows = (await q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as ThreadsTable[];
+  const has_more = rows.length > limit;
+  if (has_more) rows.pop();
+  const last = rows[rows.length - 1];
+  return { rows: rows.map(decode), has_more, ...(has_more && last ? { next_cursor: encodeCursor(`${last.last_message_at}|${last.id}`) } : {}) };
 }
 
 /** Threads of a workspace carrying a label (for rename and delete of the label). */
@@ -126,7 +149,10 @@ export interface ThreadMessageRow {
   direction: 'outbound' | 'inbound';
   from: string;
   from_name: string | null;
-  to: string[];
+  /** Outbound: the recipients; inbound: the address it was delivered to (compat.md). */
+  to: string | string[];
+  /** Inbound only: every address of the To header. */
+  to_all?: string[];
   cc: string[];
   subject: string;
   snippet: string;
@@ -146,7 +172,7 @@ export async function threadMessages(db: Db, workspaceId: string, threadId: stri
     .select(['id', 'from_address', 'from_name', 'to', 'cc', 'subject', 'body_text', 'status', 'test_mode', 'sent_at', 'created_at'])
     .where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute();
   const received = await db.selectFrom('received_messages')
-    .select(['id', 'from_address', 'from_name', 'to', 'cc', 'subject', 'excerpt', 'test_mode', 'received_at'])
+    .select(['id', 'from_address', 'from_name', 'recipient', 'to', 'cc', 'subject', 'excerpt', 'test_mode', 'received_at'])
     .where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId).execute();
   const out: ThreadMessageRow[] = [
     ...sent.map((m) => ({
@@ -157,7 +183,7 @@ export async function threadMessages(db: Db, workspaceId: string, threadId: stri
     })),
     ...received.map((m) => ({
       id: m.id, direction: 'inbound' as const, from: m.from_address, from_name: m.from_name,
-      to: json<string[]>(m.to, []), cc: json<string[]>(m.cc, []), subject: m.subject,
+      to: m.recipient, to_all: json<string[]>(m.to, []), cc: json<string[]>(m.cc, []), subject: m.subject,
       snippet: snippetOf(m.excerpt), status: 'received', test_mode: bool(m.test_mode), at: m.received_at,
       sent_at: null, received_at: m.received_at, created_at: m.received_at,
     })),

@@ -1,5 +1,6 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify';
 import { ApiError } from '../../contract/errors.js';
+import { omitAbsent } from '../../contract/common.js';
 import { routes, type RouteId } from '../../contract/routes.js';
 import type { RouteDef } from '../../contract/route.js';
 import { Errors } from '../../shared/errors.js';
@@ -35,6 +36,8 @@ export interface BuildAppOptions {
   trustProxy?: boolean;
   /** Metrics, readiness and the low-disk guard (server/ops); absent in most app-level tests. */
   ops?: Ops;
+  /** fastify's two lines per request (default on); the daemon keeps them for --log-level debug. */
+  requestLogging?: boolean;
 }
 
 const V1 = '/v1';
@@ -49,6 +52,7 @@ function pathMatcher(path: string): RegExp {
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    logController: new LogController({ disableRequestLogging: opts.requestLogging === false }),
     trustProxy: opts.trustProxy ?? false,
     genReqId: () => `req_${monotonicPart(Date.now())}`,
     requestIdHeader: false,
@@ -189,6 +193,11 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     schema,
     bodyLimit: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
     config: { routeId: id },
+    // The optional-field rule, applied once for every route (contract/common.ts → Opt): a field
+    // with no value is left out rather than sent as null, unless its schema says null.
+    preSerialization: def.response
+      ? async (_req: FastifyRequest, reply: FastifyReply, payload: unknown) => (reply.statusCode < 300 ? omitAbsent(def.response, payload) : payload)
+      : undefined,
     // Authentication and authorisation come first (onRequest, before the body is read or
     // validated): a caller without a valid key learns nothing about a route's schema, and a
     // 401/403 wins over a 400 or 413.

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
-import { checkAuthentication, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
+import { OVER_LIMIT_REASONS } from '../../contract/received.js';
+import { authenticateInbound, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
 import type { SmtpObserver } from '../ops/metrics.js';
@@ -25,6 +26,8 @@ export interface SmtpListenerOptions {
   socketTimeoutMs?: number;
   /** Per-address and per-session caps (FastGreetingSMTPServer); absent → none (unit tests). */
   limits?: Partial<SessionLimits>;
+  /** CIDRs whose connections count as authenticated (config trustedNetworks; default none here). */
+  trustedNetworks?: readonly string[];
   /** Banner / EHLO name. */
   name?: string;
   /** The low-disk guard: below it MAIL FROM and the end of DATA answer 452 4.3.1. */
@@ -142,11 +145,13 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           const full = await diskFull();
           if (full) throw full;
           const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-          const auth = await checkAuthentication({
+          // Trusted networks (docs/inbound.md → Authentication) skip the DNS checks; `stored` then carries our Authentication-Results.
+          const { auth, raw: stored } = await authenticateInbound({
             raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom, mta: name, resolver,
+            trustedNetworks: opts.trustedNetworks,
           });
           return ingestInbound(ctx, {
-            raw, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
+            raw: stored, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
             remoteAddress: session.remoteAddress ?? null, auth,
           }, arrival);
         })().finally(() => arrival.release());
@@ -156,7 +161,10 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
             callback(refuse(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400), 'not_delivered'));
           } else {
             const ids = [...new Set(res.accepted.map((a) => a.messageId))];
-            callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}`);
+            // Held plus-address mail (only a record is kept) says so in the reply (docs/inbound.md).
+            const held = (res.stored ?? []).filter((st) => st.overLimit);
+            const note = held.map((st) => `; ${st.messageId} held, not delivered (${st.overLimit}: ${OVER_LIMIT_REASONS[st.overLimit!]})`).join('');
+            callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}${note}`.slice(0, 480));
           }
         }, (err) => {
           if ((err as { responseCode?: number }).responseCode) {
@@ -169,7 +177,8 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       });
     },
   });
-  server.on('error', (err) => ctx.log.warn({ err }, 'smtp: connection error'));
+  // A listen failure (port in use) is reported once, by start()'s rejection; only connection errors are logged.
+  server.on('error', (err) => { if ((err as NodeJS.ErrnoException).syscall !== 'listen') ctx.log.warn({ err }, 'smtp: connection error'); });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);

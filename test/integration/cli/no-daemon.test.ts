@@ -33,7 +33,8 @@ describe('without a daemon', () => {
       expect(r.code, r.stderr).toBe(0);
       const c = r.json();
       expect(c.port).toBe(8123);
-      expect(c.relayUrl).toBe('smtp://user:****@relay.example:587');
+      expect(c.relay).toBe('smtp://user:****@relay.example:587');
+      expect(c.$sources).toMatchObject({ port: 'flag', relay: 'flag', smtpPort: 'default' });
       expect(r.stdout).not.toContain('hunter2');
       expect(existsSync(join(home, 'data', 'mailagent', 'mailagent.db'))).toBe(false);
     } finally {

@@ -52,7 +52,8 @@ describe('serve on a fresh data dir, then the CLI against it', () => {
 
     const upd = await d.cli(['agents', 'update', 'sarah', '--hourly-send-limit', '20', '--daily-send-limit', 'none', '--no-classify-inbound', '--json']);
     expect(upd.code, upd.stderr).toBe(0);
-    expect(upd.json()).toMatchObject({ hourly_send_limit: 20, daily_send_limit: null, classify_inbound: false });
+    expect(upd.json()).toMatchObject({ hourly_send_limit: 20, classify_inbound: false });
+    expect(upd.json()).not.toHaveProperty('daily_send_limit');
 
     expect((await d.cli(['agents', 'pause', 'sarah', '--json'])).json().status).toBe('paused');
     expect((await d.cli(['agents', 'resume', 'sarah', '--json'])).json().status).toBe('active');

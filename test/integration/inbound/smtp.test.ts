@@ -51,15 +51,15 @@ describe('SMTP listener', () => {
     expect(full.body.attachments[0]).toMatchObject({ filename: 'q.csv', content_type: 'text/csv', size: 8 });
     expect(full.body.attachments[0].sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(full.body.headers.find((h: { name: string }) => h.name.toLowerCase() === 'subject').value).toBe('Quarterly numbers');
-    // no SPF record and no signature (offline resolver) → both fail → unauthenticated
-    expect(full.body.spf_pass).toBe(false);
-    expect(full.body.dkim_pass).toBe(false);
+    // No SPF record and no signature (offline resolver): SPF and DKIM `none`, not failed.
+    expect(full.body.spf_pass).toBeNull();
+    expect(full.body.dkim_pass).toBeNull();
 
     const raw = await getReceivedRaw(t.ctx, { ...t.boot.keys.live, keyId: 'k', workspaceId: t.boot.workspace.id, mode: 'live', scopes: ['read'], agentId: null, expiresAt: null }, id);
     expect(raw.filename).toBe(`${id}.eml`);
     expect(raw.raw.toString()).toContain('Subject: Quarterly numbers');
 
-    const ev = (await eventsOf('message.received.unauthenticated')).find((e) => e.source_message_id === id);
+    const ev = (await eventsOf('message.received')).find((e) => e.source_message_id === id);
     expect(ev).toBeTruthy();
     expect(ev).toMatchObject({ agent_id: t.boot.agent.id, thread_id: full.body.thread_id, test_mode: false, quarantined: false });
     expect(ev.data).toMatchObject({ from: 'alice@sender.test', subject: 'Quarterly numbers', body_text_excerpt: 'Here are the numbers.', thread_id: full.body.thread_id, source_message_id: id });

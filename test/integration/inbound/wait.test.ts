@@ -47,7 +47,7 @@ describe('GET /v1/agents/{id}/inbox/wait', () => {
     t.clock.advance(1000);
     const w = await wait({ timeout: 1 });
     expect(w.status).toBe(200);
-    expect(w.body).toEqual({ message: null, timed_out: true });
+    expect(w.body).toEqual({ timed_out: true });
   });
 
   it('validates its parameters and resolves the agent like other agent routes', async () => {

@@ -266,7 +266,7 @@ describe('test address, cold screen and appeals', () => {
     expect(again.body.outcome).toBe('overturned');
     const ok = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'lead@example.com', ...COLD_APPEALABLE } });
     expect(ok.status, ok.text).toBe(201);
-    expect(ok.body.pool).toBe('isolated');
+    expect(ok.body.routing_pool).toBe('outbound');
 
     const fixed = await t.req('POST', '/v1/messages/appeal', { body: { agent: 'agent', ...COLD_FIXED } });
     expect(fixed.body.outcome).toBe('not_appealable');

@@ -174,7 +174,8 @@ describe('POST /v1/messages (live, through a real relay)', () => {
       const u = await send({ to: 'bob@example.com', subject: 'Down', body_text: 'b' });
       expect(u.status).toBe(503);
       expect(u.body.error.code).toBe('upstream_unavailable');
-      expect(u.headers['retry-after']).toMatch(/^\d+$/);
+      // Nothing listens on the relay port: refused outright, so a short Retry-After (not 30 s).
+      expect(u.headers['retry-after']).toBe('5');
       expect(await count()).toBe(before);
       const log = await t.ctx.db.selectFrom('send_log').selectAll().execute();
       expect(log.every((l) => l.message_id !== id)).toBe(true);
@@ -183,6 +184,15 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     }
     const again = await send({ to: 'bob@example.com', subject: 'Back', body_text: 'b' });
     expect(again.status, again.text).toBe(201);
+    // A relay that answers and defers (4xx) is busy, not down: the longer Retry-After stays.
+    relay.mode = 'defer';
+    try {
+      const d = await send({ to: 'bob@example.com', subject: 'Deferred', body_text: 'b' });
+      expect(d.status).toBe(503);
+      expect(d.headers['retry-after']).toBe('30');
+    } finally {
+      relay.mode = 'accept';
+    }
   });
 
   it('test mode: stored, event with test_mode, nothing on the wire, no cost; test address rules', async () => {
@@ -207,7 +217,7 @@ describe('POST /v1/messages (live, through a real relay)', () => {
       expect(r.status).toBe(503);
       expect(r.body.error.code).toBe('upstream_unavailable');
       expect(r.body.error.message).toContain('--relay');
-      expect(r.headers['retry-after']).toBeDefined();
+      expect(r.headers['retry-after']).toBe('5');
       const tm = await t2.req('POST', '/v1/messages', { key: t2.testKey, body: { to: 'bob@example.com', subject: 's', body_text: 'b' } });
       expect(tm.status).toBe(201);
     } finally {

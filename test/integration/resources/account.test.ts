@@ -24,7 +24,7 @@ async function liveSend(from: string, to: string, subject: string) {
 describe('GET /v1/reputation', () => {
   it('counts 30 days of live sends, bounces, complaints and replies', async () => {
     const empty = await t.req('GET', '/v1/reputation');
-    expect(empty.body).toMatchObject({ reputation: 1, send_count_30d: 0, agent_id: null, workspace_id: t.boot.workspace.id });
+    expect(empty.body).toMatchObject({ reputation: 1, send_count_30d: 0, workspace_id: t.boot.workspace.id });
     const m1 = await liveSend('agent', other.email, 'Project kickoff');
     await liveSend('agent', other.email, 'Budget review');
     // `other` answers the first one (threading by In-Reply-To through the local delivery).
@@ -58,7 +58,7 @@ describe('usage, tier and portal', () => {
     await liveSend('agent', other.email, 'Usage check');
     const u = await t.req('GET', '/v1/billing/usage');
     expect(u.status).toBe(200);
-    expect(u.body).toMatchObject({ tier: 'free', tier_status: 'active', caps: { monthly_sends: 3000, hourly: 30, daily: 300 } });
+    expect(u.body).toMatchObject({ tier: 'free', tier_status: 'active', caps: { monthly_sends: 3000, monthly_parses: 3000, hourly: 30, daily: 300 } });
     expect(u.body.usage.sends).toBe(1);
     expect(u.body.usage.parses).toBe(1);
     expect(u.body.period_start).toBe('2026-04-01T00:00:00.000Z');
@@ -92,7 +92,8 @@ describe('GET /v1/metrics', () => {
   it('counts the workspace, one agent, or the bound key\'s own agent', async () => {
     const ws = await t.req('GET', '/v1/metrics');
     expect(ws.status).toBe(200);
-    expect(ws.body).toMatchObject({ agent_id: null, mode: 'live' });
+    expect(ws.body).toMatchObject({ mode: 'live' });
+    expect(ws.body).not.toHaveProperty('agent_id');
     expect(ws.body.last_24h.sent).toBe(1);
     expect(ws.body.last_24h.received).toBe(1);
     const bound = await t.makeKey({ scopes: ['read'], agent_id: other.id });

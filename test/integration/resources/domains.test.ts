@@ -22,7 +22,8 @@ describe('domains', () => {
     const r = await t.req('POST', '/v1/domains', { body: { domain: 'Example.COM.' } });
     expect(r.status, r.text).toBe(201);
     dom = r.body;
-    expect(dom).toMatchObject({ object: 'domain', domain: 'example.com', status: 'pending', dkim_selector: 'mailagent', verified_at: null });
+    expect(dom).toMatchObject({ object: 'domain', domain: 'example.com', status: 'pending', dkim_selector: 'mailagent' });
+    expect(dom).not.toHaveProperty('verified_at');
     expect(dom.id).toMatch(/^dom_/);
     const byPurpose = Object.fromEntries(dom.records.map((x: any) => [x.purpose, x]));
     expect(byPurpose.verification).toMatchObject({ type: 'TXT', name: '_mailagent.example.com', status: 'pending' });
@@ -67,7 +68,7 @@ describe('domains', () => {
     const v3 = await t.req('POST', `/v1/domains/${dom.id}/verify`);
     expect(v3.body.status, JSON.stringify(v3.body)).toBe('verified');
     expect(v3.body.verified_at).toBeTruthy();
-    expect(v3.body.last_error).toBeNull();
+    expect(v3.body.last_error).toBeUndefined();
   });
 
   it('an agent on the verified domain has its address there and its live mail is DKIM-signed', async () => {

@@ -1,0 +1,28 @@
+import type { Event } from '../contract/events.js';
+import type { AppContext } from '../services/context.js';
+
+const INBOUND = new Set(['message.received', 'reply.received', 'message.received.unauthenticated', 'message.received.over_limit']);
+
+/**
+ * One info line per message that arrives or leaves (docs/cli.md → serve logs), from the event
+ * bus: the services stay free of logging concerns, and the line is written only after commit.
+ * Fields: id, from, to, subject and the verdict (inbound: the event type, intent, quarantine;
+ * outbound: status, routing pool, screen score, test mode). Subject and addresses are data
+ * from mail: pino writes them as JSON strings (escaped), pino-pretty as one line.
+ */
+export function logMessages(ctx: AppContext): () => void {
+  const onEvent = (ev: Event) => {
+    const d = ev.data as Record<string, unknown>;
+    if (INBOUND.has(ev.type)) {
+      const verdict = ev.type === 'message.received.over_limit'
+        ? `held (${String(d.over_limit ?? 'over limit')})`
+        : [ev.type === 'message.received' ? 'received' : ev.type.replace('message.received.', '').replace('.received', ''), ev.intent, ev.quarantined ? 'quarantined' : null].filter(Boolean).join(', ');
+      ctx.log.info({ id: ev.source_message_id, from: d.from, to: d.to, subject: d.subject ?? null, verdict, test_mode: ev.test_mode }, 'mail received');
+    } else if (ev.type === 'message.sent' || ev.type === 'message.failed') {
+      const verdict = [d.status, d.routing_pool ? `pool ${String(d.routing_pool)}` : null, typeof d.classifier_score === 'number' ? `screen ${d.classifier_score}` : null, d.classifier_warning ? 'would be refused live' : null].filter(Boolean).join(', ');
+      ctx.log.info({ id: ev.source_message_id, from: d.from, to: d.to, subject: d.subject, verdict, test_mode: ev.test_mode }, ev.type === 'message.sent' ? 'mail sent' : 'mail failed');
+    }
+  };
+  ctx.bus.on('event', onEvent);
+  return () => ctx.bus.off('event', onEvent);
+}
