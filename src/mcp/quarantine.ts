@@ -35,8 +35,9 @@ export function withholdReceived<T extends Received>(m: T, include: boolean): T 
     classification: m.classification ? { ...m.classification, entities: {} } : null,
     body_withheld: true,
   };
-  if ('body_text' in m) out.body_text = null;
-  if ('body_html' in m) out.body_html = null;
+  // Absent rather than null: the contract's rule for an optional field with no value.
+  delete out.body_text;
+  delete out.body_html;
   // Any header can carry text (an `X-Note:` is as readable as a body); the parsed fields stay.
   if ('headers' in m) out.headers = [];
   return out;

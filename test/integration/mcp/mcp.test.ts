@@ -222,8 +222,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     const held = await ok(client, 'mails.get_received', { message_id: sim.message_id });
     expect(held.quarantined).toBe(true);
     expect(held.body_withheld).toBe(true);
-    expect(held.body_text).toBeNull();
-    expect(held.body_html).toBeNull();
+    expect(held.body_text).toBeUndefined();
+    expect(held.body_html).toBeUndefined();
     expect(held.extracted_text).toBe('');
     expect(held.headers).toEqual([]);
     expect(held.classification.injection_score).toBeGreaterThanOrEqual(0.95);

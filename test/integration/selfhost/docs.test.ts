@@ -106,7 +106,7 @@ describe('docs/self-hosting.md', () => {
         ran.push(c.text);
         // What each kind of step must have produced.
         if (/ init /.test(text)) expect(existsSync(join(map[0][1], 'mailagent.db'))).toBe(true);
-        if (/--print-config/.test(text)) expect(JSON.parse(r.stdout)).toMatchObject({ tlsCert: join(map[1][1], 'tls', 'fullchain.pem'), retention: { messagesDays: 90 } });
+        if (/--print-config/.test(text)) expect(JSON.parse(r.stdout)).toMatchObject({ tlsCert: join(map[1][1], 'tls', 'fullchain.pem'), retentionMessagesDays: 90 });
         if (/health --ready/.test(text)) expect(r.stdout + r.stderr).toMatch(/ready/);
         if (/\/metrics/.test(text)) expect(r.stdout).toMatch(/^# TYPE mailagent_messages_received_total counter$/m);
         if (/s_client/.test(text)) expect(r.stdout + r.stderr).toMatch(/CONNECTION ESTABLISHED|Protocol version: TLS/);
