@@ -11,16 +11,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xorshift } from './xorshift.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-let seed = 0x3c0ffee1;
-function rnd(): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
-}
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+const { pick } = xorshift(0x3c0ffee1);
 const FIRST = ['Anna', 'Ben', 'Carla', 'Dmitri', 'Elif', 'Femi', 'Greta', 'Hiro', 'Ines', 'Jakub', 'Kofi', 'Lena', 'Marco', 'Nadia', 'Oscar', 'Paula'];
 const SENDER = ['Rachel Kim', 'Tobias Weber', 'Sunita Rao', 'Diego Alvarez', 'Hannah Lee', 'Marek Nowak', 'Claire Martin', 'Samuel Osei'];
 

@@ -19,16 +19,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xorshift } from './xorshift.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-let seed = 0x6f1a5e3d;
-function rnd(): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
-}
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+const { rnd, pick } = xorshift(0x6f1a5e3d);
 
 const NAMES = ['Amy', 'Sam', 'Maria', 'Lukas', 'Priya', 'Tom', 'Fatima', 'Chen', 'Olivia', 'Mateo', 'Jonas', 'Grace'];
 const EXT = ['backup-archive@protonmail.com', 'j.harlow.consult@gmail.com', 'ops@secure-updates.net', 'records@vendor-verify.co', 'amy.r1982@outlook.com', 'support-desk@acct-review.io', 'data.sync@mailbox-cloud.org', 'finance.team@payroll-update.biz'];

@@ -7,16 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xorshift } from './xorshift.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-let seed = 0x51ed270b;
-function rnd(): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
-}
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+const { pick } = xorshift(0x51ed270b);
 
 const HOSTS = [
   { s: 'Invoice for October', b: 'Hi,\n\nPlease find our invoice for October attached. Payment is due within 30 days.\n\n{X}\n\nThanks,\nMarta\nAccounts Receivable' },

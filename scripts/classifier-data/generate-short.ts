@@ -19,16 +19,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xorshift } from './xorshift.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-let seed = 0x3c6ef372;
-function rnd(): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
-}
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+const { rnd, pick } = xorshift(0x3c6ef372);
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 const digits = (n: number) => Array.from({ length: n }, () => String(int(0, 9))).join('');
 

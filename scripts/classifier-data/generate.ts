@@ -6,18 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xorshift } from './xorshift.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-let seed = 0x2f6e2b1;
-function rnd(): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
-}
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
-const maybe = (p: number, s: string): string => (rnd() < p ? s : '');
+const { rnd, pick, maybe } = xorshift(0x2f6e2b1);
 
 const FIRST = ['Sarah', 'Tom', 'Priya', 'Lukas', 'Maria', 'James', 'Aiko', 'Chen', 'Olivia', 'Mateo', 'Fatima', 'Noah', 'Elena', 'David', 'Grace', 'Jonas', 'Amara', 'Liam', 'Sofia', 'Ben'];
 const LAST = ['Miller', 'Nguyen', 'Schmidt', 'Patel', 'Garcia', 'Okafor', 'Kowalski', 'Johansson', 'Rossi', 'Dubois', 'Tanaka', 'Brown', 'Silva', 'Cohen'];
