@@ -23,3 +23,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // PostgreSQL: the clock event ids take their time from (db/repos/events.ts orderEventWrite).
   if (dialectOf(db) === 'postgres') await sql`create sequence event_clock`.execute(db);
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`drop sequence if exists event_clock`.execute(db);
+  await db.schema.alterTable('simulated_replies').dropColumn('lease_until').execute();
+  await db.schema.dropTable('rate_slots').ifExists().execute();
+}

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
+import { migrations } from '../../../src/db/migrations/index.js';
 import { loadConfig, type ConfigInput } from '../../../src/server/config.js';
 import { Daemon, initialiseDataDir } from '../../../src/server/daemon.js';
 import { openDatabase, DatabaseTooNewError } from '../../../src/db/open.js';
@@ -19,13 +20,14 @@ async function initialised(over: ConfigInput = {}) {
   return config;
 }
 
-/** Make the database look as an older mailagent left it: 0012 not applied yet. */
+/**
+ * Make the database look as an older mailagent left it: 0012 and every later migration not
+ * applied yet (their down(); migrations only ever run in order, so 0012 alone cannot be missing).
+ */
 async function rollBack0012(file: string) {
   const o = openDatabase(file);
-  await sql`DELETE FROM kysely_migration WHERE name = '0012_retention'`.execute(o.db);
-  for (const i of ['received_messages_received_at', 'sent_messages_created_at', 'events_created', 'webhook_deliveries_created', 'logs_category_created']) {
-    await sql.raw(`DROP INDEX ${i}`).execute(o.db);
-  }
+  const { error } = await new Migrator({ db: o.db, provider: { getMigrations: async () => migrations } }).migrateTo('0011_search_and_web');
+  if (error) throw error;
   // Files made before 0012 have auto_vacuum=NONE.
   await sql.raw('PRAGMA auto_vacuum = NONE').execute(o.db);
   await sql.raw('VACUUM').execute(o.db);
