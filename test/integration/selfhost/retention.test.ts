@@ -69,6 +69,21 @@ describe('retention', () => {
     expect((await t.req('GET', `/v1/messages/received/${fresh}`)).status).toBe(200);
   });
 
+  it('two passes at once (two daemons on one PostgreSQL) delete every row once, count it once, and fail nowhere', async () => {
+    t = await createTestApp({}, Date.parse('2026-01-01T00:00:00Z'));
+    for (let i = 0; i < 24; i++) await deliver(t.ctx, t.boot.agent.email, `old ${i}`, { attachment: 'z'.repeat(2_000) });
+    t.clock.advance(40 * DAY);
+    const fresh = await deliver(t.ctx, t.boot.agent.email, 'fresh');
+    const policy = { ...none, messagesDays: 30, messagesPerAgent: 20, eventsDays: 30, requestLogDays: 30 };
+    // Each pass works in its own transactions (own pooled connections on PostgreSQL), interleaved.
+    const [a, b] = await Promise.all([runRetention(t.ctx, policy, { batchSize: 5 }), runRetention(t.ctx, policy, { batchSize: 3 })]);
+    expect(a.received + b.received).toBe(24);
+    expect(a.threads + b.threads).toBe(24);
+    expect(await count(t.ctx, 'received_messages')).toBe(1);
+    expect(await count(t.ctx, 'received_messages', `id = '${fresh}'`)).toBe(1);
+    expect(await count(t.ctx, 'received_attachments')).toBe(1);
+  });
+
   it('keeps at most M messages per agent (the newest), and never touches scheduled sends', async () => {
     t = await createTestApp({}, Date.parse('2026-01-01T00:00:00Z'));
     const agent = t.boot.agent.email;
