@@ -52,7 +52,7 @@ export interface PurgeInput {
  * when the data dir is not initialised; throws AgentLookupError when the agent is unknown.
  */
 export async function purgeInDataDir(config: Config, input: PurgeInput): Promise<(RetentionCounts & { agent_id: string | null; before: string | null }) | null> {
-  const opened = openDatabase(config.dbFile);
+  const opened = openDatabase(config.database);
   try {
     await migrate(opened.db);
     if (!(await isInitialised(opened.db))) return null;
