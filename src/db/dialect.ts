@@ -47,3 +47,11 @@ export function isRetryableConflict(err: unknown): boolean {
 export async function lockKey(db: AnyDb, key: string): Promise<void> {
   if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
 }
+
+/** Whether a table exists (SQLite: sqlite_master; PostgreSQL: the current schema's catalogue). */
+export async function hasTable(db: AnyDb, name: string): Promise<boolean> {
+  const { rows } = dialectOf(db) === 'postgres'
+    ? await sql`select 1 from information_schema.tables where table_schema = current_schema() and table_name = ${name}`.execute(db)
+    : await sql`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ${name}`.execute(db);
+  return rows.length > 0;
+}

@@ -2,15 +2,16 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Database } from './schema.js';
+import { dialectOf } from './dialect.js';
 
 /**
  * The SQLite-specific operations an operator needs (space reclaim, file size, online backup,
- * restore, "is this file in use"), kept behind plain functions so a PostgreSQL dialect can give
- * each a counterpart or declare it not applicable:
- *   databaseSize      → pg_database_size()
- *   reclaimSpace      → not applicable (autovacuum returns space to the table; VACUUM FULL is an offline job)
- *   backupDatabase    → pg_dump / pg_basebackup (outside mailagent)
- *   restoreDatabase   → pg_restore (outside mailagent)
+ * restore, "is this file in use"), kept behind plain functions, each with its PostgreSQL
+ * counterpart (implemented here where it takes a Kysely) or "not applicable":
+ *   databaseSize      → pg_database_size() (free and WAL: 0, the server manages both)
+ *   reclaimSpace      → not applicable, returns 0 (autovacuum returns space to the table; VACUUM FULL is an offline job)
+ *   backupDatabase    → pg_dump / pg_basebackup (outside mailagent; the CLI refuses and says so)
+ *   restoreDatabase   → pg_restore (outside mailagent; the CLI refuses and says so)
  *   databaseInUse     → not applicable (a server, many clients by design)
  *   checkWritable     → the same heartbeat write works unchanged
  */
@@ -25,6 +26,10 @@ export interface DatabaseSize {
 }
 
 export async function databaseSize(db: Kysely<Database>, file: string | null): Promise<DatabaseSize> {
+  if (dialectOf(db) === 'postgres') {
+    const { rows } = await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(db);
+    return { bytes: Number(rows[0].bytes), freeBytes: 0, walBytes: 0 };
+  }
   const one = async (pragma: string) => Number(Object.values((await sql.raw(`PRAGMA ${pragma}`).execute(db)).rows[0] as object)[0]);
   const pageSize = await one('page_size');
   const bytes = (await one('page_count')) * pageSize;
@@ -47,6 +52,7 @@ export async function databaseSize(db: Kysely<Database>, file: string | null): P
  * Resolves with the pages freed. A database still in auto_vacuum=NONE frees nothing.
  */
 export async function reclaimSpace(db: Kysely<Database>, maxPages: number): Promise<number> {
+  if (dialectOf(db) === 'postgres') return 0; // autovacuum's job
   const before = Number(Object.values((await sql.raw('PRAGMA freelist_count').execute(db)).rows[0] as object)[0]);
   if (before === 0) return 0;
   await sql.raw(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).execute(db);
@@ -54,8 +60,9 @@ export async function reclaimSpace(db: Kysely<Database>, maxPages: number): Prom
   return Math.max(0, before - after);
 }
 
-/** 0 none, 1 full, 2 incremental (PRAGMA auto_vacuum). */
-export async function autoVacuumMode(db: Kysely<Database>): Promise<number> {
+/** 0 none, 1 full, 2 incremental (PRAGMA auto_vacuum); null on PostgreSQL (no such mode). */
+export async function autoVacuumMode(db: Kysely<Database>): Promise<number | null> {
+  if (dialectOf(db) === 'postgres') return null;
   return Number(Object.values((await sql.raw('PRAGMA auto_vacuum').execute(db)).rows[0] as object)[0]);
 }
 

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
-import { dialectOf, isRetryableConflict, type DialectName } from './dialect.js';
+import { dialectOf, hasTable, isRetryableConflict, type DialectName } from './dialect.js';
 
 /** Where the data lives: a SQLite file (the default) or a PostgreSQL server shared by several daemons. */
 export type DatabaseSpec =
@@ -276,8 +276,7 @@ export class DatabaseTooNewError extends Error {
  * binary on a newer database must refuse to touch it, not fail half-way).
  */
 export async function migrationState(db: Kysely<Database>): Promise<{ applied: string[]; pending: string[] }> {
-  const table = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`.execute(db);
-  const applied = table.rows.length
+  const applied = (await hasTable(db, 'kysely_migration'))
     ? (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name)
     : [];
   const unknown = applied.filter((n) => !(n in migrations));

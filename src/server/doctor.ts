@@ -8,7 +8,7 @@ import { firstWorkspace } from '../db/repos/workspaces.js';
 import { listDomains } from '../db/repos/domains.js';
 import { toDomain } from '../services/domains.js';
 import { systemClock } from '../shared/clock.js';
-import type { Config } from './config.js';
+import { redact, type Config } from './config.js';
 import { createContext } from './context.js';
 import { DiskGuard, statfsFreeSpace, type FreeSpaceFn } from './ops/disk-guard.js';
 
@@ -79,13 +79,15 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
     : { check: 'disk', status: 'fail', detail: DiskGuard.describe(disk), fix: 'free space on the data dir\'s filesystem, set a retention policy (--retention-messages-days), or lower --min-free-disk-mb' });
 
   let domains: ReturnType<typeof toDomain>[] = [];
-  if (existsSync(config.dbFile)) {
-    const opened = openDatabase(config.dbFile);
+  // PostgreSQL: the server is always "there" (a connection failure is the check's failure).
+  const where = config.database.kind === 'postgres' ? redact(config.database.url) : config.dbFile;
+  if (config.database.kind === 'postgres' || existsSync(config.dbFile)) {
+    const opened = openDatabase(config.database);
     try {
       const state = await migrationState(opened.db);
       out.push(state.pending.length
         ? { check: 'database', status: 'warn', detail: `${state.pending.length} migration(s) pending: ${state.pending.join(', ')}`, fix: 'they run at the next `mailagent serve` (a backup is taken first)' }
-        : { check: 'database', status: 'ok', detail: `${config.dbFile}, schema up to date (${state.applied.length} migrations)` });
+        : { check: 'database', status: 'ok', detail: `${where}, schema up to date (${state.applied.length} migrations)` });
       if (!state.pending.length && (await isInitialised(opened.db))) {
         const ws = await firstWorkspace(opened.db);
         const ctx = createContext(config, opened.db, systemClock);

@@ -121,27 +121,35 @@ async function deleteMessagesBatched(ctx: AppContext, f: MessageFilter, counts: 
   });
 }
 
+/**
+ * Counts are added once the transaction has committed, from the rows it really deleted: the
+ * callback may run again (PostgreSQL re-runs a transaction after a serialization failure), and
+ * another daemon's retention worker may have deleted some of the same ids first.
+ */
 async function removeMessages(ctx: AppContext, received: string[], sent: string[], counts: RetentionCounts): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
-    const r = await deleteMessages(tx.db, received, sent, isoAt(ctx.clock.now()));
-    counts.threads += r.emptiedThreads.length;
-  });
-  counts.received += received.length;
-  counts.sent += sent.length;
+  const r = await inTransaction(ctx, (tx) => deleteMessages(tx.db, received, sent, isoAt(ctx.clock.now())));
+  counts.threads += r.emptiedThreads.length;
+  counts.received += r.received;
+  counts.sent += r.sent;
 }
 
-/** Select up to batchSize ids and delete them, one transaction per batch, until none is left; resolves with the total. */
+/**
+ * Select up to batchSize ids and delete them, one transaction per batch, until none is left;
+ * resolves with the rows deleted (counted after commit, as in removeMessages).
+ */
 async function idBatches(
   ctx: AppContext, b: RetentionOptions & { batchSize: number },
-  select: (db: Db, limit: number) => Promise<string[]>, remove: (db: Db, ids: string[]) => Promise<void>,
+  select: (db: Db, limit: number) => Promise<string[]>, remove: (db: Db, ids: string[]) => Promise<number>,
 ): Promise<number> {
   let total = 0;
-  await batched(b, () => inTransaction(ctx, async (tx) => {
-    const ids = await select(tx.db, b.batchSize);
-    await remove(tx.db, ids);
-    total += ids.length;
-    return ids.length;
-  }));
+  await batched(b, async () => {
+    const r = await inTransaction(ctx, async (tx) => {
+      const ids = await select(tx.db, b.batchSize);
+      return { selected: ids.length, deleted: await remove(tx.db, ids) };
+    });
+    total += r.deleted;
+    return r.selected;
+  });
   return total;
 }
 

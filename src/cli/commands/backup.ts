@@ -32,6 +32,10 @@ export function register(program: Command): void {
 
 async function backupAction(ctx: CommandContext, file: string, opts: { dataDir?: string }): Promise<void> {
   const config = await loadDataDirConfig(ctx, opts.dataDir);
+  if (config.database.kind === 'postgres') {
+    throw new CliError('this data dir uses PostgreSQL; `mailagent backup` copies SQLite files only. Back PostgreSQL up with its own tools, '
+      + 'e.g. pg_dump --format=custom --file=mailagent.dump "$MAILAGENT_DATABASE_URL" (or pg_basebackup for the whole server); daemons may keep running.');
+  }
   const { backupDataDir, OpsError } = await import('../../server/backup.js');
   try {
     const r = await backupDataDir(config.dbFile, file);
@@ -47,6 +51,10 @@ async function backupAction(ctx: CommandContext, file: string, opts: { dataDir?:
 async function restoreAction(ctx: CommandContext, file: string, opts: { dataDir: string; yes?: boolean }): Promise<void> {
   if (!opts.dataDir.trim()) throw new UsageError('--data-dir must not be empty.');
   const config = await loadDataDirConfig(ctx, opts.dataDir);
+  if (config.database.kind === 'postgres') {
+    throw new CliError('this data dir uses PostgreSQL; `mailagent restore` restores SQLite files only. Stop every daemon, then restore with PostgreSQL\'s tools, '
+      + 'e.g. pg_restore --clean --if-exists --dbname "$MAILAGENT_DATABASE_URL" mailagent.dump (a dump from pg_dump --format=custom).');
+  }
   const { restoreDataDir, OpsError } = await import('../../server/backup.js');
   const { existsSync } = await import('node:fs');
   let force = Boolean(opts.yes);

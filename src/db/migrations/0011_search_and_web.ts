@@ -1,15 +1,17 @@
 import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../dialect.js';
 
 /**
  * Search, read state and web-inbox sign-in (issue #15).
  *
- * Two halves on purpose: `portable()` is DDL every dialect runs; `sqliteFullTextSearch()` is the
- * ONE place that knows SQLite's FTS5. A PostgreSQL port replaces only that function (a tsvector
- * column or table kept by triggers) and the query half in `repos/search.ts`.
+ * Two halves on purpose: `portable()` is DDL every dialect runs; the full-text index is
+ * engine-specific (`sqliteFullTextSearch()`: FTS5; `postgresFullTextSearch()`: a tsvector side
+ * table), with its query half in `repos/search.ts`.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await portable(db);
-  await sqliteFullTextSearch(db);
+  if (dialectOf(db) === 'postgres') await postgresFullTextSearch(db);
+  else await sqliteFullTextSearch(db);
 }
 
 async function portable(db: Kysely<unknown>): Promise<void> {
@@ -51,21 +53,11 @@ async function sqliteFullTextSearch(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE TABLE message_search_keys (search_rowid INTEGER PRIMARY KEY, message_id TEXT NOT NULL UNIQUE)`.execute(db);
   await sql`CREATE VIRTUAL TABLE message_search USING fts5(sender, recipients, subject, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`.execute(db);
 
-  const received = {
-    sender: `coalesce(NEW.from_name, '') || ' ' || NEW.from_address`,
-    recipients: `NEW."to" || ' ' || NEW.cc || ' ' || NEW.recipient`,
-    subject: 'NEW.subject',
-    body: 'coalesce(NEW.text, NEW.excerpt)',
-  };
-  const sent = {
-    sender: `coalesce(NEW.from_name, '') || ' ' || NEW.from_address`,
-    recipients: `NEW."to" || ' ' || NEW.cc || ' ' || NEW.bcc`,
-    subject: 'NEW.subject',
-    body: `coalesce(NEW.body_text, NEW.body_html, '')`,
-  };
+  const received = SOURCES.received_messages;
+  const sent = SOURCES.sent_messages;
   for (const [table, cols, watched] of [
-    ['received_messages', received, 'from_name, from_address, "to", cc, recipient, subject, text, excerpt'],
-    ['sent_messages', sent, 'from_name, from_address, "to", cc, bcc, subject, body_text, body_html'],
+    ['received_messages', received, received.watched],
+    ['sent_messages', sent, sent.watched],
   ] as const) {
     const t = sql.raw(table);
     const values = [cols.sender, cols.recipients, cols.subject, cols.body].join(', ');
@@ -87,7 +79,86 @@ async function sqliteFullTextSearch(db: Kysely<unknown>): Promise<void> {
   }
 }
 
+/** What each kind of mail indexes, per column (the same expressions on both engines). */
+const SOURCES = {
+  received_messages: {
+    sender: `coalesce(NEW.from_name, '') || ' ' || NEW.from_address`,
+    recipients: `NEW."to" || ' ' || NEW.cc || ' ' || NEW.recipient`,
+    subject: 'NEW.subject',
+    body: 'coalesce(NEW.text, NEW.excerpt)',
+    watched: 'from_name, from_address, "to", cc, recipient, subject, text, excerpt',
+  },
+  sent_messages: {
+    sender: `coalesce(NEW.from_name, '') || ' ' || NEW.from_address`,
+    recipients: `NEW."to" || ' ' || NEW.cc || ' ' || NEW.bcc`,
+    subject: 'NEW.subject',
+    body: `coalesce(NEW.body_text, NEW.body_html, '')`,
+    watched: 'from_name, from_address, "to", cc, bcc, subject, body_text, body_html',
+  },
+} as const;
+
+/**
+ * PostgreSQL: `message_search(message_id, doc)`, one weighted tsvector per message (A sender,
+ * B recipients, C subject, D body, so field filters are weight restrictions) under a GIN index,
+ * kept by row triggers: written in the message's own transaction, as with FTS5.
+ *
+ * Tokens match FTS5's unicode61 tokenizer: `mailagent_search_text()` turns every ASCII
+ * character that is not a letter or digit into a space (otherwise PostgreSQL's parser keeps
+ * `alice@example.com` or `a-b` as one token and `from:example` would not find it), the `simple`
+ * configuration lower-cases without stemming or stop words, and `mailagent_search_fold()`
+ * removes diacritics when the `unaccent` extension can be created (it is trusted: the database
+ * owner may; without it "café" and "cafe" differ). The query side folds with the same function.
+ * Limits FTS5 lacks: each column indexes its first 100,000 characters (a tsvector holds at most
+ * 1 MB) and phrases past word position 16,383 are not found.
+ */
+async function postgresFullTextSearch(db: Kysely<unknown>): Promise<void> {
+  await sql.raw(`DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS unaccent; EXCEPTION WHEN others THEN NULL; END $$`).execute(db);
+  const unaccent = await sql<{ nspname: string }>`select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'unaccent'`.execute(db);
+  const fold = unaccent.rows.length ? `"${unaccent.rows[0].nspname.replace(/"/g, '""')}".unaccent(t)` : 't';
+  await sql.raw(`CREATE FUNCTION mailagent_search_fold(t text) RETURNS text LANGUAGE sql STABLE AS $$ SELECT ${fold} $$`).execute(db);
+  await sql.raw(`CREATE FUNCTION mailagent_search_text(t text) RETURNS tsvector LANGUAGE sql STABLE AS $$
+    SELECT to_tsvector('simple', mailagent_search_fold(regexp_replace(left(coalesce(t, ''), 100000), '[\\x01-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]+', ' ', 'g')))
+  $$`).execute(db);
+  // One query word, folded and quoted for to_tsquery() (quotes and backslashes doubled), so a
+  // word the fold turns into punctuation (ŉ → 'n) is still data, never tsquery syntax.
+  await sql.raw(`CREATE FUNCTION mailagent_search_lexeme(t text) RETURNS text LANGUAGE sql STABLE AS $$
+    SELECT '''' || replace(replace(mailagent_search_fold(t), '\\', '\\\\'), '''', '''''') || ''''
+  $$`).execute(db);
+  await sql`CREATE TABLE message_search (message_id text PRIMARY KEY, doc tsvector NOT NULL)`.execute(db);
+  await sql`CREATE INDEX message_search_doc ON message_search USING gin (doc)`.execute(db);
+  for (const [table, cols] of Object.entries(SOURCES)) {
+    const doc = (ref: string) => [['sender', 'A'], ['recipients', 'B'], ['subject', 'C'], ['body', 'D']]
+      .map(([c, w]) => `setweight(mailagent_search_text(${cols[c as keyof typeof cols].replace(/NEW\./g, ref + '.')}), '${w}')`).join(' || ');
+    await sql.raw(`CREATE FUNCTION ${table}_search() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          DELETE FROM message_search WHERE message_id = OLD.id;
+        ELSE
+          INSERT INTO message_search (message_id, doc) VALUES (NEW.id, ${doc('NEW')})
+            ON CONFLICT (message_id) DO UPDATE SET doc = excluded.doc;
+        END IF;
+        RETURN NULL;
+      END $$`).execute(db);
+    await sql.raw(`CREATE TRIGGER ${table}_search AFTER INSERT OR DELETE OR UPDATE OF ${cols.watched} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_search()`).execute(db);
+    // Mail stored before this migration.
+    await sql.raw(`INSERT INTO message_search (message_id, doc) SELECT m.id, ${doc('m')} FROM ${table} m`).execute(db);
+  }
+}
+
 export async function down(db: Kysely<unknown>): Promise<void> {
+  if (dialectOf(db) === 'postgres') {
+    for (const table of Object.keys(SOURCES)) {
+      await sql.raw(`DROP TRIGGER IF EXISTS ${table}_search ON ${table}`).execute(db);
+      await sql.raw(`DROP FUNCTION IF EXISTS ${table}_search()`).execute(db);
+    }
+    await sql`DROP TABLE IF EXISTS message_search`.execute(db);
+    await sql`DROP FUNCTION IF EXISTS mailagent_search_text(text)`.execute(db);
+    await sql`DROP FUNCTION IF EXISTS mailagent_search_lexeme(text)`.execute(db);
+    await sql`DROP FUNCTION IF EXISTS mailagent_search_fold(text)`.execute(db);
+    await db.schema.dropTable('web_sessions').execute();
+    await db.schema.alterTable('received_messages').dropColumn('read_at').execute();
+    return;
+  }
   for (const table of ['received_messages', 'sent_messages']) {
     for (const what of ['insert', 'delete', 'update']) await sql`DROP TRIGGER IF EXISTS ${sql.raw(`${table}_search_${what}`)}`.execute(db);
   }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../dialect.js';
 
 /**
  * Retention (issue #16): indexes the retention worker deletes by (oldest first, by time), and
@@ -22,6 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').columns(['created_at']).execute();
   await db.schema.createIndex('logs_category_created').on('logs').columns(['category', 'created_at']).execute();
 
+  if (dialectOf(db) === 'postgres') return; // autovacuum returns deleted space there
   const mode = Number(Object.values((await sql.raw('PRAGMA auto_vacuum').execute(db)).rows[0] as object)[0]);
   if (mode !== 2) {
     await sql.raw('PRAGMA auto_vacuum = INCREMENTAL').execute(db);

@@ -24,7 +24,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (dialectOf(db) === 'postgres') await sql`create sequence event_clock`.execute(db);
 }
 
-/** Undone only to make a database look as an older mailagent left it (upgrade tests). */
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (dialectOf(db) === 'postgres') await sql`drop sequence if exists event_clock`.execute(db);
   await db.schema.alterTable('simulated_replies').dropColumn('lease_until').execute();

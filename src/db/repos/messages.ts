@@ -133,7 +133,7 @@ export async function listSentMessages(
   let q = db.selectFrom('sent_messages').selectAll().where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
-  if (f.search) for (const cond of sentConditions(f.search)) q = q.where(cond);
+  if (f.search) for (const cond of sentConditions(db, f.search)) q = q.where(cond);
   const res = await paginate<SentMessagesTable>(q, 'id', page);
   return { ...res, rows: res.rows.map(decode) };
 }

@@ -153,7 +153,7 @@ export async function listReceived(db: Db, workspaceId: string, f: ReceivedFilte
   let q = db.selectFrom('received_messages').select(SUMMARY_COLUMNS).where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
-  if (f.search) for (const cond of receivedConditions(f.search)) q = q.where(cond);
+  if (f.search) for (const cond of receivedConditions(db, f.search)) q = q.where(cond);
   const res = await paginate<Stored>(q, 'id', page);
   return { ...res, rows: res.rows.map(decode) };
 }

@@ -55,21 +55,27 @@ export async function excessIds(db: Db, table: 'received_messages' | 'sent_messa
  * tombstones (as a deleted thread does); the others get their message_count recounted.
  * Returns the threads that emptied.
  */
-export async function deleteMessages(db: Db, received: string[], sent: string[], at: string): Promise<{ emptiedThreads: string[] }> {
+/**
+ * Resolves with what this call really deleted: with several daemons (PostgreSQL), another one may
+ * have deleted some of these ids first, and those are not counted twice.
+ */
+export async function deleteMessages(db: Db, received: string[], sent: string[], at: string): Promise<{ received: number; sent: number; emptiedThreads: string[] }> {
   const threadIds = new Set<string>();
+  let sentDeleted = 0;
+  let receivedDeleted = 0;
   if (sent.length) {
     for (const r of await db.selectFrom('sent_messages').select('thread_id').where('id', 'in', sent).execute()) threadIds.add(r.thread_id);
     await db.deleteFrom('sent_attachments').where('message_id', 'in', sent).execute();
     await db.deleteFrom('simulated_replies').where('message_id', 'in', sent).execute();
     await db.deleteFrom('sent_recipients').where('message_id', 'in', sent).execute();
     await db.deleteFrom('message_refs').where('message_id', 'in', sent).execute();
-    await db.deleteFrom('sent_messages').where('id', 'in', sent).execute();
+    sentDeleted = Number((await db.deleteFrom('sent_messages').where('id', 'in', sent).executeTakeFirst()).numDeletedRows);
   }
   if (received.length) {
     for (const r of await db.selectFrom('received_messages').select('thread_id').where('id', 'in', received).execute()) if (r.thread_id) threadIds.add(r.thread_id);
     await db.deleteFrom('received_attachments').where('received_message_id', 'in', received).execute();
     await db.deleteFrom('message_refs').where('message_id', 'in', received).execute();
-    await db.deleteFrom('received_messages').where('id', 'in', received).execute();
+    receivedDeleted = Number((await db.deleteFrom('received_messages').where('id', 'in', received).executeTakeFirst()).numDeletedRows);
   }
   const emptied: string[] = [];
   for (const threadId of threadIds) {
@@ -83,7 +89,7 @@ export async function deleteMessages(db: Db, received: string[], sent: string[],
       await db.updateTable('threads').set({ message_count: left }).where('id', '=', threadId).execute();
     }
   }
-  return { emptiedThreads: emptied };
+  return { received: receivedDeleted, sent: sentDeleted, emptiedThreads: emptied };
 }
 
 /** A deleted thread keeps only its id (so it answers 404), nothing of its content. */
@@ -107,11 +113,12 @@ export async function oldEventIds(db: Db, before: string, limit: number, agentId
   return (await q.orderBy('created_at').limit(limit).execute()).map((r) => r.id);
 }
 
-export async function deleteEvents(db: Db, ids: string[]): Promise<void> {
-  if (!ids.length) return;
+/** Each delete* resolves with the rows of its main table it really deleted (see deleteMessages). */
+export async function deleteEvents(db: Db, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
   await db.deleteFrom('webhook_delivery_attempts').where('event_id', 'in', ids).execute();
   await db.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).execute();
-  await db.deleteFrom('events').where('id', 'in', ids).execute();
+  return Number((await db.deleteFrom('events').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
 }
 
 /** Finished webhook deliveries (succeeded, dead-lettered, given up) created before `before`. */
@@ -120,10 +127,10 @@ export async function oldDeliveryIds(db: Db, before: string, limit: number): Pro
     .where(({ not }) => not(ACTIVE_DELIVERY)).orderBy('created_at').limit(limit).execute()).map((r) => r.id);
 }
 
-export async function deleteDeliveries(db: Db, ids: string[]): Promise<void> {
-  if (!ids.length) return;
+export async function deleteDeliveries(db: Db, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
   await db.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', ids).execute();
-  await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+  return Number((await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
 }
 
 export async function oldLogIds(db: Db, category: string, before: string, limit: number): Promise<string[]> {
@@ -131,6 +138,7 @@ export async function oldLogIds(db: Db, category: string, before: string, limit:
     .orderBy('created_at').limit(limit).execute()).map((r) => r.id);
 }
 
-export async function deleteLogs(db: Db, ids: string[]): Promise<void> {
-  if (ids.length) await db.deleteFrom('logs').where('id', 'in', ids).execute();
+export async function deleteLogs(db: Db, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
+  return Number((await db.deleteFrom('logs').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
 }

@@ -1,12 +1,14 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../schema.js';
+import { dialectOf, type DialectName } from '../dialect.js';
 
 /**
  * Message search (the `q` parameter of the received, sent and thread lists; syntax in
  * docs/web.md#search). The parsed query arrives here as data; this file is the one place that
- * turns it into SQL, and it is SQLite-specific: FTS5 `MATCH` on `message_search` (built by
- * migration 0011) and `json_extract` on the stored classification. A PostgreSQL port replaces
- * `ftsIds()` and `intentOf()` (tsvector/`@@`, `->>`) and keeps everything else.
+ * turns it into SQL. Two engines, one set of conditions: only the text match and the intent
+ * lookup differ. SQLite: FTS5 `MATCH` on `message_search` (migration 0011) and `json_extract`.
+ * PostgreSQL: `@@` on the weighted `message_search.doc` tsvector (migration 0011, weights A–D
+ * are the columns sender/recipients/subject/body) and `::jsonb ->>`.
  */
 
 /** A text term: free text (any column) or a field filter (`from:`, `to:`, `subject:`). */
@@ -51,7 +53,57 @@ function ftsIds(match: string) {
   return sql<string>`(SELECT k.message_id FROM message_search JOIN message_search_keys k ON k.search_rowid = message_search.rowid WHERE message_search MATCH ${match})`;
 }
 
-const intentOf = (column: string) => sql<string>`json_extract(${sql.ref(column)}, '$.intent')`;
+/** The tsvector weight each field filter's column was indexed with (migration 0011, PostgreSQL). */
+const WEIGHT = { sender: 'A', recipients: 'B', subject: 'C', body: 'D' } as const;
+
+/** A piece of a to_tsquery() text: syntax as written, or a word the server folds and quotes. */
+export type TsQueryPart = string | { word: string };
+
+/**
+ * The PostgreSQL counterpart of ftsQuery(): a to_tsquery() text with the same meaning. Words are
+ * split where the index splits them (every ASCII character but letters and digits, as
+ * mailagent_search_text() does; the server's parser then splits the rest the same way on both
+ * sides) and each is quoted by the server after folding (mailagent_search_lexeme()), so user
+ * text is never tsquery syntax. A term of several words is a phrase (`<->`) as FTS5 reads a
+ * quoted string; a bare word's last word is a prefix (`:*`). A field filter restricts to its
+ * column's weight; free text of several words is tried per column (FTS5 phrases never span two
+ * columns). Returns null when there is no positive term (no text condition), [] when a positive
+ * term has no word at all (matches nothing).
+ */
+export function tsQuery(terms: SearchTerm[]): TsQueryPart[] | null {
+  const words = (t: string) => t.split(/[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/).filter(Boolean);
+  const render = (t: SearchTerm): TsQueryPart[] | null => {
+    const w = words(t.text);
+    if (!w.length) return null;
+    const phrase = (weight: string): TsQueryPart[] => w.flatMap((word, i) => {
+      const star = !t.phrase && i === w.length - 1 ? '*' : '';
+      return [...(i ? [' <-> '] : []), { word }, ...(star || weight ? [`:${star}${weight}`] : [])];
+    });
+    if (t.field) return ['(', ...phrase(WEIGHT[t.field]), ')'];
+    if (w.length === 1) return phrase('');
+    return ['(', ...Object.values(WEIGHT).flatMap((wt, i) => [...(i ? [' | '] : []), '(', ...phrase(wt), ')']), ')'];
+  };
+  const join = (parts: TsQueryPart[][], op: string) => parts.flatMap((p, i) => [...(i ? [op] : []), ...p]);
+  const pos = terms.filter((t) => !t.negated).map(render);
+  const neg = terms.filter((t) => t.negated).map(render).filter((x): x is TsQueryPart[] => x !== null);
+  if (!pos.length) return null;
+  if (pos.some((p) => p === null)) return []; // as FTS5's empty phrase
+  const all = join(pos as TsQueryPart[][], ' & ');
+  return neg.length ? ['(', ...all, ') & !(', ...join(neg, ' | '), ')'] : all;
+}
+
+/** The tsquery text, words shown as the server would quote them before folding (tests, logs). */
+export const tsQueryText = (parts: TsQueryPart[]) => parts.map((p) => (typeof p === 'string' ? p : `'${p.word}'`)).join('');
+
+/** PostgreSQL: message ids whose weighted tsvector (migration 0011) matches. */
+function tsIds(parts: TsQueryPart[]) {
+  const text = sql.join(parts.map((p) => (typeof p === 'string' ? sql`${p}::text` : sql`mailagent_search_lexeme(${p.word}::text)`)), sql` || `);
+  return sql<string>`(SELECT message_id FROM message_search WHERE doc @@ to_tsquery('simple', ${text}))`;
+}
+
+const intentOf = (dialect: DialectName, column: string) => dialect === 'postgres'
+  ? sql<string>`(${sql.ref(column)})::jsonb ->> 'intent'`
+  : sql<string>`json_extract(${sql.ref(column)}, '$.intent')`;
 const NOTHING = sql<SqlBool>`0 = 1`;
 
 /** Where each kind of mail keeps what a search looks at. */
@@ -65,12 +117,18 @@ const KINDS = {
  * quarantined, never unread and has no intent, so `is:quarantined`, `is:unread` and `intent:`
  * match none of it (and their negations all of it).
  */
-function conditions(s: MessageSearch, kind: keyof typeof KINDS): Expression<SqlBool>[] {
+function conditions(dialect: DialectName, s: MessageSearch, kind: keyof typeof KINDS): Expression<SqlBool>[] {
   const k = KINDS[kind];
   const c = (col: string) => sql.ref(`${k.table}.${col}`);
   const out: Expression<SqlBool>[] = [];
-  const match = ftsQuery(s.terms);
-  if (match) out.push(sql<SqlBool>`${c('id')} IN ${ftsIds(match)}`);
+  if (dialect === 'postgres') {
+    const match = tsQuery(s.terms);
+    if (match && !match.length) out.push(NOTHING);
+    else if (match) out.push(sql<SqlBool>`${c('id')} IN ${tsIds(match)}`);
+  } else {
+    const match = ftsQuery(s.terms);
+    if (match) out.push(sql<SqlBool>`${c('id')} IN ${ftsIds(match)}`);
+  }
   if (s.hasAttachment !== undefined) {
     const exists = sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(k.attachments)} a WHERE ${sql.ref(`a.${k.fk}`)} = ${c('id')})`;
     out.push(s.hasAttachment ? exists : sql<SqlBool>`NOT ${exists}`);
@@ -78,7 +136,7 @@ function conditions(s: MessageSearch, kind: keyof typeof KINDS): Expression<SqlB
   if (kind === 'received') {
     if (s.quarantined !== undefined) out.push(sql<SqlBool>`${c('quarantined')} = ${s.quarantined ? 1 : 0}`);
     if (s.read !== undefined) out.push(s.read ? sql<SqlBool>`${c('read_at')} IS NOT NULL` : sql<SqlBool>`${c('read_at')} IS NULL`);
-    if (s.intents.length) out.push(sql<SqlBool>`${intentOf(`${k.table}.classification`)} IN (${sql.join(s.intents)})`);
+    if (s.intents.length) out.push(sql<SqlBool>`${intentOf(dialect, `${k.table}.classification`)} IN (${sql.join(s.intents)})`);
   } else if (s.quarantined === true || s.read === false || s.intents.length) {
     out.push(NOTHING);
   }
@@ -87,16 +145,16 @@ function conditions(s: MessageSearch, kind: keyof typeof KINDS): Expression<SqlB
   return out;
 }
 
-export const receivedConditions = (s: MessageSearch) => conditions(s, 'received');
-export const sentConditions = (s: MessageSearch) => conditions(s, 'sent');
+export const receivedConditions = (db: Db, s: MessageSearch) => conditions(dialectOf(db), s, 'received');
+export const sentConditions = (db: Db, s: MessageSearch) => conditions(dialectOf(db), s, 'sent');
 
 /** Threads of a workspace holding at least one message (sent or received) that matches every condition. */
 export function threadConditions(db: Db, workspaceId: string, s: MessageSearch): Expression<SqlBool>[] {
   if (!isRestrictive(s)) return [];
   let received = db.selectFrom('received_messages').select('received_messages.thread_id as tid')
     .where('received_messages.workspace_id', '=', workspaceId).where('received_messages.thread_id', 'is not', null);
-  for (const cond of receivedConditions(s)) received = received.where(cond);
+  for (const cond of receivedConditions(db, s)) received = received.where(cond);
   let sent = db.selectFrom('sent_messages').select('sent_messages.thread_id as tid').where('sent_messages.workspace_id', '=', workspaceId);
-  for (const cond of sentConditions(s)) sent = sent.where(cond);
+  for (const cond of sentConditions(db, s)) sent = sent.where(cond);
   return [sql<SqlBool>`threads.id IN (${received.union(sent)})`];
 }

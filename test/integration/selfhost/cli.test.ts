@@ -3,6 +3,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isolatedEnv, runCli, tempHome } from '../../helpers/daemon.js';
 import { loadConfig, printableConfig, ConfigError } from '../../../src/server/config.js';
+import { createTestApp } from '../../helpers/app.js';
+import { count, deliver } from './helpers.js';
 
 let home = '';
 let env: NodeJS.ProcessEnv;
@@ -32,6 +34,23 @@ describe('mailagent admin purge', () => {
     const ok = await runCli(['admin', 'purge', '--agent', 'agent', '--before', '2026-01-01T00:00:00Z', '--data-dir', d, '--yes', '--json'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({ received: 0, sent: 0, before: '2026-01-01T00:00:00.000Z', agent_id: expect.stringMatching(/^agt_/) });
+  });
+});
+
+describe('mailagent admin purge on the configured database', () => {
+  it('deletes from the database the config names (PostgreSQL on the PostgreSQL run, the data dir\'s file otherwise)', async () => {
+    const t = await createTestApp();
+    try {
+      await deliver(t.ctx, t.boot.agent.email, 'to purge');
+      const db = t.config.database;
+      const e = isolatedEnv(home, db.kind === 'postgres' ? { MAILAGENT_DATABASE_URL: db.url } : {});
+      const r = await runCli(['admin', 'purge', '--agent', t.boot.agent.id, '--data-dir', t.dir, '--yes', '--json'], { env: e });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json()).toMatchObject({ received: 1 });
+      expect(await count(t.ctx, 'received_messages')).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });
 

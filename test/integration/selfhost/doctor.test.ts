@@ -36,7 +36,8 @@ describe('mailagent doctor', () => {
       },
       async mx(name) { return name === 'agents.example.org' ? [{ exchange: 'mx.agents.example.org', priority: 10 }] : []; },
     };
-    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256 }, {});
+    const databaseUrl = t.config.database.kind === 'postgres' ? t.config.database.url : undefined;
+    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl }, {});
     const checks = await runDoctor(config, { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() - 120_000 });
     expect(byName(checks, 'data dir')).toMatchObject({ status: 'ok' });
     expect(byName(checks, 'disk')).toMatchObject({ status: 'ok' });

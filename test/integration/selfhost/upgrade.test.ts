@@ -20,11 +20,13 @@ async function initialised(over: ConfigInput = {}) {
   return config;
 }
 
-/** Make the database look as an older mailagent left it: 0012 and every later migration not applied yet. */
+/**
+ * Make the database look as an older mailagent left it: 0012 and every later migration not
+ * applied yet (their down(); migrations only ever run in order, so 0012 alone cannot be missing).
+ */
 async function rollBack0012(file: string) {
   const o = openDatabase(file);
-  const migrator = new Migrator({ db: o.db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo('0011_search_and_web');
+  const { error } = await new Migrator({ db: o.db, provider: { getMigrations: async () => migrations } }).migrateTo('0011_search_and_web');
   if (error) throw error;
   // Files made before 0012 have auto_vacuum=NONE.
   await sql.raw('PRAGMA auto_vacuum = NONE').execute(o.db);

@@ -3,7 +3,8 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { ingestInbound } from '../../../src/services/inbound.js';
 import { parseSearch } from '../../../src/services/search.js';
-import { ftsQuery } from '../../../src/db/repos/search.js';
+import { ftsQuery, tsQuery, tsQueryText } from '../../../src/db/repos/search.js';
+import { onPostgres } from '../../helpers/db.js';
 
 let t: TestApp;
 const D = 'local.mailagent.localhost';
@@ -99,6 +100,30 @@ describe('search (q) on received mail', () => {
     expect(ftsQuery(parseSearch('a" OR sender:* NEAR(x').terms)).toBe('"a"""* AND "OR"* AND "sender:*"* AND "NEAR(x"*');
     expect(ftsQuery(parseSearch('from:"x y" -z').terms)).toBe('(sender : "x y") NOT ("z"*)');
   });
+
+  it('user text can never become tsquery syntax (the PostgreSQL counterpart)', async () => {
+    const text = (q: string) => tsQueryText(tsQuery(parseSearch(q).terms)!);
+    expect(text(`a' OR sender:* <->(x !y`)).toBe(`'a':* & 'OR':* & 'sender':* & 'x':* & 'y':*`);
+    expect(text('from:"x y" -z')).toBe(`(('x':A <-> 'y':A)) & !('z':*)`);
+    expect(text('subject:alice@example.com')).toBe(`('alice':C <-> 'example':C <-> 'com':*C)`);
+    expect(text('"cafe opening"')).toBe(["A", "B", "C", "D"].map((w) => `('cafe':${w} <-> 'opening':${w})`).join(' | ').replace(/^/, '(').concat(')'));
+    // Words a fold could turn into quotes or backslashes stay data on either engine (no 500).
+    for (const q of ['ŉot', 'ʼquoted', 'a\\b', "o'brien", '"it’s"']) {
+      const r = await t.req('GET', '/v1/messages/received', { query: { q } });
+      expect(r.status, `${q}: ${r.text}`).toBe(200);
+    }
+  });
+
+  it('matches as FTS5 does on both engines: address parts, prefixes, diacritics, phrases within one column', async () => {
+    const id = await deliver({ subject: 'Café opening', text: 'naïve résumé attached' });
+    expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: 'cafe' } }))).toEqual([id]);
+    expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: 'resume naive' } }))).toEqual([id]);
+    expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: 'subject:caf' } }))).toEqual([id]);
+    expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: 'subject:attached' } }))).toEqual([]);
+    // "opening naive" would be adjacent only across subject and body: FTS5 phrases never span columns.
+    expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: '"opening naive"' } }))).toEqual([]);
+    expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: '"cafe opening"' } }))).toEqual([id]);
+  });
 });
 
 describe('search on sent mail and threads', () => {
@@ -121,7 +146,9 @@ describe('search on sent mail and threads', () => {
     const del = await t.req('DELETE', '/v1/threads/' + m.body.thread_id);
     expect(del.status, del.text).toBe(200);
     expect(ids(await t.req('GET', '/v1/messages/received', { query: { q: 'zebra' } }))).toEqual([]);
-    const keys = await t.ctx.db.selectFrom('message_search_keys' as never).selectAll().where('message_id' as never, '=', id as never).execute();
+    // The index's own rows (SQLite: the rowid map beside FTS5; PostgreSQL: the tsvector table).
+    const keys = await t.ctx.db.selectFrom((onPostgres ? 'message_search' : 'message_search_keys') as never).selectAll()
+      .where('message_id' as never, '=', id as never).execute();
     expect(keys).toEqual([]);
   });
 });
