@@ -148,6 +148,16 @@ export function headersOnly(raw: Buffer, problem: string): ParsedInbound {
   return assemble(headers, headerMap, null, null, text, null, [], [problem]);
 }
 
+/**
+ * A subject is one line: an encoded word can decode to CR, LF or another line break (issue #10
+ * item 10), which would let mail forge lines in logs, headers of a reply and terminal output.
+ * Each run of line breaks becomes one space; the raw message keeps its bytes.
+ */
+const LINE_BREAKS = /[\r\n\v\f\u0085\u2028\u2029]+/g;
+function oneLine(s: string): string {
+  return s.replace(LINE_BREAKS, ' ');
+}
+
 function assemble(
   headers: [string, string][], headerMap: Record<string, string>, m: ParsedMail | null,
   from: { address: string; name: string | null } | null, text: string | null, html: string | null,
@@ -161,7 +171,7 @@ function assemble(
     from: from ?? (fallbackFrom ? { address: fallbackFrom, name: null } : null),
     to: m ? addresses(m.to).map((a) => a.address) : [],
     cc: m ? addresses(m.cc).map((a) => a.address) : [],
-    subject: (m?.subject ?? headerMap.subject ?? '').slice(0, 998 * 4),
+    subject: oneLine(m?.subject ?? headerMap.subject ?? '').slice(0, 998 * 4),
     messageId: m?.messageId ? bareId(m.messageId) : headerMap['message-id'] ? bareId(headerMap['message-id']) : null,
     inReplyTo: idList(m?.inReplyTo ?? headerMap['in-reply-to'])[0] ?? null,
     references: idList(m?.references ?? headerMap.references),

@@ -13,6 +13,7 @@ import { inTransaction, type AppContext, type AuthContext, type Tx } from './con
 import { emitEvent } from './events.js';
 import { recordAudit } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
+import { requireModeFor } from './auth.js';
 
 export type SuppressionType = 'hard_bounce' | 'complaint' | 'unsubscribe';
 /** `workspace`: no agent of the workspace may mail the address; `agent`: only that agent may not. */
@@ -41,19 +42,30 @@ function effective(entries: SuppressionRow[], allow: ConsentAllowRow | undefined
   return entries.find((e) => !allow || e.id.slice(4) > allow.id.slice(4));
 }
 
+export type SendMode = 'live' | 'test';
+
+/**
+ * The allow entries that count for a send in `mode` (spec: live_mode_required): an entry made
+ * with a test key lifts suppressions for test-mode sends only; one made with a live key, for both.
+ */
+function liftingModes(mode: SendMode): readonly SendMode[] {
+  return mode === 'live' ? ['live'] : ['live', 'test'];
+}
+
 function hit(e: SuppressionRow): SuppressionHit {
   return { id: e.id, type: e.type as SuppressionType, scope: e.scope as SuppressionScope, agent_id: e.agent_id, since: e.created_at };
 }
 
 /**
- * Is `address` suppressed for a send from `agentId`? Called on every live send
- * (spec: Send-time → 422 recipient_suppressed). Null when not suppressed or lifted by consent.
+ * Is `address` suppressed for a send from `agentId` in `mode`? Called on every live send
+ * (spec: Send-time → 422 recipient_suppressed). Null when not suppressed or lifted by consent;
+ * a live send only counts consent a live key attested.
  */
-export async function findSuppression(ctx: AppContext, workspaceId: string, agentId: string, address: string): Promise<SuppressionHit | null> {
+export async function findSuppression(ctx: AppContext, workspaceId: string, agentId: string, address: string, mode: SendMode = 'live'): Promise<SuppressionHit | null> {
   const addr = normalizeAddress(address);
   const entries = await suppressionsFor(ctx.db, workspaceId, addr, agentId);
   if (!entries.length) return null;
-  const e = effective(entries, await activeAllow(ctx.db, workspaceId, addr));
+  const e = effective(entries, await activeAllow(ctx.db, workspaceId, addr, liftingModes(mode)));
   return e ? hit(e) : null;
 }
 
@@ -82,7 +94,8 @@ export async function addSuppression(ctx: AppContext, tx: Tx, input: AddSuppress
   if (scope === 'agent' && !input.agentId) throw new TypeError('an agent-scoped suppression needs an agent');
   const entries = (await suppressionsFor(tx.db, input.workspaceId, address, input.agentId))
     .filter((e) => e.scope === scope && (scope === 'workspace' || e.agent_id === input.agentId));
-  const current = effective(entries, await activeAllow(tx.db, input.workspaceId, address));
+  // "Already blocked" is judged as a live send would meet it: a test key's consent lifts nothing live.
+  const current = effective(entries, await activeAllow(tx.db, input.workspaceId, address, liftingModes('live')));
   if (current) return { entry: hit(current), created: false };
   const row: SuppressionRow = {
     id: newId('sup', ctx.clock), workspace_id: input.workspaceId, agent_id: input.agentId, scope, address,
@@ -132,10 +145,11 @@ export function toAllow(r: ConsentAllowRow): ConsentAllow {
  * compat.md: Suppression lookup. For `agentId` (a bound key's agent, or an `agent_id` filter) the
  * answer is what a send from that agent would meet; without one, any entry of the workspace counts.
  */
-export async function lookupSuppression(ctx: AppContext, workspaceId: string, address: string, agentId: string | null): Promise<SuppressionLookup> {
+export async function lookupSuppression(ctx: AppContext, workspaceId: string, address: string, agentId: string | null, mode: SendMode): Promise<SuppressionLookup> {
   const addr = normalizeAddress(address);
   const entries = await suppressionsFor(ctx.db, workspaceId, addr, agentId);
-  const allow = await activeAllow(ctx.db, workspaceId, addr);
+  // The caller's mode decides which consent counts: a live key is told what a live send meets.
+  const allow = await activeAllow(ctx.db, workspaceId, addr, liftingModes(mode));
   const blocking = effective(entries, allow);
   const lifted = entries.length > 0 && !blocking ? entries[0] : undefined;
   const shown = blocking ?? lifted;
@@ -165,12 +179,13 @@ export async function allowAddress(ctx: AppContext, auth: AuthContext, body: { a
     throw Errors.invalidParam('attestation', `The attestation must say, in at least ${MIN_ATTESTATION} characters, how this person consented to receive mail again.`);
   }
   return inTransaction(ctx, async (tx) => {
-    const existing = await activeAllow(tx.db, auth.workspaceId, address);
+    // One active allow per address and mode: a newer attestation replaces the older one of its
+    // mode (a test key's entry never displaces, and so never revokes, a live one).
+    const existing = await activeAllow(tx.db, auth.workspaceId, address, [auth.mode]);
     const row: ConsentAllowRow = {
       id: newId('alw', ctx.clock), workspace_id: auth.workspaceId, address, attestation,
-      created_by_key_id: auth.keyId, created_at: isoAt(ctx.clock.now()), revoked_at: null,
+      created_by_key_id: auth.keyId, created_at: isoAt(ctx.clock.now()), revoked_at: null, mode: auth.mode,
     };
-    // One active allow per address: a newer attestation replaces the older one.
     if (existing) await revokeAllow(tx.db, existing.id, row.created_at);
     await insertAllow(tx.db, row);
     await recordAudit(ctx, tx.db, {
@@ -185,6 +200,7 @@ export async function allowAddress(ctx: AppContext, auth: AuthContext, body: { a
 export async function revokeAllowEntry(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; revoked_at: string }> {
   const row = await getAllow(ctx.db, auth.workspaceId, id);
   if (!row) throw Errors.notFound('suppression allow entry', id);
+  requireModeFor(auth, row.mode, `revoke consent allow entry ${row.id}, which a live key made`);
   if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {
@@ -202,9 +218,9 @@ export async function listAllowPage(ctx: AppContext, auth: AuthContext, q: { lim
   return pageOf(res, res.rows.map(toAllow));
 }
 
-async function toEntries(ctx: AppContext, workspaceId: string, rows: SuppressionRow[]): Promise<SuppressionEntry[]> {
+async function toEntries(ctx: AppContext, workspaceId: string, rows: SuppressionRow[], mode: SendMode): Promise<SuppressionEntry[]> {
   const allows = new Map<string, ConsentAllowRow | undefined>();
-  for (const a of new Set(rows.map((r) => r.address))) allows.set(a, await activeAllow(ctx.db, workspaceId, a));
+  for (const a of new Set(rows.map((r) => r.address))) allows.set(a, await activeAllow(ctx.db, workspaceId, a, liftingModes(mode)));
   return rows.map((r) => {
     const allow = allows.get(r.address);
     return {
@@ -224,14 +240,14 @@ async function agentFilter(ctx: AppContext, auth: AuthContext, ref: string | und
 /** GET /v1/suppression: `?address=` looks one up; without it, the consent allow entries (compat.md). */
 export async function getSuppression(ctx: AppContext, auth: AuthContext, q: SuppressionQuery): Promise<SuppressionLookup | PageOf<ConsentAllow>> {
   const agentId = await agentFilter(ctx, auth, q.agent_id);
-  if (q.address !== undefined) return lookupSuppression(ctx, auth.workspaceId, q.address, agentId);
+  if (q.address !== undefined) return lookupSuppression(ctx, auth.workspaceId, q.address, agentId, auth.mode);
   return listAllowPage(ctx, auth, q);
 }
 
 export async function listEntriesPage(ctx: AppContext, auth: AuthContext, q: SuppressionEntriesQuery): Promise<PageOf<SuppressionEntry>> {
   const agentId = await agentFilter(ctx, auth, q.agent_id);
   const res = await listSuppressions(ctx.db, auth.workspaceId, { agentId }, q);
-  return pageOf(res, await toEntries(ctx, auth.workspaceId, res.rows));
+  return pageOf(res, await toEntries(ctx, auth.workspaceId, res.rows, auth.mode));
 }
 
 /** POST /v1/suppression: the workspace (or one agent) stops mailing an address. */
@@ -247,5 +263,5 @@ export async function createSuppression(ctx: AppContext, auth: AuthContext, body
     reason: body.reason ?? 'added through the API', testMode: auth.mode === 'test', keyId: auth.keyId,
   }));
   const rows = await suppressionsFor(ctx.db, auth.workspaceId, address, null);
-  return (await toEntries(ctx, auth.workspaceId, rows.filter((r) => r.id === entry.id)))[0];
+  return (await toEntries(ctx, auth.workspaceId, rows.filter((r) => r.id === entry.id), auth.mode))[0];
 }

@@ -233,9 +233,15 @@ function newDeliveryRow(ctx: AppContext, workspaceId: string, endpointId: string
   };
 }
 
+/** Spec: live_mode_required. Sending a live event out again is live material; a test key may resend test events. */
+function eventMode(ev: { test_mode: boolean }): 'test' | 'live' {
+  return ev.test_mode ? 'test' : 'live';
+}
+
 /** A new delivery of the same event to the same endpoint (its own retry schedule; same event id). */
 export async function replayDelivery(ctx: AppContext, auth: AuthContext, id: string): Promise<WebhookReplayed> {
   const d = await requireDelivery(ctx, auth, id);
+  requireModeFor(auth, eventMode(await getEventById(ctx, auth, d.event_id)), `replay delivery ${d.id} of a live event`);
   const endpoint = await getEndpoint(ctx.db, auth.workspaceId, d.webhook_endpoint_id);
   if (!endpoint) throw Errors.notFound('webhook endpoint', d.webhook_endpoint_id);
   const at = isoAt(ctx.clock.now());
@@ -248,6 +254,7 @@ export async function replayDelivery(ctx: AppContext, auth: AuthContext, id: str
 /** POST /v1/events/{id}/redeliver: queue the event again for its subscribed (or the named) endpoints. */
 export async function redeliverEvent(ctx: AppContext, auth: AuthContext, id: string, body: EventRedeliver): Promise<EventRedelivered> {
   const ev = await getEventById(ctx, auth, id);
+  requireModeFor(auth, eventMode(ev), `redeliver live event ${ev.id}`);
   const endpoints = await allEndpoints(ctx.db, auth.workspaceId);
   let targets: WebhookEndpointRow[];
   if (body.webhook_endpoint_ids) {

@@ -12,6 +12,7 @@ import * as m0010 from './0010_extraction_truncated.js';
 import * as m0011 from './0011_search_and_web.js';
 import * as m0012 from './0012_retention.js';
 import * as m0014 from './0014_cluster.js';
+import * as m0015 from './0015_allow_mode.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_search_and_web': m0011,
   '0012_retention': m0012,
   '0014_cluster': m0014,
+  '0015_allow_mode': m0015,
 };

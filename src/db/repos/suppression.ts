@@ -29,10 +29,10 @@ export async function insertAllow(db: Db, row: ConsentAllowRow): Promise<void> {
   await db.insertInto('consent_allows').values(row).execute();
 }
 
-/** The newest allow entry of an address that is not revoked. */
-export async function activeAllow(db: Db, workspaceId: string, address: string): Promise<ConsentAllowRow | undefined> {
+/** The newest allow entry of an address that is not revoked, among those made in one of `modes`. */
+export async function activeAllow(db: Db, workspaceId: string, address: string, modes: readonly string[]): Promise<ConsentAllowRow | undefined> {
   return db.selectFrom('consent_allows').selectAll().where('workspace_id', '=', workspaceId).where('address', '=', address)
-    .where('revoked_at', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    .where('revoked_at', 'is', null).where('mode', 'in', modes).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function getAllow(db: Db, workspaceId: string, id: string): Promise<ConsentAllowRow | undefined> {

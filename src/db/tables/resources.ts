@@ -28,6 +28,8 @@ export interface ConsentAllowsTable {
   created_by_key_id: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** `live` or `test`: the mode of the key that made it (migration 0015). */
+  mode: string;
 }
 
 export interface LabelsTable {

@@ -104,6 +104,55 @@ describe('item 6: a test key cannot change live configuration', () => {
   it('connected apps act in live mode: a test key cannot revoke one', async () => {
     expectEnvelope(await d.api('DELETE', '/v1/oauth/grants/grt_00000000000000000000000000', { key: d.testKey }), 403, 'live_mode_required');
   });
+
+  it('consent allow entries: a test key\'s entry lifts suppression for test sends only, and cannot revoke a live one', async () => {
+    const address = 'bounced-once@example.net';
+    const attestation = 'They asked to hear from us again by reply on 2026-11-01';
+    expect((await d.api('POST', '/v1/suppression', { body: { address, type: 'hard_bounce' } })).status).toBe(201);
+    const sendLive = () => d.api('POST', '/v1/messages', { body: { agent: 'alpha', to: address, subject: 'hi', body_text: 'hello' } });
+
+    // A test key attests consent: the test view is lifted, the live view and live sends are not.
+    const testAllow = await d.api('POST', '/v1/suppression/allow', { key: d.testKey, body: { address, attestation } });
+    expect(testAllow.status, testAllow.text).toBe(201);
+    const asTest = await d.api('GET', `/v1/suppression?address=${address}`, { key: d.testKey });
+    expect(asTest.body).toMatchObject({ suppressed: false, allowed: { id: testAllow.body.id } });
+    const asLive = await d.api('GET', `/v1/suppression?address=${address}`);
+    expect(asLive.body).toMatchObject({ suppressed: true, type: 'hard_bounce' });
+    expect(asLive.body.allowed ?? null).toBeNull();
+    expect((await d.api('GET', '/v1/suppression/entries')).body.data.find((e: any) => e.address === address).active).toBe(true);
+    expectEnvelope(await sendLive(), 422, 'recipient_suppressed');
+
+    // A live entry lifts it for live sends too, and does not displace the test key's entry.
+    const liveAllow = await d.api('POST', '/v1/suppression/allow', { body: { address, attestation } });
+    expect(liveAllow.status, liveAllow.text).toBe(201);
+    expect((await d.api('GET', `/v1/suppression?address=${address}`)).body).toMatchObject({ suppressed: false, allowed: { id: liveAllow.body.id } });
+    const sent = await sendLive();
+    expect(sent.body?.error?.code, sent.text).not.toBe('recipient_suppressed');
+
+    // Revoking: a test key may not undo the live consent (which would block live mail again).
+    expectEnvelope(await d.api('DELETE', `/v1/suppression/allow/${liveAllow.body.id}`, { key: d.testKey }), 403, 'live_mode_required');
+    expect((await d.api('GET', `/v1/suppression?address=${address}`)).body.suppressed).toBe(false);
+    expect((await d.api('DELETE', `/v1/suppression/allow/${testAllow.body.id}`, { key: d.testKey })).status).toBe(200);
+    expect((await d.api('DELETE', `/v1/suppression/allow/${liveAllow.body.id}`)).status).toBe(200);
+    expect((await d.api('GET', `/v1/suppression?address=${address}`)).body.suppressed).toBe(true);
+  });
+
+  it('a test key cannot redeliver a live event or replay its webhook delivery', async () => {
+    const hook = await d.api('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/redeliver', event_types: ['agent.paused'] } });
+    expect(hook.status, hook.text).toBe(201);
+    expect((await d.api('PATCH', `/v1/agents/${agentA.id}`, { body: { status: 'paused' } })).status).toBe(200);
+    expect((await d.api('PATCH', `/v1/agents/${agentA.id}`, { body: { status: 'active' } })).status).toBe(200);
+    const delivery = (await d.api('GET', `/v1/webhooks/${hook.body.id}/deliveries`)).body.data[0];
+    const ev = (await d.api('GET', `/v1/events/${delivery.event_id}`)).body;
+    expect(ev.test_mode).toBe(false);
+    expectEnvelope(await d.api('POST', `/v1/events/${ev.id}/redeliver`, { key: d.testKey, body: {} }), 403, 'live_mode_required');
+    expectEnvelope(await d.api('POST', `/v1/webhook-deliveries/${delivery.id}/replay`, { key: d.testKey, body: {} }), 403, 'live_mode_required');
+    expect((await d.api('GET', `/v1/webhooks/${hook.body.id}/deliveries`)).body.data).toHaveLength(1);
+    // A live key may do both.
+    expect((await d.api('POST', `/v1/events/${ev.id}/redeliver`, { body: {} })).status).toBeLessThan(300);
+    expect((await d.api('POST', `/v1/webhook-deliveries/${delivery.id}/replay`, { body: {} })).status).toBeLessThan(300);
+    expect((await d.api('DELETE', `/v1/webhooks/${hook.body.id}`)).status).toBe(200);
+  });
 });
 
 describe('item 7: SSRF spellings the hand-written list missed', () => {

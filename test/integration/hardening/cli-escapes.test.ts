@@ -11,6 +11,8 @@ const OBEYED = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u206
 
 let d: TestDaemon;
 let id: string;
+let smtpPort: number;
+let agentEmail: string;
 
 /** One message over SMTP; resolves with every reply the server sent. */
 function smtpSend(port: number, to: string, raw: string): Promise<string[]> {
@@ -37,8 +39,9 @@ function smtpSend(port: number, to: string, raw: string): Promise<string[]> {
 
 beforeAll(async () => {
   d = await startDaemon();
-  const smtpPort = Number(/ready: API \S+ · smtp \S+?:(\d+)/.exec(d.stderr())?.[1] ?? /:(\d+) · data/.exec(d.stderr())![1]);
+  smtpPort = Number(/ready: API \S+ · smtp \S+?:(\d+)/.exec(d.stderr())?.[1] ?? /:(\d+) · data/.exec(d.stderr())![1]);
   const agent = (await d.api('GET', '/v1/agents')).data[0];
+  agentEmail = agent.email;
   // The subject travels RFC 2047-encoded (as a real attacker would send it: 8-bit header bytes
   // are not needed); the body carries the same bytes raw.
   const subject = `=?utf-8?b?${Buffer.from(HOSTILE, 'utf8').toString('base64')}?=`;
@@ -55,7 +58,7 @@ describe('terminal escape injection through the CLI', () => {
     const r = await d.cli(['inbox', 'list']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(OBEYED);
-    expect(r.stdout).toContain('^[]0;pwned^G^[[2J^[[31mred<U+009B>1m <U+202E>txt.exe<U+202C> back^?^H^Mover');
+    expect(r.stdout).toContain('^[]0;pwned^G^[[2J^[[31mred<U+009B>1m <U+202E>txt.exe<U+202C> back^?^H over'); // the CR became a space when the subject was stored
     expect(r.stdout.trim().split('\n')).toHaveLength(1); // one row, no line break smuggled in
   });
 
@@ -81,6 +84,25 @@ describe('terminal escape injection through the CLI', () => {
     const r = await d.cli(['inbox', 'get', `rcv_\x1b]0;x\x07`]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).not.toMatch(OBEYED);
+  });
+});
+
+describe('stored subjects are one line', () => {
+  it('an encoded word that decodes to CR, LF or another line break is stored with one space instead; the raw bytes are kept', async () => {
+    const decoded = 'Quarterly\r\nBcc: victim@example.com\r\n\r\nreport\nline\u2028sep\u2029para\u0085nel\vvt\fff end';
+    const word = `=?utf-8?b?${Buffer.from(decoded, 'utf8').toString('base64')}?=`;
+    const replies = await smtpSend(smtpPort, agentEmail, `From: lines@example.com\nTo: ${agentEmail}\nSubject: ${word}\n\nbody\n`);
+    const stored = /stored as (rcv_\w+)/.exec(replies.join('\n'))?.[1];
+    expect(stored, replies.join('\n')).toBeDefined();
+    const msg = await d.api('GET', `/v1/messages/received/${stored}`);
+    expect(msg.subject).toBe('Quarterly Bcc: victim@example.com report line sep para nel vt ff end');
+    expect(msg.subject).not.toMatch(/[\r\n\v\f\u0085\u2028\u2029]/);
+    const listed = (await d.api('GET', '/v1/messages/received')).data.find((m: any) => m.id === stored);
+    expect(listed.subject).toBe(msg.subject);
+    // The raw message is evidence: its Subject header is the encoded word as it arrived.
+    const raw = await fetch(new URL(msg.raw_url, d.url), { headers: { authorization: `Bearer ${d.testKey}` } });
+    expect(raw.status).toBe(200);
+    expect(await raw.text()).toContain(`Subject: ${word}`);
   });
 });
 
