@@ -131,11 +131,14 @@ async function postgresFullTextSearch(db: Kysely<unknown>): Promise<void> {
       .map(([c, w]) => `setweight(mailagent_search_text(${cols[c as keyof typeof cols].replace(/NEW\./g, ref + '.')}), '${w}')`).join(' || ');
     await sql.raw(`CREATE FUNCTION ${table}_search() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
+        -- A plain INSERT on insert (no ON CONFLICT: its index read would add SERIALIZABLE
+        -- read locks on the neighbouring keys of concurrent ingests, i.e. needless re-runs).
         IF TG_OP = 'DELETE' THEN
           DELETE FROM message_search WHERE message_id = OLD.id;
+        ELSIF TG_OP = 'INSERT' THEN
+          INSERT INTO message_search (message_id, doc) VALUES (NEW.id, ${doc('NEW')});
         ELSE
-          INSERT INTO message_search (message_id, doc) VALUES (NEW.id, ${doc('NEW')})
-            ON CONFLICT (message_id) DO UPDATE SET doc = excluded.doc;
+          UPDATE message_search SET doc = ${doc('NEW')} WHERE message_id = NEW.id;
         END IF;
         RETURN NULL;
       END $$`).execute(db);
