@@ -168,6 +168,30 @@ export function isSharedStore(db: Kysely<Database>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
+const changeMarks = new WeakMap<object, () => string>();
+
+/**
+ * SQLite only: a value that differs whenever anything may have been written to the database
+ * since it was last read: `PRAGMA data_version` moves when another connection (another process:
+ * `mailagent admin`, a test or a bench writing the file) commits, and `total_changes()` when this
+ * connection writes any row, whatever the code path, including a write later rolled back. Two
+ * native calls, no table read: a cache of rarely written rows (services/agents.ts, the workspace)
+ * stays valid exactly as long as this does not move. null on PostgreSQL (several daemons write
+ * the same store and nothing tells this one): there, nothing is cached.
+ */
+export function changeMark(db: Kysely<Database>): string | null {
+  return changeMarks.get(db)?.() ?? null;
+}
+
+/**
+ * Whether the calling async chain is inside a transaction of `db` (its root-db queries run in
+ * that transaction and can see rows it may still roll back): such reads must not be cached.
+ */
+export function inTransactionChain(db: Kysely<Database>): boolean {
+  const driver = driverOf.get(db);
+  return !!held.getStore()?.some((h) => h.driver === driver && h.live);
+}
+
 /** Open a SQLite file (a path) or whatever the spec names. */
 export function openDatabase(spec: string | DatabaseSpec): OpenedDb {
   const s: DatabaseSpec = typeof spec === 'string' ? { kind: 'sqlite', file: spec } : spec;
@@ -197,6 +221,9 @@ function openSqlite(file: string): OpenedDb {
   const dialect = new ReentrantSqliteDialect({ database: cachingStatements(sqlite) });
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
+  changeMarks.set(db, () => `${dataVersion.get() as number}:${totalChanges.get() as number}`);
   return { db, dialect: 'sqlite', file, pragmas, close: () => db.destroy() };
 }
 

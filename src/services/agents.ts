@@ -18,6 +18,7 @@ import { recordAudit } from './audit-log.js';
 import { requireVerifiedDomain } from './domains.js';
 import { agentHasLiveDraft } from '../db/repos/drafts.js';
 import { pageOf } from '../db/paginate.js';
+import { changeMark, inTransactionChain } from '../db/open.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -65,9 +66,31 @@ function checkLimitsAgainstPlan(tier: string, body: { daily_send_limit?: number 
   }
 }
 
+/**
+ * Workspace rows by id, so GET /v1/me and the send path do not each SELECT a row that changes
+ * only when an operator sets the tier. An entry is used only while db/open.ts `changeMark` has
+ * not moved since it was read: any row written on this connection (whatever the table, whatever
+ * the code path, even if rolled back) or any commit by another connection or process drops it;
+ * on /v1/me the next request-log batch does, about every 200 requests. Never filled from inside
+ * a transaction (it could see rows still to be rolled back), nor on PostgreSQL (changeMark null).
+ */
+const workspaceCaches = new WeakMap<object, Map<string, { row: WorkspaceRow; mark: string }>>();
+const WORKSPACE_CACHE_MAX = 1000;
+
 export async function requireWorkspace(ctx: AppContext, id: string): Promise<WorkspaceRow> {
+  const cacheable = !inTransactionChain(ctx.db);
+  const mark = cacheable ? changeMark(ctx.db) : null;
+  let cache = workspaceCaches.get(ctx.db);
+  const hit = mark !== null ? cache?.get(id) : undefined;
+  if (hit && hit.mark === mark) return { ...hit.row };
   const ws = await getWorkspace(ctx.db, id);
   if (!ws) throw Errors.notFound('workspace', id);
+  // Kept only if nothing was written while the SELECT waited for the connection.
+  if (mark !== null && changeMark(ctx.db) === mark) {
+    if (!cache) workspaceCaches.set(ctx.db, (cache = new Map()));
+    if (cache.size >= WORKSPACE_CACHE_MAX) cache.clear();
+    cache.set(id, { row: { ...ws }, mark });
+  }
   return ws;
 }
 
