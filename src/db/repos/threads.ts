@@ -62,27 +62,6 @@ export interface ThreadFilter {
   search?: MessageSearch | null;
 }
 
-export async function listThreads(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
-  let q = db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
-  if (f.agentId) q = q.where('agent_id', '=', f.agentId);
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.label) q = q.where('labels', 'like', `%${JSON.stringify(f.label)}%`);
-  q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
-  // Most recent activity first (a reply moves its thread to the top), id breaking ties; the
-  // cursor is the last row's "last_message_at id" (both printable, see encodeCursor).
-  const limit = page.limit ?? 25;
-  if (page.cursor) {
-    const [at, id] = decodeCursor(page.cursor).split('|');
-    if (!at || !id) throw Errors.invalidParam('cursor', 'The cursor is not valid; pass the `next_cursor` of the previous page unchanged.');
-    q = q.where((eb) => eb.or([eb('last_message_at', '<', at), eb.and([eb('last_message_at', '=', at), eb('id', '<', id)])]));
-  }
-  const rows = (await q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as ThreadsTable[];
-  const has_more = rows.length > limit;
-  if (has_more) rows.pop();
-  const last = rows[rows.length - 1];
-  return { rows: rows.map(decode), has_more, ...(has_more && last ? { next_cursor: encodeCursor(`${last.last_message_at}|${last.id}`) } : {}) };
-}
-
 export async function findRefThread(db: Db, agentId: string, rfcIds: string[]): Promise<{ thread_id: string; message_id: string; direction: string } | undefined> {
   if (!rfcIds.length) return undefined;
   const rows = await db.selectFrom('message_refs').select(['rfc_message_id', 'thread_id', 'message_id', 'direction'])
