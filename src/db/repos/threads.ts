@@ -1,7 +1,7 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { sql } from 'kysely';
 import type { Db, ThreadsTable } from '../schema.js';
-import { bool, decodeCursor, encodeCursor, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
 import { Errors } from '../../shared/errors.js';
 
