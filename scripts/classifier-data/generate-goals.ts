@@ -19,7 +19,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { xorshift } from './xorshift.js';
+import { xorshift } from '../lib-classifier/xorshift.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { rnd, pick } = xorshift(0x6f1a5e3d);

@@ -5,6 +5,7 @@
 // the data (float32), and a row goes left when x <= threshold — the same test
 // as run time.
 import type { TreeSpec } from '../../src/classifier/trees.js';
+import { xorshift } from './xorshift.js';
 
 export interface GbtOptions {
   trees: number;
@@ -19,15 +20,7 @@ export interface GbtOptions {
 
 export const GBT_DEFAULTS: GbtOptions = { trees: 120, depth: 4, lr: 0.15, lambda: 2, minHess: 4, subsample: 0.8, seed: 7, bins: 32 };
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
+const rng = (seed: number): (() => number) => xorshift(seed).rnd;
 
 /** X: n rows × d features (row-major float32); y: 0/1; w: sample weights. */
 export function trainGbt(X: Float32Array, d: number, y: Uint8Array, w: Float32Array, opt: GbtOptions = GBT_DEFAULTS): TreeSpec {

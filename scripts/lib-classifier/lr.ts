@@ -1,6 +1,7 @@
 // Binary logistic regression over hashed features, Adagrad + L2, pure TS.
 // Features come from src/classifier/features.ts so training and run time agree.
 import { featurize, MAX_FEATURES, sigmoid } from '../../src/classifier/features.js';
+import { xorshift } from './xorshift.js';
 
 export interface TrainItem {
   /** lower-cased text span(s) fed to featurize */
@@ -29,15 +30,7 @@ export interface FloatModel {
   bias: number;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
+const rng = (seed: number): (() => number) => xorshift(seed).rnd;
 
 const buf = new Uint32Array(MAX_FEATURES);
 

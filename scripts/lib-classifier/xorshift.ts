@@ -1,9 +1,9 @@
 /**
- * The generators' seeded random source (xorshift32): the same seed gives the same sequence on
+ * The seeded random source (xorshift32) of the data generators and the trainers: the same seed gives the same sequence on
  * every machine, so the committed .jsonl sets regenerate byte for byte.
  */
 export function xorshift(seed: number) {
-  let s = seed;
+  let s = seed >>> 0 || 1; // 0 would stay 0 for ever
   const rnd = (): number => {
     s ^= s << 13;
     s ^= s >>> 17;
