@@ -1,9 +1,10 @@
 // Evaluates the classifier. Injection: leave-one-source-out first (one model
-// per held-out attack source, before = v1 recipe, after = v2), then the
+// per held-out attack source, before = recipe 2.0, after = 2.1; --with-v1 adds the v1 recipe), then the
 // shipped weights on the in-source split (secondary). The other sections
 // evaluate the committed weights on the held-out side of the split in
 // lib-classifier/data.ts.
-//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--only injection|cold|other]
+//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--with-v1] [--only injection|cold|other]
+//   npx tsx scripts/eval-classifier.ts --only injection --dev [--after '{"promptNegWeight":3}']   (a reduced DEV figure)
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
 import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles } from './lib-classifier/corpora.js';
@@ -15,7 +16,7 @@ import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CL
 import { modelProb } from '../src/classifier/intent.js';
 import { injectionBundle, setModelOverride } from '../src/classifier/model.js';
 import { ATTACK_SOURCES, POSITIONS, type Msg } from './lib-classifier/loso.js';
-import { evalSets } from './lib-classifier/recipe-v2.js';
+import { evalSets, RECIPE_20, RECIPE_21, type Recipe } from './lib-classifier/recipe-v2.js';
 import { figuresFor, losoV1, losoV2, scoreWith, thresholdFor, type LosoRun, type SourceFigures } from './lib-classifier/loso-eval.js';
 
 requireDataDir();
@@ -45,26 +46,49 @@ out('');
 if (only('injection')) {
   const t0 = Date.now();
   const log = (s: string) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)}s] ${s}\n`);
-  const sets = evalSets();
+  // --dev: a DEVELOPMENT figure (100 attacks per source, 60 trees, no in-source part); never the headline
+  const dev = process.argv.includes('--dev');
+  const afterArg = process.argv.indexOf('--after');
+  const afterRecipe: Recipe = { ...RECIPE_21, ...(afterArg >= 0 ? (JSON.parse(process.argv[afterArg + 1]) as Partial<Recipe>) : {}), ...(dev ? { trees: 60 } : {}) };
+  const beforeRecipe: Recipe = { ...RECIPE_20, ...(dev ? { trees: 60 } : {}) };
+  const sets = evalSets(dev ? 100 : 250);
   const negBy = new Map<string, number>();
   for (const m of sets.negatives) negBy.set(m.source, (negBy.get(m.source) ?? 0) + 1);
+  if (dev) out('*** DEV FIGURES (--dev: ≤ 100 attacks per source, 60 trees) — for development only, not the headline ***');
   out(`INJECTION — leave-one-source-out (headline). Held-out negatives: ${sets.negatives.length} (${[...negBy].map(([k, v]) => `${k} ${v}`).join(', ')})`);
-  out(`  positives per source: ≤ 250 attacks as written, and each embedded in held-out ham at ${POSITIONS.join(', ')}`);
-  const before = process.argv.includes('--no-baseline') ? null : losoV1(log, sets);
-  const after = losoV2(log, sets);
+  out(`  positives per source: ≤ ${dev ? 100 : 250} attacks as written, and each embedded in held-out ham at ${POSITIONS.join(', ')}`);
+  out(`  BEFORE = recipe ${beforeRecipe.name} ${JSON.stringify(beforeRecipe)}; AFTER = recipe ${afterRecipe.name} ${JSON.stringify(afterRecipe)}`);
+  const v1 = process.argv.includes('--with-v1') ? losoV1(log, sets) : null;
+  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe);
+  const after = losoV2(log, sets, afterRecipe);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
-  out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (v1 recipe)             | AFTER (v2)`);
+  out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);
   out(`  ${''.padEnd(16)} ${''.padStart(4)} | AUC wr  AUC emb  R@1% wr  emb    | AUC wr  AUC emb  R@1% wr  emb`);
   for (const x of after.figures) out(`  ${x.source.padEnd(16)} ${String(x.n).padStart(4)} | ${row(before?.figures.find((b) => b.source === x.source))}    | ${row(x)}`);
   const worst = (r: LosoRun | null, k: keyof SourceFigures) => (r ? Math.min(...r.figures.map((x) => x[k] as number)) : NaN);
-  out(`  ${'WORST SOURCE'.padEnd(16)} ${''.padStart(4)} | ${f3(worst(before, 'writtenAuc'))}  ${f3(worst(before, 'embeddedAuc'))}  ${f3(worst(before, 'writtenRecall'))}  ${f3(worst(before, 'embeddedRecall'))}    | ${f3(worst(after, 'writtenAuc'))}  ${f3(worst(after, 'embeddedAuc'))}  ${f3(worst(after, 'writtenRecall'))}  ${f3(worst(after, 'embeddedRecall'))}`);
+  const worstRow = (r: LosoRun | null) => `${f3(worst(r, 'writtenAuc'))}  ${f3(worst(r, 'embeddedAuc'))}  ${f3(worst(r, 'writtenRecall'))}  ${f3(worst(r, 'embeddedRecall'))}`;
+  out(`  ${'WORST SOURCE'.padEnd(16)} ${''.padStart(4)} | ${worstRow(before)}    | ${worstRow(after)}`);
+  if (v1) {
+    out('  v1 recipe (document n-gram model, before issue #12), same folds and sets:');
+    for (const x of v1.figures) out(`    ${x.source.padEnd(16)} ${row(x)}`);
+    out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(v1)}`);
+  }
   out('  embedded recall at 1% FPR by position (AFTER):');
   for (const x of after.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
   if (before) {
     out('  embedded recall at 1% FPR by position (BEFORE):');
     for (const x of before.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
   }
+  // which negatives set the 1% FPR point (AFTER, per fold): the top 1% by source
+  const topNeg = new Map<string, number>();
+  const k1 = Math.ceil(sets.negatives.length * 0.01);
+  for (let f = 0; f < after.figures.length; f++) {
+    const base = f * sets.negatives.length;
+    const idx = sets.negatives.map((_, i) => i).sort((a, b) => after.negScores[base + b] - after.negScores[base + a]).slice(0, k1);
+    for (const i of idx) topNeg.set(sets.negatives[i].source, (topNeg.get(sets.negatives[i].source) ?? 0) + 1);
+  }
+  out(`  negatives in the top 1% (AFTER, all folds): ${[...topNeg].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   out('');
 
   // Calibration: the quarantine point is chosen on these negatives (train-classifier.ts does the same).
@@ -78,7 +102,10 @@ if (only('injection')) {
   const rate = (r: LosoRun, t: number) => r.negScores.filter((s) => s >= t).length / r.negScores.length;
   out(`CALIBRATION (quarantine): raw score at ≤ 0.5% of leave-one-source-out negatives = ${f3(at)} (shipped weights map ${f3(shipped)} onto ${QUARANTINE_THRESHOLD})`);
   out(`  AFTER: benign at or above the shipped quarantine point: ${pct(rate(after, shipped))} of ${after.negScores.length} fold scores (${over(after, shipped)})`);
-  if (before) out(`  BEFORE (v1, uncalibrated, quarantine at 0.95): ${pct(rate(before, 0.95))} (${over(before, 0.95)})`);
+  if (before) {
+    const bAt = thresholdFor(before.negScores, 0.005);
+    out(`  BEFORE (${beforeRecipe.name} folds): raw score at ≤ 0.5% = ${f3(bAt)}; at that point ${pct(rate(before, bAt))} (${over(before, bAt)})`);
+  }
   const trig = (r: LosoRun, t: number) => {
     let n = 0, q = 0;
     r.negSources.forEach((s, i) => {
@@ -89,8 +116,9 @@ if (only('injection')) {
     });
     return `${q} of ${n}`;
   };
-  out(`  benign trigger-word sentences (as written and at six positions) quarantined: AFTER ${trig(after, shipped)}${before ? `, BEFORE ${trig(before, 0.95)}` : ''}`);
+  out(`  benign trigger-word sentences (as written and at six positions) quarantined: AFTER ${trig(after, shipped)}${before ? `, BEFORE ${trig(before, thresholdFor(before.negScores, 0.005))}` : ''}`);
   out('');
+  if (dev) process.exit(0);
 
   // Secondary: the shipped model on the evaluation side of every source (an in-source split: it measures memory of the sources' styles too).
   const ins = evalSets(250, true);
@@ -265,37 +293,50 @@ if (only('cold')) {
 if (only('cold')) {
   const recs = coldStyles();
   const styles = [...new Set(recs.map((r) => r.rec.style))];
-  const rows: string[] = [];
-  let caught = 0, pitches = 0, refused = 0, txs = 0;
-  const missed: string[] = [];
-  for (const st of styles) {
-    const m = toLinear(trainCold(coldItems(st).items));
-    setModelOverride('cold', m);
-    try {
-      const mine = recs.filter((r) => r.rec.style === st);
-      let hit = 0;
-      for (const { rec } of mine) {
-        const r = screenOutbound({ subject: rec.subject, text: rec.text, to: ['r0@example.com'], isReply: rec.isReply });
-        if (r.blocked) hit++;
-        else if (rec.label === 1 && missed.length < 8) missed.push(`${st}: "${rec.subject}" (${r.score})`);
+  // BEFORE = the 2.0 cold recipe (the style set without the styles added in 2.1); AFTER = 2.1 (all styles)
+  const runs = [
+    { name: 'BEFORE (2.0 data)', withNew: false },
+    { name: 'AFTER (2.1 data)', withNew: true },
+  ].map(({ name, withNew }) => {
+    const hits = new Map<string, number>();
+    const missed: string[] = [];
+    for (const st of styles) {
+      setModelOverride('cold', toLinear(trainCold(coldItems(st, withNew).items)));
+      try {
+        let hit = 0;
+        for (const { rec } of recs.filter((r) => r.rec.style === st)) {
+          const r = screenOutbound({ subject: rec.subject, text: rec.text, to: ['r0@example.com'], isReply: rec.isReply });
+          if (r.blocked) hit++;
+          else if (rec.label === 1 && missed.length < 8) missed.push(`${st}: "${rec.subject}" (${r.score})`);
+        }
+        hits.set(st, hit);
+      } finally {
+        setModelOverride('cold', null);
       }
-      const label = mine[0].rec.label;
-      if (label === 1) {
-        caught += hit;
-        pitches += mine.length;
-      } else {
-        refused += hit;
-        txs += mine.length;
-      }
-      rows.push(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${hit}`);
-    } finally {
-      setModelOverride('cold', null);
     }
+    return { name, hits, missed };
+  });
+  const tally = (hits: Map<string, number>, label: 0 | 1, since: boolean | null) => {
+    let h = 0, n = 0;
+    for (const st of styles) {
+      const mine = recs.filter((r) => r.rec.style === st);
+      if (mine[0].rec.label !== label) continue;
+      if (since !== null && !!mine[0].rec.since !== since) continue;
+      h += hits.get(st)!;
+      n += mine.length;
+    }
+    return `${pct(h / Math.max(1, n))} (${h}/${n})`;
+  };
+  out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it; rules unchanged)`);
+  for (const r of runs) {
+    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, null)} [2.0 styles ${tally(r.hits, 1, false)}; styles added in 2.1 ${tally(r.hits, 1, true)}] (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, null)} [2.0 styles ${tally(r.hits, 0, false)}; added ${tally(r.hits, 0, true)}] (goal ≤ 1%)`);
   }
-  out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it)`);
-  out(`  pitches caught: ${pct(caught / Math.max(1, pitches))} (${caught}/${pitches}; goal ≥ 95%)   transactional refused: ${pct(refused / Math.max(1, txs))} (${refused}/${txs}; goal ≤ 1%)`);
-  for (const r of rows) out(r);
-  if (missed.length) out(`  missed: ${missed.join('; ')}`);
+  for (const st of styles) {
+    const mine = recs.filter((r) => r.rec.style === st);
+    const label = mine[0].rec.label;
+    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)}${mine[0].rec.since ? ' (2.1)' : '      '} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
+  }
+  for (const r of runs) if (r.missed.length) out(`  missed ${r.name}: ${r.missed.join('; ')}`);
   out('');
 }
 

@@ -157,7 +157,82 @@ const TRANSACTIONAL: Record<string, Core[]> = {
   ],
 };
 
-interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number }
+// Classifier 2.1 (issue #12, session 2): more styles, written before looking
+// at which held-out styles the 2.0 screen missed beyond the counts in
+// docs/classifier.md. Emitted after the 2.0 styles so those records stay
+// byte-identical; the 2.0 cold recipe never trains on them (cold.ts).
+const PITCH_21: Record<string, Core[]> = {
+  podcast_pr: [
+    ['Guest spot on our podcast', 'I produce "Operators Unfiltered", a podcast for founders with about 12k weekly listeners. We would love to have you on to talk about how you scaled support. Episodes are sponsored, so there is a small production fee of 300 USD. Interested?'],
+    ['Feature in our industry magazine', 'We are preparing a special section on the most innovative logistics companies of the year and your firm is on our shortlist. Featured companies receive a full-page profile; the publication package starts at 1,900 EUR. Can I send the media kit?'],
+    ['Award nomination', 'Congratulations, your company has been nominated for the Regional Business Excellence Awards. To confirm your nomination and reserve your table at the gala, please complete the entry form; the entry fee covers judging and two tickets.'],
+    ['Story idea for your brand', 'I run a PR agency for consumer tech and noticed your launch got very little press coverage. We have placed clients in TechCrunch, Wired and The Verge. Would you be open to a quick call about a campaign for your next release?'],
+  ],
+  free_pilot: [
+    ['Free pilot for your warehouse', 'We are offering three companies in your region a free 30-day pilot of our pick-path optimisation software. Customers typically see 15% fewer walking metres in the first month. Would your team like one of the slots?'],
+    ['Try it free for your team', 'I set up a free workspace for your team on Notely, no credit card needed. Your colleagues can start sharing meeting notes today. Want me to send the invite link to a few of them?'],
+    ['Complimentary assessment', 'We are running complimentary cloud cost assessments this month. It takes one hour with your engineers and you get a report with concrete savings. Shall I book a time with you?'],
+    ['Sample pack on us', 'We roast specialty coffee for offices and would like to send your team a free sample pack. If your people like it, we deliver fresh beans every two weeks. What address should we ship it to?'],
+  ],
+  sponsorship_ask: [
+    ['Sponsoring our hackathon?', 'We are organising a student hackathon with 400 participants in November. Sponsorship packages start at 2,000 EUR and include logo placement, a booth and access to the CV book. Would your company like to take part?'],
+    ['Partner with our charity run', 'Our annual charity run raises money for children’s hospitals. We are looking for local businesses to sponsor a kilometre marker for 500 USD. It is a great way to show community spirit. Can I count you in?'],
+    ['Booth at the trade fair', 'There are still a few exhibitor booths available at the Nordic Food Fair in April. Given your product range you would fit the organic hall perfectly. Early-bird pricing ends this Friday.'],
+    ['Support our meetup', 'I run the city’s largest data-science meetup, about 1,500 members. We are looking for a venue sponsor for the next season and would gladly give your team a slot to present. Would that interest you?'],
+  ],
+  audit_hook: [
+    ['I audited your website', 'I ran a quick audit of your website and found three issues that are probably costing you visitors: slow images on the homepage, missing meta descriptions and two broken forms. I can fix all three this week. Shall I send the full report?'],
+    ['Your Google Ads account', 'I took a look at your public ads and think you are paying for a lot of irrelevant clicks. We usually cut wasted spend by a third within a month. Want me to share what I found?'],
+    ['Security gaps I noticed', 'While researching companies in your sector, I noticed your mail domain has no DMARC policy and your login page leaks the server version. We are a small security consultancy; happy to walk you through the fixes on a short call.'],
+    ['Your reviews', 'Your shop has great products but only 3.6 stars on Google, mostly from old reviews. Our review-management service helps businesses like yours reach 4.5 stars within 90 days. Can I show you how?'],
+  ],
+  trigger_event: [
+    ['Congrats on the funding', 'Congratulations on closing your Series A! Teams usually start hiring fast after a round, and that is where we come in: we run payroll and benefits for startups in 30 countries. Worth a conversation?'],
+    ['Saw the new office', 'I saw on LinkedIn that you just opened an office in Munich. Setting up IT for a new site is a lot of work; we handle laptops, networking and support for growing teams. Could we help with the move?'],
+    ['Your new role', 'Congratulations on the new role as Head of Operations! New leaders often review their tools in the first 90 days. If supply-chain visibility is on your list, I would love to show you what we do.'],
+    ['Noticed you are expanding', 'Noticed you are opening stores in three new cities this year. We help retailers recruit and train seasonal staff quickly. Would it make sense to talk before the summer rush?'],
+  ],
+  reseller: [
+    ['Distribution in Latin America', 'We are a distributor of kitchen equipment with warehouses in Mexico, Colombia and Chile. We would like to carry your product line in the region. Could you send your distributor terms and price list?'],
+    ['White-label offer', 'We offer our analytics dashboard as a white-label product, so agencies like yours can resell it under their own brand with a 40% margin. Would you like a demo account?'],
+    ['Become a reseller', 'Our accounting software is growing fast among small firms and we are looking for resellers in your country. Partners earn recurring commission and get free training. Are you interested in joining the programme?'],
+    ['Private-label production', 'We manufacture natural cosmetics for private labels, with low minimum order quantities and your branding. I would be glad to send you our catalogue and a few samples.'],
+  ],
+  warm_flattery: [
+    ['Loved your talk', 'I really enjoyed your talk at the product conference last week, especially the part about onboarding metrics. We help product teams track exactly that without engineering work. Would you be up for a short chat?'],
+    ['Fan of your newsletter', 'I have been reading your newsletter for a year and always learn something. I am building a tool that turns newsletters into podcasts automatically, and I think your readers would love an audio version. Could I make you a free sample episode?'],
+    ['Your article on pricing', 'Your article on usage-based pricing was spot on. We built a billing platform that makes switching to usage pricing painless, and several companies you mentioned use it. Would you like to see it?'],
+    ['Great work on the redesign', 'The redesign of your app looks fantastic. We make user-testing panels for consumer apps, so you could validate the next release with 50 real users in 48 hours. Want me to set up a trial?'],
+  ],
+};
+const TRANSACTIONAL_21: Record<string, Core[]> = {
+  shipping: [
+    ['Your order has shipped', 'Good news: your order 40-8812 is on its way. Tracking number 1Z999AA10123456784 with UPS; estimated delivery Thursday. You can follow the parcel from your account page.'],
+    ['Delivery attempt failed', 'We tried to deliver your parcel today but nobody was home. It will be held at the pickup point on Market Street for seven days. Bring this email and a photo ID.'],
+    ['Your return was received', 'We have received your return for order 55102. The refund of 34.90 EUR will be issued within three working days to your original payment method.'],
+    ['Order confirmation', 'Thank you for your order. Two items will be shipped from our warehouse within 24 hours; a confirmation with the tracking link follows once the parcel leaves.'],
+  ],
+  security_notice: [
+    ['New sign-in to your account', 'We noticed a new sign-in to your account from Chrome on Windows in Berlin, Germany. If this was you, no action is needed. If not, reset your password from the security page.'],
+    ['Your password was changed', 'The password for your account was changed today at 09:14 UTC. If you did not make this change, contact support immediately using the link in your account settings.'],
+    ['Two-factor authentication enabled', 'Two-factor authentication is now enabled on your account. Keep your recovery codes somewhere safe; you will need them if you lose your phone.'],
+    ['API key created', 'A new API key named "deploy-bot" was created in your workspace by Hannah Lee. You can review or revoke keys in the workspace settings.'],
+  ],
+  project_update: [
+    ['Sprint 14 summary', 'Team, sprint 14 closed with 23 of 26 stories done. The remaining three move to next sprint; the payment-retry bug is the priority. Retro notes are in the shared folder.'],
+    ['Re: Q3 plan', 'Thanks for the comments. I moved the migration to October and added a week of buffer before the launch. Updated timeline attached; let me know if the dates work for your team.'],
+    ['Status: website launch', 'Quick status: copy is final, images arrive Wednesday, and the developers start the build on Thursday. We are still on track for the 15th.'],
+    ['Minutes from today', 'Attached are the minutes from today’s steering meeting. Action items: Marek sends the revised budget by Friday; Claire schedules the vendor review.'],
+  ],
+  existing_vendor: [
+    ['Quote as discussed', 'As discussed on our call yesterday, here is the quote for the additional 20 licences. Pricing matches your current contract; the offer is valid until the end of the month. Let me know if you need a PO reference on it.'],
+    ['Re: renewal', 'Thanks for confirming the renewal. I have sent the contract for e-signature; once it is signed, your plan continues without interruption on 1 July.'],
+    ['Your account review', 'Ahead of our quarterly review next Tuesday, I attached your usage report for the last three months. Your team’s seats are 90% used; we can discuss whether to add more at the meeting.'],
+    ['Maintenance window for your service', 'As your account manager I wanted to let you know about the maintenance window this Sunday from 1 to 3am. Your instance will be read-only during that time; no action is needed.'],
+  ],
+};
+
+interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string }
 const out: Rec[] = [];
 let id = 0;
 const GREET = ['Hi {n},', 'Hello {n},', 'Dear {n},', 'Hey {n},', '{n},'];
@@ -165,7 +240,7 @@ const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\
 const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
 const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
 
-function emit(label: 0 | 1, style: string, cores: Core[], variants: number): void {
+function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string): void {
   cores.forEach(([subject, body], ci) => {
     for (let v = 0; v < variants; v++) {
       const n = pick(FIRST);
@@ -175,11 +250,13 @@ function emit(label: 0 | 1, style: string, cores: Core[], variants: number): voi
       const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
       const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
       const isReply = /^re:/i.test(subject);
-      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1 });
+      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}) });
     }
   });
 }
 for (const [style, cores] of Object.entries(PITCH)) emit(1, style, cores, 3);
 for (const [style, cores] of Object.entries(TRANSACTIONAL)) emit(0, style, cores, 3);
+for (const [style, cores] of Object.entries(PITCH_21)) emit(1, style, cores, 3, '2.1');
+for (const [style, cores] of Object.entries(TRANSACTIONAL_21)) emit(0, style, cores, 3, '2.1');
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
-process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length} pitch styles, ${Object.keys(TRANSACTIONAL).length} transactional styles)\n`);
+process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length} transactional styles)\n`);

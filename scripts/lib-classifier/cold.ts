@@ -16,16 +16,17 @@ export function coldHam(): Example[] {
 /**
  * Training items: the train side of the template set (cold-outreach.jsonl)
  * and real ham, short transactional mail, and the style set without
- * `excludeStyle` (the style set is split by style, not by the template split).
+ * `excludeStyle` (the style set is split by style, not by the template split);
+ * `withNewStyles` false = the 2.0 recipe (without the styles added in 2.1).
  */
-export function coldItems(excludeStyle: string | null): { items: TrainItem[]; evalSet: Example[]; train: Example[] } {
+export function coldItems(excludeStyle: string | null, withNewStyles = true): { items: TrainItem[]; evalSet: Example[]; train: Example[] } {
   const own = coldOwn().map((x) => x.ex);
   const { train, evalSet } = dedupAndSplit([...own, ...coldHam()]);
   const items: TrainItem[] = train.map((ex) => ({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: ex.source === 'real-ham' ? 0.5 : 1 }));
   // transactional kinds only: "Hi Anna, hope you are well!" is also how a pitch opens
   const shortBenignTrain = dedupAndSplit(shortOwn().map((x) => x.ex)).train.filter((ex) => ex.label === 0);
   for (const ex of shortBenignTrain) if (!['greeting', 'reply', 'tricky'].includes(String(ex.meta?.kind))) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: 0, weight: 0.5 });
-  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
+  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle && (withNewStyles || !rec.since)) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
   return { items, evalSet, train };
 }
 

@@ -168,7 +168,10 @@ export function spamTask(): Example[] {
   return [...enronSpam(), ...spamAssassin()];
 }
 
-export interface ColdStyleRecord { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number }
+export interface ColdStyleRecord { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number;
+  /** '2.1': a style added in classifier 2.1 (the 2.0 cold recipe does not train on it) */
+  since?: string;
+}
 /** Own hand-written pitches and transactional mail by style (generate-cold-styles.ts), for leave-one-style-out. */
 export function coldStyles(): { ex: Example; rec: ColdStyleRecord }[] {
   return readJsonl<ColdStyleRecord>(path.join(ownDataDir, 'cold-styles.jsonl')).map((r) => ({

@@ -9,7 +9,7 @@ import { classifyInbound, type SenderHistory } from '../../src/classifier/index.
 import { setInjectionOverride, type InjectionBundle } from '../../src/classifier/model.js';
 import { auc, recallAtFpr } from './metrics.js';
 import { ATTACK_SOURCES, POSITIONS, type AttackSource, type Msg, type Position } from './loso.js';
-import { bundleOf, evalSets, trainingMessages, trainV2, type EvalSets } from './recipe-v2.js';
+import { bundleOf, evalSets, trainingMessages, trainV2, SHIPPED_RECIPE, type EvalSets, type Recipe } from './recipe-v2.js';
 import { trainLR, toLinear } from './lr.js';
 import { dedupAndSplit } from './data.js';
 import { injectionTask } from './corpora.js';
@@ -72,14 +72,14 @@ function evaluateFold(source: AttackSource, sets: EvalSets, score: Scorer): { fi
   return { fig: figuresFor(source, neg, written, embedded), neg };
 }
 
-/** v2 (this recipe), one model per held-out source. */
-export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets()): LosoRun {
+/** A v2 recipe (2.0 or 2.1), one model per held-out source. */
+export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE): LosoRun {
   const figures: SourceFigures[] = [];
   const negScores: number[] = [];
   const negSources: string[] = [];
   for (const s of ATTACK_SOURCES) {
-    log(`v2 fold: holding out ${s}`);
-    const model = trainV2(trainingMessages(s), log);
+    log(`${recipe.name} fold: holding out ${s}`);
+    const model = trainV2(trainingMessages(s, recipe), log, recipe);
     const bundle = bundleOf(model);
     const { fig, neg } = evaluateFold(s, sets, (m) => scoreWith(bundle, m));
     figures.push(fig);

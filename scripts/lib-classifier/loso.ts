@@ -21,6 +21,8 @@ export interface Payload {
   source: string;
   label: 0 | 1;
   kind: string;
+  /** from output-goals.jsonl (classifier 2.1's data; the 2.0 recipe never trains on it) */
+  extra?: boolean;
 }
 
 export interface Msg {
@@ -48,6 +50,10 @@ interface GoalRec { group: string; label: 0 | 1; kind: string; action?: string; 
 export function goalSets(): GoalRec[] {
   return readJsonl<GoalRec>(path.join(ownDataDir, 'goal-sets.jsonl'));
 }
+/** Output-manipulation goals and their human-addressed counterparts (classifier 2.1; see generate-output-goals.ts). */
+export function outputGoals(): GoalRec[] {
+  return readJsonl<GoalRec>(path.join(ownDataDir, 'output-goals.jsonl'));
+}
 
 /** BIPIA attack categories that instruct the reading model (the first five are plain tasks, not attacks). */
 const BIPIA_PLAIN = new Set(['Information Retrieval', 'Content Creation', 'Learning and Tutoring', 'Language Translation', 'Programming Help']);
@@ -58,14 +64,14 @@ export function attackSources(): Map<AttackSource, Payload[]> {
   if (attackCache) return attackCache;
   const m = new Map<AttackSource, Payload[]>();
   const seen = new Set<string>();
-  const add = (src: AttackSource, text: string, kind: string, group?: string) => {
+  const add = (src: AttackSource, text: string, kind: string, group?: string, extra?: boolean) => {
     const t = text.trim();
     if (t.length < 8) return;
     const k = dedupKey(t);
     if (!k || seen.has(k)) return;
     seen.add(k);
     const arr = m.get(src) ?? [];
-    arr.push({ text: clip(t, 3000), group: group ?? k, source: src, label: 1, kind });
+    arr.push({ text: clip(t, 3000), group: group ?? k, source: src, label: 1, kind, ...(extra ? { extra } : {}) });
     m.set(src, arr);
   };
   for (const r of readJsonl<{ text: string; label: number }>(p('deepset-prompt-injections', 'train.jsonl'))) if (r.label === 1) add('deepset', r.text, 'prompt');
@@ -78,6 +84,7 @@ export function attackSources(): Map<AttackSource, Payload[]> {
   for (const v of Object.values(code)) for (const a of v) add('bipia', a, 'code-attack');
   for (const r of goalSets()) if (r.label === 1) add('own', r.text, `goal/${r.action}`, r.group);
   for (const { ex } of shortOwn()) if (ex.label === 1) add('own', (ex.subject ? ex.subject + '\n' : '') + ex.text, 'short', ex.group);
+  for (const r of outputGoals()) if (r.label === 1) add('own', r.text, `goal/${r.action}`, r.group, true);
   attackCache = m;
   return m;
 }
@@ -94,15 +101,16 @@ let benignPayloadCache: Payload[] | null = null;
 export function benignPayloads(): Payload[] {
   if (benignPayloadCache) return benignPayloadCache;
   const out: Payload[] = [];
-  const push = (text: string, source: string, kind: string, group?: string) => {
+  const push = (text: string, source: string, kind: string, group?: string, extra?: boolean) => {
     const t = text.trim();
-    if (t.length >= 8) out.push({ text: clip(t, 3000), group: group ?? dedupKey(t), source, label: 0, kind });
+    if (t.length >= 8) out.push({ text: clip(t, 3000), group: group ?? dedupKey(t), source, label: 0, kind, ...(extra ? { extra } : {}) });
   };
   for (const r of readJsonl<{ text: string; label: number }>(p('deepset-prompt-injections', 'train.jsonl'))) if (r.label === 0) push(r.text, 'deepset-benign', 'prompt');
   for (const r of readCsv(p('awesome-chatgpt-prompts', 'prompts.csv'))) if (r.prompt) push(r.prompt, 'awesome-chatgpt-prompts', 'prompt');
   const pk = parakweet();
   for (let i = 0; i < pk.length; i += 3) push(pk[i].text, 'parakweet', pk[i].label ? 'request-sentence' : 'sentence');
   for (const r of goalSets()) if (r.label === 0) push(r.text, `own-benign/${r.kind}`, r.kind, r.group);
+  for (const r of outputGoals()) if (r.label === 0) push(r.text, `own-benign/${r.kind}`, r.kind, r.group, true);
   const bt = JSON.parse(readFileSync(p('bipia', 'text_attack_train.json'), 'utf8')) as Record<string, string[]>;
   for (const [k, v] of Object.entries(bt)) if (BIPIA_PLAIN.has(k)) for (const a of v) push(a, 'bipia-plain-task', 'task');
   benignPayloadCache = out;
@@ -159,7 +167,8 @@ export function benignMessages(): Msg[] {
   // invoice is attached, payment is due in 30 days" — without these the
   // model learned invoice and payment words from the payment-fraud attacks
   for (const { ex } of coldOwn()) if (ex.label === 0) out.push(msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.kind ?? 'tx'), ex.group));
-  for (const { ex } of coldStyles()) if (ex.label === 0) out.push(msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group));
+  // (the styles added in 2.1 are left out so both injection recipes see the same benign mail)
+  for (const { ex, rec } of coldStyles()) if (ex.label === 0 && !rec.since) out.push(msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group));
   return out;
 }
 

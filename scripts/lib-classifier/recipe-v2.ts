@@ -7,10 +7,17 @@
 //      of each message, labelled 1 when they hold part of the attack;
 //   3. an n-gram logistic model on the windows, and its out-of-fold margins
 //      (3 folds by message group) as one feature of
-//   4. gradient-boosted trees over the hand-written window features.
+//   4. gradient-boosted trees over the hand-written window features;
+//   5. (2.1) a document n-gram model of whole texts (subject + visible, or
+//      hidden), trained on the messages, whose out-of-fold margin is one more
+//      tree input of every window of that part — what the v1 document model
+//      knew about attacks read on their own; and the output-manipulation goal
+//      set (output-goals.jsonl) with its human-addressed counterparts.
+// Both recipes stay runnable: eval-classifier.ts reports 2.0 (BEFORE) and 2.1
+// (AFTER) from the same run.
 import { injectionInputOf } from '../../src/classifier/injection.js';
 import { MODEL_HIDDEN_CHARS, MODEL_SCAN_CHARS } from '../../src/classifier/injection.js';
-import { buildScanDoc, pairWindows, segmentFeatures, windowVector, N_FEATURES } from '../../src/classifier/signals.js';
+import { buildScanDoc, pairWindows, segmentFeatures, windowVector, FEATURES, N_FEATURES, F_HIDDEN } from '../../src/classifier/signals.js';
 import type { InjectionBundle } from '../../src/classifier/model.js';
 import { decodeTrees, type TreeSpec } from '../../src/classifier/trees.js';
 import { bounded } from '../../src/classifier/text.js';
@@ -18,11 +25,38 @@ import { fnv1a, isEval } from './data.js';
 import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
 import { trainGbt, GBT_DEFAULTS } from './gbt.js';
 import { featurize, MAX_FEATURES } from '../../src/classifier/features.js';
-import { ATTACK_SOURCES, POSITIONS, asWritten, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
+import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
 
 export const LR_OPTS = { bits: 17, epochs: 3, lr: 0.15, l2: 1e-6, seed: 11, balance: false };
 /** Training sample caps (the machine is shared; a fold must train in well under a minute). */
 export const CAPS = { attacksPerSource: 500, benignPayloads: 1500, hosts: 2500, otherBenign: 5000, windowsPerMessage: 6 };
+export const DOC_LR_OPTS = { bits: 17, epochs: 4, lr: 0.15, l2: 1e-6, seed: 13, balance: true };
+
+export interface Recipe {
+  name: string;
+  /** the document model's out-of-fold margin as a tree input (2.1) */
+  docModel: boolean;
+  /** train on output-goals.jsonl too (2.1) */
+  extraData: boolean;
+  /** weight of benign prompts written to an AI (awesome-chatgpt-prompts, deepset negatives) relative to other negatives */
+  promptNegWeight: number;
+  /** attacks sampled per source (train side) */
+  attacksPerSource: number;
+  /** positions each training attack and benign payload is embedded at (besides as written) */
+  embeds: number;
+  /** benign payloads sampled for training (2.0: 1,500 of ~2,560; 2.1: all of them) */
+  benignPayloads: number;
+  /** the your_output window feature (2.1) */
+  yourOutput: boolean;
+  /** hidden_content graded by the model's probability for the hidden text (2.1; a run-time option stored with the weights) */
+  gradedHidden: boolean;
+  trees: number;
+}
+const DOC_COL = FEATURES.indexOf('doc');
+const YOUR_OUTPUT_COL = FEATURES.indexOf('your_output');
+export const RECIPE_20: Recipe = { name: '2.0', docModel: false, extraData: false, promptNegWeight: 1, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: CAPS.benignPayloads, yourOutput: false, gradedHidden: false, trees: GBT_DEFAULTS.trees };
+export const RECIPE_21: Recipe = { name: '2.1', docModel: true, extraData: true, promptNegWeight: 3, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: 4000, yourOutput: true, gradedHidden: true, trees: GBT_DEFAULTS.trees };
+export const SHIPPED_RECIPE = RECIPE_21;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -42,15 +76,42 @@ export interface WindowRow {
   vec: Float32Array;
   label: 0 | 1;
   group: string;
+  /** index into the message's doc items: 0 = subject + visible, 1 = hidden */
+  part: 0 | 1;
+  weight: number;
 }
 
-/** The run-time windows of a message, with labels. */
-export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage): WindowRow[] {
+/** A whole part of a message for the document model (the run-time sums over all its segments). */
+export interface DocItem {
+  feats: Uint32Array;
+  label: 0 | 1;
+  group: string;
+}
+
+const PROMPT_SOURCES = new Set(['awesome-chatgpt-prompts', 'deepset-benign']);
+
+/** The run-time windows of a message, with labels; and its parts as whole texts. */
+export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Recipe = RECIPE_20): { rows: WindowRow[]; docs: (DocItem | null)[] } {
   const { input } = injectionInputOf(bounded(m.subject, 2000), bounded(m.text), bounded(m.html, 128 * 1024));
   const { doc, segs } = buildScanDoc(input.subject.toLowerCase(), input.visible.toLowerCase(), input.hidden.toLowerCase(), MODEL_SCAN_CHARS, MODEL_HIDDEN_CHARS);
   const sf = segmentFeatures(doc, segs);
   const wins = pairWindows(segs);
   const pr = m.label === 1 && m.position ? probes(m.payload ?? '') : [];
+  const weight = m.label === 0 && PROMPT_SOURCES.has(m.source) ? recipe.promptNegWeight : 1;
+  const docs: (DocItem | null)[] = [null, null];
+  if (recipe.docModel) {
+    const bufs: number[][] = [[], []];
+    for (const sg of segs) {
+      const n = featurize(doc, sg.a, sg.b, fbuf, 0);
+      const b = bufs[sg.flags & F_HIDDEN ? 1 : 0];
+      for (let k = 0; k < n; k++) b.push(fbuf[k]);
+    }
+    for (const k of [0, 1] as const) {
+      if (k === 1 && !bufs[1].length) continue;
+      const lab = m.label === 1 && (k === 1 ? m.position === 'hidden-html' : m.position !== 'hidden-html') ? 1 : 0;
+      docs[k] = { feats: Uint32Array.from(bufs[k]), label: lab, group: m.group };
+    }
+  }
   const pos: WindowRow[] = [];
   const neg: WindowRow[] = [];
   for (const w of wins) {
@@ -64,31 +125,38 @@ export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage): WindowRow[
         label = pr.some((x) => t.includes(x)) ? 1 : 0;
       }
     }
-    (label ? pos : neg).push({ parts, vec, label, group: m.group });
+    const part = segs[w[0]].flags & F_HIDDEN ? 1 : 0;
+    (label ? pos : neg).push({ parts, vec, label, group: m.group, part, weight });
   }
   const pick = (arr: WindowRow[]) => (arr.length <= cap ? arr : arr.filter((_, i) => fnv1a(m.group + i, 3) % arr.length < cap).slice(0, cap));
-  return [...pick(pos), ...pick(neg)];
+  return { rows: [...pick(pos), ...pick(neg)], docs };
 }
 
 /** Training messages: every source except `exclude`, train side of the split only. */
-export function trainingMessages(exclude: AttackSource | null): Msg[] {
+export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = RECIPE_20): Msg[] {
   const out: Msg[] = [];
   const H = hosts().train;
   const src = attackSources();
+  const use = (x: Payload) => !isEval(x.group) && (recipe.extraData || !x.extra);
   for (const s of ATTACK_SOURCES) {
     if (s === exclude) continue;
-    const pl = sample((src.get(s) ?? []).filter((x) => !isEval(x.group)), CAPS.attacksPerSource, 101);
+    const all = (src.get(s) ?? []).filter(use);
+    // the extra set is small and would mostly be sampled away among 500: it is always kept
+    const pl = [...sample(all.filter((x) => !x.extra), recipe.attacksPerSource, 101), ...all.filter((x) => x.extra)];
     for (const x of pl) {
       out.push(asWritten(x));
-      out.push(embed(pickHost(H, x.group, 5), x, POSITIONS[fnv1a(x.group, 9) % POSITIONS.length], 1));
+      const p0 = fnv1a(x.group, 9) % POSITIONS.length;
+      for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 5), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 1));
     }
     // (our hand-written attack emails are not trained on: their windows are
     // not labelled — which sentence is the attack — and labelling the whole
     // email taught the model "the invoice is attached, payment is due")
   }
-  for (const x of sample(benignPayloads().filter((b) => !isEval(b.group)), CAPS.benignPayloads, 103)) {
+  const bpl = benignPayloads().filter(use);
+  for (const x of [...sample(bpl.filter((b) => !b.extra), recipe.benignPayloads, 103), ...bpl.filter((b) => b.extra)]) {
     out.push(asWritten(x));
-    out.push(embed(pickHost(H, x.group, 6), x, POSITIONS[fnv1a(x.group, 10) % POSITIONS.length], 2));
+    const p0 = fnv1a(x.group, 10) % POSITIONS.length;
+    for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
   const bm = benignMessages().filter((b) => !isEval(b.group));
   out.push(...sample(bm.filter((b) => b.kind === 'ham'), CAPS.hosts, 107));
@@ -135,7 +203,9 @@ export function evalSets(perSource = 250, evalSideOnly = false): EvalSets {
 }
 
 export interface V2Model {
+  recipe: Recipe;
   ngram: FloatModel;
+  doc: FloatModel | null;
   trees: TreeSpec;
   rows: number;
   positives: number;
@@ -150,9 +220,19 @@ function marginOfFeats(m: ReturnType<typeof toLinear>, f: Uint32Array): number {
   return m.bias + (s * m.scale) / Math.sqrt(n);
 }
 
-/** Train the n-gram model and the trees on the windows of `msgs`. */
-export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}): V2Model {
-  const rows = msgs.flatMap((m) => messageWindows(m));
+/** Train the n-gram model(s) and the trees on the windows of `msgs`. */
+export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe: Recipe = RECIPE_20): V2Model {
+  const rows: WindowRow[] = [];
+  const rowDoc: number[] = [];
+  const docs: DocItem[] = [];
+  for (const m of msgs) {
+    const r = messageWindows(m, CAPS.windowsPerMessage, recipe);
+    const idx = r.docs.map((d) => (d ? docs.push(d) - 1 : -1));
+    for (const row of r.rows) {
+      rows.push(row);
+      rowDoc.push(idx[row.part]);
+    }
+  }
   const npos = rows.filter((r) => r.label === 1).length;
   // balance the classes (positives are fewer but each is a whole attack)
   const wPos = rows.length / (2 * Math.max(1, npos));
@@ -160,34 +240,52 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}): V2Mod
   const items: TrainItem[] = rows.map((r) => {
     let n = 0;
     for (const p of r.parts) n = featurize(p, 0, p.length, fbuf, n);
-    return { text: '', feats: fbuf.slice(0, n), label: r.label, weight: r.label ? wPos : wNeg };
+    return { text: '', feats: fbuf.slice(0, n), label: r.label, weight: (r.label ? wPos : wNeg) * r.weight };
   });
-  log(`  ${rows.length} windows (${npos} attack windows) from ${msgs.length} messages`);
+  log(`  [${recipe.name}] ${rows.length} windows (${npos} attack windows) from ${msgs.length} messages${recipe.docModel ? `, ${docs.length} whole parts` : ''}`);
   // out-of-fold n-gram margins for the trees (3 folds by message group)
   const K = 3;
   const fold = rows.map((r) => fnv1a(r.group, 17) % K);
   const oof = new Float32Array(rows.length);
+  const docOof = new Float32Array(rows.length);
+  const docItems: TrainItem[] = docs.map((d) => ({ text: '', feats: d.feats, label: d.label }));
+  const docFold = docs.map((d) => fnv1a(d.group, 17) % K);
   for (let k = 0; k < K; k++) {
     const m = toLinear(trainLR(items.filter((_, i) => fold[i] !== k), LR_OPTS));
     for (let i = 0; i < rows.length; i++) if (fold[i] === k) oof[i] = marginOfFeats(m, items[i].feats!);
+    if (recipe.docModel) {
+      const dm = toLinear(trainLR(docItems.filter((_, i) => docFold[i] !== k), DOC_LR_OPTS));
+      const dMargin = new Map<number, number>();
+      for (let i = 0; i < rows.length; i++) {
+        if (fold[i] !== k || rowDoc[i] < 0) continue;
+        const d = rowDoc[i];
+        let v = dMargin.get(d);
+        if (v === undefined) dMargin.set(d, (v = marginOfFeats(dm, docs[d].feats)));
+        docOof[i] = v;
+      }
+    }
   }
   const ngram = trainLR(items, LR_OPTS);
-  log(`  n-gram model trained (${K} out-of-fold + final)`);
+  const doc = recipe.docModel ? trainLR(docItems, DOC_LR_OPTS) : null;
+  log(`  n-gram model${doc ? 's' : ''} trained (${K} out-of-fold + final)`);
   const X = new Float32Array(rows.length * N_FEATURES);
   const y = new Uint8Array(rows.length);
   const w = new Float32Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     X.set(rows[i].vec, i * N_FEATURES);
     X[i * N_FEATURES] = oof[i];
+    // 2.0 has no document model and no your_output: the columns stay 0 and no tree can split on them
+    X[i * N_FEATURES + DOC_COL] = docOof[i];
+    if (!recipe.yourOutput) X[i * N_FEATURES + YOUR_OUTPUT_COL] = 0;
     y[i] = rows[i].label;
-    w[i] = rows[i].label ? wPos : wNeg;
+    w[i] = items[i].weight!;
   }
-  const trees = trainGbt(X, N_FEATURES, y, w, GBT_DEFAULTS);
+  const trees = trainGbt(X, N_FEATURES, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
   log(`  ${trees.roots.length} trees, ${trees.feat.length} nodes`);
-  return { ngram, trees, rows: rows.length, positives: npos };
+  return { recipe, ngram, doc, trees, rows: rows.length, positives: npos };
 }
 
 /** The run-time bundle of a trained model (int8 n-gram weights, as shipped). */
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
-  return { ngram: toLinear(m.ngram), trees: decodeTrees(m.trees), quarantineAt };
+  return { ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden };
 }

@@ -185,6 +185,10 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   const { doc, segs } = buildScanDoc(subjectLower, visibleLower, hiddenLower, MODEL_SCAN_CHARS, MODEL_HIDDEN_CHARS);
   const sf = (segFeatBuf = segmentFeatures(doc, segs, segFeatBuf));
   const m = bundle.ngram;
+  const dm = bundle.doc;
+  // the document model reads the same hashed features (each character is
+  // hashed once): sums per part, 0 = subject + visible, 1 = hidden
+  let docSum0 = 0, docN0 = 0, docSum1 = 0, docN1 = 0;
   for (let s = 0; s < segs.length; s++) {
     const n = featurize(doc, segs[s].a, segs[s].b, featBuf, 0);
     let sum = 0;
@@ -193,15 +197,31 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       const mask = m.mask;
       for (let k = 0; k < n; k++) sum += w[featBuf[k] & mask];
     }
+    if (dm) {
+      const w = dm.w;
+      const mask = dm.mask;
+      let d = 0;
+      for (let k = 0; k < n; k++) d += w[featBuf[k] & mask];
+      if (segs[s].flags & F_HIDDEN) {
+        docSum1 += d;
+        docN1 += n;
+      } else {
+        docSum0 += d;
+        docN0 += n;
+      }
+    }
     segSum[s] = sum;
     segN[s] = n;
   }
+  const doc0 = dm ? (docN0 ? dm.bias + (docSum0 * dm.scale) / Math.sqrt(docN0) : dm.bias) : 0;
+  const doc1 = dm ? (docN1 ? dm.bias + (docSum1 * dm.scale) / Math.sqrt(docN1) : dm.bias) : 0;
   const wins = pairWindows(segs, winBuf);
   let visible = 0;
   let hidden = 0;
   for (const w of wins) {
     const z = ngramMargin(bundle, w[0], w[1]);
-    let t = bundle.trees ? treeMargin(bundle.trees, windowVector(segs, sf, w, z, wins.length, vec)) : m ? z : -30;
+    const dz = segs[w[0]].flags & F_HIDDEN ? doc1 : doc0;
+    let t = bundle.trees ? treeMargin(bundle.trees, windowVector(segs, sf, w, z, wins.length, vec, dz)) : m ? z : -30;
     const n = segN[w[0]] + (w[0] === w[1] ? 0 : segN[w[1]]);
     if (!ruleCue && n < EVIDENCE_FEATURES) t = PRIOR_LOGIT + ((t - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES;
     const p = sigmoid(t);
@@ -419,14 +439,18 @@ export function ruleEvidence(inp: InjectionInput): RuleEvidence {
 }
 
 /** Hidden-content strength: smuggled characters, hidden text, and whether that text instructs. */
-export function hiddenStrengthOf(inp: InjectionInput, hiddenRule: number, pHidden: number): number {
+export function hiddenStrengthOf(inp: InjectionInput, hiddenRule: number, pHidden: number, graded = false): number {
   let h = 0;
   if (inp.tagChars > 0) h = Math.max(h, 0.6);
   if (inp.zeroWidth >= 3) h = Math.max(h, Math.min(0.45, 0.15 + inp.zeroWidth * 0.01));
   if (inp.hidden.length >= 20) {
     // marketing pre-headers are hidden too: on their own they are weak evidence
     h = Math.max(h, Math.min(0.4, 0.15 + inp.hidden.length / 4000));
-    if (hiddenRule > 0 || pHidden > 0.7) h = Math.max(h, 0.9);
+    if (hiddenRule > 0) h = Math.max(h, 0.9);
+    // 2.1: the model's own probability (keeps the ranking among hidden texts);
+    // 2.0: a step to 0.9 above 0.7
+    else if (graded) h = Math.max(h, 0.985 * pHidden);
+    else if (pHidden > 0.7) h = Math.max(h, 0.9);
   }
   return h;
 }
@@ -462,7 +486,7 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
   const subjectLower = inp.subject.toLowerCase();
   const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);
 
-  const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, ws.hidden);
+  const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, ws.hidden, bundle.gradedHidden);
   if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
 
   // combine: noisy-OR of rule categories, the model (visible windows; hidden

@@ -4,7 +4,7 @@ import { WEIGHTS } from './weights.js';
 import type { LinearModel } from './features.js';
 import { decodeTrees, type TreeModel, type TreeSpec } from './trees.js';
 
-export type ModelName = 'injection' | 'spam' | 'request' | 'cold';
+export type ModelName = 'injection' | 'injection_doc' | 'spam' | 'request' | 'cold';
 
 const B64 = new Int16Array(128).fill(-1);
 {
@@ -68,6 +68,18 @@ export function getModel(name: ModelName): LinearModel | null {
 /** The injection model: n-gram margins per window, trees over window features, calibration shift. */
 export interface InjectionBundle {
   ngram: LinearModel | null;
+  /**
+   * Classifier 2.1: an n-gram model of whole texts (subject + visible text,
+   * or the hidden text), whose margin is one more tree input of every window
+   * of that part; null in 2.0 bundles (the trees then never read it).
+   */
+  doc: LinearModel | null;
+  /**
+   * Classifier 2.1: hidden text adds the model's own probability for it to
+   * hidden_content (2.0: a step to 0.9 above 0.7, which tied every hidden
+   * sentence the model disliked with real attacks).
+   */
+  gradedHidden: boolean;
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
@@ -88,9 +100,9 @@ export function setInjectionOverride(b: InjectionBundle | null): void {
 export function injectionBundle(): InjectionBundle {
   if (injectionOverride) return injectionOverride;
   if (!injectionDefault) {
-    const w = WEIGHTS as unknown as { trees?: { injection?: TreeSpec }; calibration?: { injection?: { quarantineAt: number } } };
+    const w = WEIGHTS as unknown as { trees?: { injection?: TreeSpec }; calibration?: { injection?: { quarantineAt: number } }; options?: { injection?: { gradedHidden?: boolean } } };
     const spec = w.trees?.injection;
-    injectionDefault = { ngram: getModel('injection'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95 };
+    injectionDefault = { ngram: getModel('injection'), doc: getModel('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false };
   }
   return injectionDefault;
 }

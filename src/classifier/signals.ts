@@ -166,6 +166,9 @@ add(W_FIRST, 'i me my mine we our us ours');
 add(W_IMPER, 'ignore disregard forget forward send transfer wire pay grant give add share change update replace reset disable delete remove wipe erase empty download install run execute reply respond tell write print output say repeat reveal show list include paste email post approve create set unlock act pretend stop answer translate summarize summarise provide generate explain describe bcc copy export attach make do follow call invoke open click visit contact inform notify mark leak upload disclose begin start use');
 add(W_FILLER, 'please kindly now then also and immediately just so first next finally instead');
 add(W_MODAL, 'could can would will need must should');
+// what an assistant produces for its user: "add this to your reply", "in your summary", "your code"
+const OUTPUT_NOUNS = new Set('reply replies response responses answer answers summary summaries output outputs code solution implementation translation explanation message analysis review report result results text'.split(' '));
+const YOUR = new Set(['your', 'ihre', 'deine', 'deiner', 'votre', 'tu', 'su']);
 
 // privileged actions (the action_request entity vocabulary)
 export const ACTIONS = ['forward_mail', 'grant_access', 'transfer_money', 'change_payment_details', 'change_credentials', 'reveal_secrets', 'delete_data', 'contact_third_party', 'install_or_run'] as const;
@@ -212,13 +215,16 @@ export const FEATURES = [
   'position',
   'windows',
   'emails',
+  'doc', // the document model's margin for the window's part (subject + visible, or hidden text); 0 without one
+  'your_output', // "your reply / response / summary / code …": the text speaks to whoever writes the output (2.1)
 ] as const;
 export const N_FEATURES = FEATURES.length;
 
 /** Per-segment counts (one row of SEG_STRIDE numbers per segment). */
-const SEG_STRIDE = 16;
+const SEG_STRIDE = 17;
 // row layout: 0 words, 1 ai, 2 you, 3 imperative, 4 polite, 5 outctl, 6 override,
-// 7 resources, 8 third, 9 secrecy, 10 urgency, 11 action, 12 jail, 13 first, 14 special, 15 questions
+// 7 resources, 8 third, 9 secrecy, 10 urgency, 11 action, 12 jail, 13 first, 14 special, 15 questions,
+// 16 your_output
 // (emails are counted into `third` and separately tracked in segEmails)
 
 const WORD = /[a-z0-9à-öø-ÿß'_-]+|[?:,<>|#[\]{}=@]/g;
@@ -263,6 +269,7 @@ export function segmentFeatures(doc: string, segs: readonly Segment[], out?: Seg
         continue;
       }
       rows[r]++;
+      if (YOUR.has(prevWord) && OUTPUT_NOUNS.has(w)) rows[r + 16]++;
       const c = LEX.get(w) ?? 0;
       if (c) {
         if (c & W_AI) rows[r + 1]++;
@@ -326,13 +333,13 @@ export function pairWindows(segs: readonly Segment[], out: Window[] = []): Windo
 }
 
 /** Fill `vec` with the window's feature vector (`ngram` = its n-gram margin). */
-export function windowVector(segs: readonly Segment[], f: SegFeatures, w: Window, ngram: number, nWindows: number, vec: Float32Array): Float32Array {
+export function windowVector(segs: readonly Segment[], f: SegFeatures, w: Window, ngram: number, nWindows: number, vec: Float32Array, doc = 0): Float32Array {
   const [i, j] = w;
   const ri = i * SEG_STRIDE;
   const rj = j * SEG_STRIDE;
   const same = i === j;
   vec[0] = ngram;
-  for (let k = 0; k < SEG_STRIDE; k++) {
+  for (let k = 0; k < 16; k++) {
     const v = f.rows[ri + k] + (same ? 0 : f.rows[rj + k]);
     // row k → feature k + 1 (words … questions)
     vec[k + 1] = v;
@@ -345,6 +352,8 @@ export function windowVector(segs: readonly Segment[], f: SegFeatures, w: Window
   vec[21] = segs[i].pos;
   vec[22] = nWindows;
   vec[23] = f.emails[i] + (same ? 0 : f.emails[j]);
+  vec[24] = doc;
+  vec[25] = f.rows[ri + 16] + (same ? 0 : f.rows[rj + 16]);
   return vec;
 }
 
