@@ -1,5 +1,8 @@
 // Classifier throughput and memory. Prints figures; asserts nothing.
-//   npx tsx bench/classifier.bench.ts [count]
+//   npx tsx bench/classifier.bench.ts [count] [--previous path/to/old-weights.ts]
+// --previous: also time classifyInbound with the injection model of an
+// earlier weights file (e.g. `git show <rev>:src/classifier/weights.ts`), in
+// the same run, so a new model's cost is measured against the old one's.
 // Messages: synthetic but realistic 2–20 KB mails (plain, HTML with hidden
 // pre-headers, quoted threads, receipts, pitches, one injection in 50), so
 // the bench runs without ../shared/data. Baseline in the same run: a
@@ -7,9 +10,14 @@
 import { loadavg } from 'node:os';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
 import { classifyInbound, screenOutbound, CLASSIFIER_MODEL, type InboundInput, type SenderHistory } from '../src/classifier/index.js';
+import { injectionBundleOf, setInjectionOverride, type WeightsFile } from '../src/classifier/model.js';
 
-const COUNT = Number(process.argv[2] ?? 100_000);
+const COUNT = Number(process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 100_000);
+const prevArg = process.argv.indexOf('--previous');
+const previous = prevArg >= 0 ? ((await import(pathToFileURL(path.resolve(process.argv[prevArg + 1])).href)) as { WEIGHTS: WeightsFile & { version: string; hash: string } }).WEIGHTS : null;
 const H: SenderHistory = { messagesFromSender: 2, messagesFromDomain: 5, repliesFromSender: 1, sendsToSender: 1, spfPass: true, dkimPass: true, suppressed: false, complaints: 0 };
 
 let seed = 12345;
@@ -106,6 +114,15 @@ const full = run('classifyInbound (intent+entities)', (m) => classifyInbound(m, 
 const h1 = heap();
 run('classifyInbound (scan only)', (m) => classifyInbound({ ...m, classifyIntent: false }, NOW), Math.min(COUNT, 20_000));
 run('screenOutbound', (m) => screenOutbound({ subject: m.subject, text: m.text, html: m.html, to: ['a@example.com'], isReply: false }), Math.min(COUNT, 20_000));
+if (previous) {
+  setInjectionOverride(injectionBundleOf(previous));
+  try {
+    run(`classifyInbound (intent+entities), injection model ${previous.version}+${previous.hash.slice(0, 8)}`, (m) => classifyInbound(m, NOW), Math.min(COUNT, 20_000));
+    run(`classifyInbound (scan only), injection model ${previous.version}`, (m) => classifyInbound({ ...m, classifyIntent: false }, NOW), Math.min(COUNT, 20_000));
+  } finally {
+    setInjectionOverride(null);
+  }
+}
 const h2 = heap();
 console.log(`heap: before ${h0.toFixed(1)} MB, after ${COUNT} classifications ${h1.toFixed(1)} MB, after all ${h2.toFixed(1)} MB`);
 console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);

@@ -35,6 +35,8 @@ export interface Msg {
   group: string;
   /** the inserted text (attack or benign counterpart), for labelling windows */
   payload?: string;
+  /** data added in classifier 2.1 (the 2.0 recipe never trains on it) */
+  extra?: boolean;
   position?: Position;
 }
 
@@ -167,8 +169,9 @@ export function benignMessages(): Msg[] {
   // invoice is attached, payment is due in 30 days" — without these the
   // model learned invoice and payment words from the payment-fraud attacks
   for (const { ex } of coldOwn()) if (ex.label === 0) out.push(msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.kind ?? 'tx'), ex.group));
-  // (the styles added in 2.1 are left out so both injection recipes see the same benign mail)
-  for (const { ex, rec } of coldStyles()) if (ex.label === 0 && !rec.since) out.push(msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group));
+  // (the styles added in 2.1 — shipping, security notices, project updates,
+  // an existing vendor — are marked: the 2.0 recipe does not train on them)
+  for (const { ex, rec } of coldStyles()) if (ex.label === 0) out.push({ ...msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group), ...(rec.since ? { extra: true } : {}) });
   return out;
 }
 

@@ -40,6 +40,8 @@ export interface Recipe {
   extraData: boolean;
   /** weight of benign prompts written to an AI (awesome-chatgpt-prompts, deepset negatives) relative to other negatives */
   promptNegWeight: number;
+  /** the document model learns from texts as written only (attacks and benign payloads on their own, whole benign mail) */
+  docWrittenOnly: boolean;
   /** attacks sampled per source (train side) */
   attacksPerSource: number;
   /** positions each training attack and benign payload is embedded at (besides as written) */
@@ -54,8 +56,8 @@ export interface Recipe {
 }
 const DOC_COL = FEATURES.indexOf('doc');
 const YOUR_OUTPUT_COL = FEATURES.indexOf('your_output');
-export const RECIPE_20: Recipe = { name: '2.0', docModel: false, extraData: false, promptNegWeight: 1, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: CAPS.benignPayloads, yourOutput: false, gradedHidden: false, trees: GBT_DEFAULTS.trees };
-export const RECIPE_21: Recipe = { name: '2.1', docModel: true, extraData: true, promptNegWeight: 3, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: 4000, yourOutput: true, gradedHidden: true, trees: GBT_DEFAULTS.trees };
+export const RECIPE_20: Recipe = { name: '2.0', docModel: false, docWrittenOnly: false, extraData: false, promptNegWeight: 1, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: CAPS.benignPayloads, yourOutput: false, gradedHidden: false, trees: GBT_DEFAULTS.trees };
+export const RECIPE_21: Recipe = { name: '2.1', docModel: true, docWrittenOnly: false, extraData: true, promptNegWeight: 1, attacksPerSource: 1200, embeds: 3, benignPayloads: 4000, yourOutput: true, gradedHidden: true, trees: GBT_DEFAULTS.trees };
 export const SHIPPED_RECIPE = RECIPE_21;
 
 function norm(s: string): string {
@@ -86,6 +88,8 @@ export interface DocItem {
   feats: Uint32Array;
   label: 0 | 1;
   group: string;
+  /** an attack or benign payload inserted into host mail */
+  embedded: boolean;
 }
 
 const PROMPT_SOURCES = new Set(['awesome-chatgpt-prompts', 'deepset-benign']);
@@ -109,7 +113,7 @@ export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Rec
     for (const k of [0, 1] as const) {
       if (k === 1 && !bufs[1].length) continue;
       const lab = m.label === 1 && (k === 1 ? m.position === 'hidden-html' : m.position !== 'hidden-html') ? 1 : 0;
-      docs[k] = { feats: Uint32Array.from(bufs[k]), label: lab, group: m.group };
+      docs[k] = { feats: Uint32Array.from(bufs[k]), label: lab, group: m.group, embedded: !!m.position };
     }
   }
   const pos: WindowRow[] = [];
@@ -158,7 +162,7 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
     const p0 = fnv1a(x.group, 10) % POSITIONS.length;
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
-  const bm = benignMessages().filter((b) => !isEval(b.group));
+  const bm = benignMessages().filter((b) => !isEval(b.group) && (recipe.extraData || !b.extra));
   out.push(...sample(bm.filter((b) => b.kind === 'ham'), CAPS.hosts, 107));
   out.push(...sample(bm.filter((b) => b.kind !== 'ham'), CAPS.otherBenign, 109));
   return out;
@@ -250,11 +254,12 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
   const docOof = new Float32Array(rows.length);
   const docItems: TrainItem[] = docs.map((d) => ({ text: '', feats: d.feats, label: d.label }));
   const docFold = docs.map((d) => fnv1a(d.group, 17) % K);
+  const docTrain = (i: number) => !recipe.docWrittenOnly || !docs[i].embedded;
   for (let k = 0; k < K; k++) {
     const m = toLinear(trainLR(items.filter((_, i) => fold[i] !== k), LR_OPTS));
     for (let i = 0; i < rows.length; i++) if (fold[i] === k) oof[i] = marginOfFeats(m, items[i].feats!);
     if (recipe.docModel) {
-      const dm = toLinear(trainLR(docItems.filter((_, i) => docFold[i] !== k), DOC_LR_OPTS));
+      const dm = toLinear(trainLR(docItems.filter((_, i) => docFold[i] !== k && docTrain(i)), DOC_LR_OPTS));
       const dMargin = new Map<number, number>();
       for (let i = 0; i < rows.length; i++) {
         if (fold[i] !== k || rowDoc[i] < 0) continue;
@@ -266,7 +271,7 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
     }
   }
   const ngram = trainLR(items, LR_OPTS);
-  const doc = recipe.docModel ? trainLR(docItems, DOC_LR_OPTS) : null;
+  const doc = recipe.docModel ? trainLR(docItems.filter((_, i) => docTrain(i)), DOC_LR_OPTS) : null;
   log(`  n-gram model${doc ? 's' : ''} trained (${K} out-of-fold + final)`);
   const X = new Float32Array(rows.length * N_FEATURES);
   const y = new Uint8Array(rows.length);

@@ -447,10 +447,12 @@ export function hiddenStrengthOf(inp: InjectionInput, hiddenRule: number, pHidde
     // marketing pre-headers are hidden too: on their own they are weak evidence
     h = Math.max(h, Math.min(0.4, 0.15 + inp.hidden.length / 4000));
     if (hiddenRule > 0) h = Math.max(h, 0.9);
-    // 2.1: the model's own probability (keeps the ranking among hidden texts);
-    // 2.0: a step to 0.9 above 0.7
-    else if (graded) h = Math.max(h, 0.985 * pHidden);
-    else if (pHidden > 0.7) h = Math.max(h, 0.9);
+    else if (pHidden > 0.7) {
+      // 2.1: the model's own probability (keeps the ranking among hidden
+      // texts the model dislikes); 2.0: a step to 0.9. Below 0.7 both leave
+      // it weak: a pre-header the model half-suspects must not reach 0.5.
+      h = Math.max(h, graded ? 0.985 * pHidden : 0.9);
+    }
   }
   return h;
 }

@@ -47,20 +47,23 @@ export function setModelOverride(name: ModelName, m: LinearModel | null): void {
   else overrides.delete(name);
 }
 
+type ModelSpec = { bits: number; bias: number; scale: number; data: string };
+
+function decodeModel(spec: ModelSpec | undefined): LinearModel | null {
+  if (!spec || !spec.data) return null;
+  const bytes = decodeBase64(spec.data);
+  const size = 1 << spec.bits;
+  const w = new Int8Array(size);
+  w.set(new Int8Array(bytes.buffer, bytes.byteOffset, Math.min(size, bytes.length)));
+  return { mask: size - 1, bias: spec.bias, scale: spec.scale, w };
+}
+
 export function getModel(name: ModelName): LinearModel | null {
   const o = overrides.get(name);
   if (o) return o;
   let m = cache.get(name);
   if (m !== undefined) return m;
-  const spec = (WEIGHTS.models as Record<string, { bits: number; bias: number; scale: number; data: string } | undefined>)[name];
-  if (!spec || !spec.data) m = null;
-  else {
-    const bytes = decodeBase64(spec.data);
-    const size = 1 << spec.bits;
-    const w = new Int8Array(size);
-    w.set(new Int8Array(bytes.buffer, bytes.byteOffset, Math.min(size, bytes.length)));
-    m = { mask: size - 1, bias: spec.bias, scale: spec.scale, w };
-  }
+  m = decodeModel((WEIGHTS.models as Record<string, ModelSpec | undefined>)[name]);
   cache.set(name, m);
   return m;
 }
@@ -97,13 +100,23 @@ export function setInjectionOverride(b: InjectionBundle | null): void {
   injectionOverride = b;
 }
 
+/** The shape of a generated weights file, as far as the injection model reads it. */
+export interface WeightsFile {
+  models: Record<string, ModelSpec | undefined>;
+  trees?: { injection?: TreeSpec };
+  calibration?: { injection?: { quarantineAt: number } };
+  options?: { injection?: { gradedHidden?: boolean } };
+}
+
+/** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
+export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
+  const spec = w.trees?.injection;
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false };
+}
+
 export function injectionBundle(): InjectionBundle {
   if (injectionOverride) return injectionOverride;
-  if (!injectionDefault) {
-    const w = WEIGHTS as unknown as { trees?: { injection?: TreeSpec }; calibration?: { injection?: { quarantineAt: number } }; options?: { injection?: { gradedHidden?: boolean } } };
-    const spec = w.trees?.injection;
-    injectionDefault = { ngram: getModel('injection'), doc: getModel('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false };
-  }
+  if (!injectionDefault) injectionDefault = injectionBundleOf(WEIGHTS as unknown as WeightsFile, getModel);
   return injectionDefault;
 }
 

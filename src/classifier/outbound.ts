@@ -244,7 +244,10 @@ export function reviewAppeal(input: OutboundInput): AppealResult {
     // confidence moves with every retraining; this rule does not).
     // The soft signals (an offer, a self-introduction) are how anyone writes a
     // proposal; after a real conversation they are no evidence of a stranger.
-    if (CONVERSATION.test(lower)) z -= 0.8 + cold.filter((s) => SOFT.has(s.id)).reduce((t, s) => t + s.w, 0);
+    // The model's confidence beyond 0.9 does not count either: it reads the
+    // pitch wording, and a proposal after a call is worded like a pitch (2.1:
+    // the cold model trained on more pitch styles is surer of such wording).
+    if (CONVERSATION.test(lower)) z -= 0.8 + cold.filter((s) => SOFT.has(s.id)).reduce((t, s) => t + s.w, 0) + Math.max(0, 1.1 * (logit(a.pCold) - logit(0.9)));
     const review = round3(sigmoid(z));
     if (review < REVIEW_THRESHOLD) {
       return {

@@ -67,14 +67,16 @@ describe('robustness', () => {
 
 describe('model identity', () => {
   it('carries a hash of the committed weights in classifier_model', () => {
-    const order = ['injection', 'spam', 'request', 'cold'] as const;
-    // as scripts/train-classifier.ts computes it: the models, then the injection trees and the calibration
+    // 2.1 adds the injection document model (last) and the graded-hidden option
+    const order = ['injection', 'spam', 'request', 'cold', 'injection_doc'] as const;
+    // as scripts/train-classifier.ts computes it: the models, then the injection trees, the calibration and the options
     const t = WEIGHTS.trees.injection;
     const treeJson = `{ base: ${t.base}, feat: ${JSON.stringify(t.feat)}, thr: ${JSON.stringify(t.thr)}, left: ${JSON.stringify(t.left)}, right: ${JSON.stringify(t.right)}, val: ${JSON.stringify(t.val)}, roots: ${JSON.stringify(t.roots)} }`;
     const hash = createHash('sha256')
       .update(JSON.stringify(order.map((k) => WEIGHTS.models[k])))
       .update(treeJson)
       .update(JSON.stringify(WEIGHTS.calibration.injection))
+      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden }))
       .digest('hex');
     expect(WEIGHTS.hash).toBe(hash);
     expect(CLASSIFIER_MODEL).toBe(`mailagent-clf-${WEIGHTS.version}+${hash.slice(0, 8)}`);
