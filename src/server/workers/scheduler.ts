@@ -1,5 +1,5 @@
 import type { AppContext } from '../../services/context.js';
-import { dueScheduled, dueSimulatedReplies, claimSimulatedReply, completeSimulatedReply, requeueStalledSends } from '../../db/repos/messages.js';
+import { claimDueScheduled, claimDueSimulatedReplies, completeSimulatedReply, requeueStalledSends } from '../../db/repos/messages.js';
 import { inTransaction } from '../../services/context.js';
 import { dispatchScheduled } from '../../services/send.js';
 import { deliverSimulatedReply, closeRelay } from '../../services/outbound-delivery.js';
@@ -35,7 +35,8 @@ export class OutboundScheduler implements Worker {
     await requeueStalledSends(ctx.db, isoAt(ctx.clock.now() - SEND_LEASE_MS), isoAt(ctx.clock.now()));
     for (;;) {
       const now = isoAt(ctx.clock.now());
-      const due = await dueScheduled(ctx.db, now, 50);
+      // Claimed in one statement each (status `sending`, or a lease): another daemon skips them.
+      const due = await claimDueScheduled(ctx.db, now, 50);
       for (const row of due) {
         try {
           await dispatchScheduled(ctx, row);
@@ -44,11 +45,10 @@ export class OutboundScheduler implements Worker {
         }
         handled++;
       }
-      const replies = await dueSimulatedReplies(ctx.db, now, 50);
+      // Leased first (another daemon skips them), then each marked done and delivered in one
+      // transaction: delivered exactly once, and a crash in between leaves it to the next lease.
+      const replies = await claimDueSimulatedReplies(ctx.db, now, 50, isoAt(ctx.clock.now() + REPLY_LEASE_MS));
       for (const r of replies) {
-        // Lease first (another daemon skips it), then mark done and deliver in one transaction:
-        // delivered exactly once, and a crash in between leaves it to the next lease.
-        if (!(await claimSimulatedReply(ctx.db, r.message_id, now, isoAt(ctx.clock.now() + REPLY_LEASE_MS)))) continue;
         try {
           await inTransaction(ctx, async (tx) => {
             if (await completeSimulatedReply(tx.db, r.message_id, now)) await deliverSimulatedReply(ctx, r.message_id);
