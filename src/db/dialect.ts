@@ -77,3 +77,15 @@ export async function lockAvailable(db: AnyDb, table: string, column: string, id
   const { rows } = await sql<{ id: string }>`select ${sql.ref(column)} as id from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(ids)}) for update skip locked`.execute(db);
   return rows.map((r) => r.id);
 }
+
+/**
+ * A JSON array column (text, schema.ts encoding) holds `value` as one of its elements: exact and
+ * case-sensitive on both engines (labels are case-sensitive names). A LIKE on the JSON text was
+ * case-insensitive on SQLite and case-sensitive on PostgreSQL, and matched inside an element
+ * holding an escaped quote.
+ */
+export function jsonArrayHas(db: AnyDb, column: string, value: string) {
+  return dialectOf(db) === 'postgres'
+    ? sql<boolean>`(${sql.ref(column)})::jsonb @> jsonb_build_array(${value}::text)`
+    : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`;
+}
