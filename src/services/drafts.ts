@@ -328,10 +328,10 @@ async function failStalledDrafts(ctx: AppContext, now: number): Promise<void> {
 export async function runDueDrafts(ctx: AppContext, max = 50): Promise<number> {
   const now = ctx.clock.now();
   await failStalledDrafts(ctx, now);
-  // Claimed `sending` in one statement (another daemon skips them); stalledDrafts is the lease.
-  const due = await claimDueDrafts(ctx.db, isoAt(now), max);
   let handled = 0;
-  for (const r of due) {
+  // One draft claimed `sending` at a time (another daemon skips it), just before it is sent: the
+  // stalled-draft lease then bounds one send, not a batch queued behind slow ones.
+  for (let r; handled < max && (r = (await claimDueDrafts(ctx.db, isoAt(ctx.clock.now()), 1))[0]);) {
     handled++;
     try {
       await sendClaimed(ctx, schedulerAuth(r), r, (err) => {

@@ -35,9 +35,10 @@ export class OutboundScheduler implements Worker {
     await requeueStalledSends(ctx.db, isoAt(ctx.clock.now() - SEND_LEASE_MS), isoAt(ctx.clock.now()));
     for (;;) {
       const now = isoAt(ctx.clock.now());
-      // Claimed in one statement each (status `sending`, or a lease): another daemon skips them.
-      const due = await claimDueScheduled(ctx.db, now, 50);
-      for (const row of due) {
+      // One send claimed at a time (status `sending`; another daemon skips it), just before it is
+      // sent: SEND_LEASE_MS then bounds one send, not a batch queued behind slow ones.
+      let sends = 0;
+      for (let row; sends < 50 && (row = (await claimDueScheduled(ctx.db, isoAt(ctx.clock.now()), 1))[0]); sends++) {
         try {
           await dispatchScheduled(ctx, row);
         } catch (err) {
@@ -59,7 +60,7 @@ export class OutboundScheduler implements Worker {
         }
         handled++;
       }
-      if (due.length < 50 && replies.length < 50) break;
+      if (sends < 50 && replies.length < 50) break;
     }
     if (ctx.clock.now() - this.lastPurge > 60 * 60 * 1000) {
       this.lastPurge = ctx.clock.now();
