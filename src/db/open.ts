@@ -135,7 +135,7 @@ const SERIAL_LANE_KEY = 7420019;
  * Progress (the serial lane): SERIALIZABLE's conflict detection is coarse (btree leaf pages:
  * a message's thread and reference lookups share pages with the rows its neighbours insert), so
  * under many concurrent writers one transaction can lose attempt after attempt; mail stored
- * that way was answered 451 once its re-runs ran out (37 of 1,200 messages, 16 SMTP sessions
+ * that way was answered 451 once its re-runs ran out (29 to 37 of 1,200 messages, 16 SMTP sessions
  * into one mailbox). Every attempt therefore holds an advisory lock on the lane until it ends:
  * the first CONCURRENT_ATTEMPTS attempts share it (taken by the transaction's first statement,
  * released by COMMIT/ROLLBACK), a later attempt holds it alone. That one takes it before BEGIN
