@@ -55,3 +55,37 @@ export async function hasTable(db: AnyDb, name: string): Promise<boolean> {
     : await sql`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ${name}`.execute(db);
   return rows.length > 0;
 }
+
+/**
+ * Work claims (docs/scale-out.md → Work done once). A claim is one statement: `UPDATE … SET
+ * lease/status … WHERE id IN (SELECT id … LIMIT n <this>) RETURNING …`. On PostgreSQL the
+ * sub-select takes `FOR UPDATE SKIP LOCKED`: rows another daemon is claiming at this instant are
+ * skipped (it gets them, this daemon takes the next ones) instead of waited for, and a row whose
+ * claim committed meanwhile is re-checked against the WHERE (no double claim). SQLite has one
+ * writer: the sub-select is left as it is. Apply with `.$call(skipLocked(db))`. The claim must
+ * run outside a SERIALIZABLE transaction (READ COMMITTED: the root db, not runTransaction), or a
+ * concurrent claim would surface as a serialization failure instead of a skip.
+ */
+export function skipLocked(db: AnyDb) {
+  const pg = dialectOf(db) === 'postgres';
+  return <QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB): QB => (pg ? qb.forUpdate().skipLocked() : qb);
+}
+
+/** Ids among `ids` that no other transaction holds a row lock on, locked for this one (see skipLocked). */
+export async function lockAvailable(db: AnyDb, table: string, column: string, ids: string[]): Promise<string[]> {
+  if (!ids.length || dialectOf(db) !== 'postgres') return ids;
+  const { rows } = await sql<{ id: string }>`select ${sql.ref(column)} as id from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(ids)}) for update skip locked`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * A JSON array column (text, schema.ts encoding) holds `value` as one of its elements: exact and
+ * case-sensitive on both engines (labels are case-sensitive names). A LIKE on the JSON text was
+ * case-insensitive on SQLite and case-sensitive on PostgreSQL, and matched inside an element
+ * holding an escaped quote.
+ */
+export function jsonArrayHas(db: AnyDb, column: string, value: string) {
+  return dialectOf(db) === 'postgres'
+    ? sql<boolean>`(${sql.ref(column)})::jsonb @> jsonb_build_array(${value}::text)`
+    : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`;
+}

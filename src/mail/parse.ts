@@ -165,7 +165,7 @@ function assemble(
 ): ParsedInbound {
   // Bounded: the pattern backtracks on a long From value with no address in it.
   const fallbackFrom = !from && headerMap.from ? /<?([^\s<>@]+@[^\s<>]+?)>?\s*$/.exec(headerMap.from.slice(0, 2000))?.[1]?.toLowerCase() : undefined;
-  return {
+  return withoutNul({
     headers,
     headerMap,
     from: from ?? (fallbackFrom ? { address: fallbackFrom, name: null } : null),
@@ -179,7 +179,22 @@ function assemble(
     html,
     attachments,
     problems,
-  };
+  });
+}
+
+/**
+ * U+0000 becomes U+FFFD in every string parsed from a message (RFC 5322 text has no NUL, but
+ * mail carries it): PostgreSQL text cannot hold it at all (the message would fail to store, a
+ * 451 on every retry), and both engines must store the same thing. The raw message and
+ * attachment contents (Buffers) keep their bytes.
+ */
+function withoutNul<T>(v: T): T {
+  if (typeof v === 'string') return (v.includes('\0') ? v.replace(/\0/g, '\uFFFD') : v) as T;
+  if (Buffer.isBuffer(v) || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(withoutNul) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = withoutNul(x);
+  return out as T;
 }
 
 /** A message as the inbound pipeline stores it: parsed, its reply text extracted. */

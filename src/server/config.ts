@@ -1,4 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
+import { DELIVERY_TIMEOUT_MS } from '../services/webhook-dispatch.js';
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ServiceConfig } from '../services/context.js';
@@ -41,6 +42,12 @@ export interface Config extends ServiceConfig {
   backupBeforeMigrate: boolean;
   /** SMTP clients in these CIDRs count as authenticated (Postfix's mynetworks; default loopback). */
   trustedNetworks: string[];
+  /**
+   * How long a daemon holds a webhook delivery it is attempting (its lease), ms: another daemon
+   * attempts it only after this, so a daemon killed mid-attempt delays it by at most this much.
+   * Default: the 15 s delivery timeout + 60 s to record the result; at least the timeout + 5 s.
+   */
+  webhookLeaseMs: number;
   /** Where each setting's value came from (serve --print-config). */
   sources: Record<FileKey, ConfigSource>;
 }
@@ -121,6 +128,8 @@ export interface ConfigInput {
   databasePoolSize?: string | number;
   /** ms; 0 turns the limit off. */
   databaseStatementTimeout?: string | number;
+  /** Seconds a daemon holds a webhook delivery it attempts before another may (Config.webhookLeaseMs). */
+  webhookLeaseSeconds?: string | number;
   /** Comma-separated CIDRs (`--trusted-networks 127.0.0.0/8,10.0.0.0/8`); "" or "none" for none. */
   trustedNetworks?: string;
   config?: string;
@@ -134,7 +143,7 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
   'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate',
-  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'trustedNetworks', 'config',
+  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'webhookLeaseSeconds', 'trustedNetworks', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -297,6 +306,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     metricsListen: listenAddress('metricsListen', c.metricsListen),
     metricsToken: c.metricsToken === undefined ? null : metricsToken(String(c.metricsToken)),
     backupBeforeMigrate: bool('backupBeforeMigrate', c.backupBeforeMigrate) ?? true,
+    webhookLeaseMs: int('webhookLeaseSeconds', c.webhookLeaseSeconds, (DELIVERY_TIMEOUT_MS + 60_000) / 1000, (DELIVERY_TIMEOUT_MS + 5_000) / 1000, 86_400) * 1000,
   };
   return Object.freeze(config);
 }
@@ -392,6 +402,7 @@ export function printableConfig(c: Config): Record<string, unknown> {
     metricsToken: c.metricsToken ? '****' : null,
     backupBeforeMigrate: c.backupBeforeMigrate,
     databaseUrl: pg ? redact(pg.url) : null, databasePoolSize: pg?.poolSize ?? null, databaseStatementTimeout: pg?.statementTimeoutMs ?? null,
+    webhookLeaseSeconds: c.webhookLeaseMs / 1000,
   };
   return { $sources: { ...c.sources, ...(c.configFile ? { $file: c.configFile } : {}) }, ...values };
 }

@@ -120,7 +120,7 @@ export class Daemon {
       // Several daemons on one PostgreSQL: the bus hears every daemon's events (before any
       // worker or stream subscribes to it).
       this.relay = await startEventRelay(this.ctx, this.config.database);
-      this.workers = createWorkers(this.ctx, { retention: this.config.retention });
+      this.workers = createWorkers(this.ctx, { retention: this.config.retention, webhookLeaseMs: this.config.webhookLeaseMs });
       for (const w of this.workers) w.start();
       this.listeners = await startListeners(this.ctx, this.config, this.ops);
       await this.app.listen({ host: this.config.host, port: this.config.port });

@@ -3,7 +3,7 @@ import type { PageOf } from '../contract/common.js';
 import { ApiError } from '../contract/errors.js';
 import { liveAgents, type AgentRow } from '../db/repos/agents.js';
 import {
-  dueDrafts, stalledDrafts, getDraft, insertDraft, listDrafts, transitionDraft, updateDraft, type DraftRow, type DraftStatus,
+  claimDueDrafts, stalledDrafts, getDraft, insertDraft, listDrafts, transitionDraft, updateDraft, type DraftRow, type DraftStatus,
 } from '../db/repos/drafts.js';
 import type { Mailbox } from '../mail/address.js';
 import { Errors } from '../shared/errors.js';
@@ -328,14 +328,13 @@ async function failStalledDrafts(ctx: AppContext, now: number): Promise<void> {
 export async function runDueDrafts(ctx: AppContext, max = 50): Promise<number> {
   const now = ctx.clock.now();
   await failStalledDrafts(ctx, now);
-  const due = await dueDrafts(ctx.db, isoAt(now), max);
   let handled = 0;
-  for (const r of due) {
-    const at = isoAt(now);
-    if (!(await transitionDraft(ctx.db, r.id, ['scheduled'], { status: 'sending', sending_started_at: at, updated_at: at }))) continue;
+  // One draft claimed `sending` at a time (another daemon skips it), just before it is sent: the
+  // stalled-draft lease then bounds one send, not a batch queued behind slow ones.
+  for (let r; handled < max && (r = (await claimDueDrafts(ctx.db, isoAt(ctx.clock.now()), 1))[0]);) {
     handled++;
     try {
-      await sendClaimed(ctx, schedulerAuth(r), { ...r, status: 'sending' }, (err) => {
+      await sendClaimed(ctx, schedulerAuth(r), r, (err) => {
         if (retryable(err)) {
           const resets = err instanceof ApiError && err.extra.resets_at ? Date.parse(err.extra.resets_at) : NaN;
           return { status: 'scheduled', next_attempt_at: isoAt(Number.isFinite(resets) && resets > now ? resets : now + DRAFT_RETRY_MS), error_message: message(err) };

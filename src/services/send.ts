@@ -2,7 +2,7 @@ import { SEND_LIMITS, type SentMessage, type ClassifierWarning } from '../contra
 import { workOf } from './message-work.js';
 import { liveAgents, type AgentRow } from '../db/repos/agents.js';
 import {
-  insertSentMessage, updateSentMessage, transitionStatus, insertSimulatedReply, getSentMessage, listAttachments,
+  insertSentMessage, updateSentMessage, insertSimulatedReply, getSentMessage, listAttachments,
   type SentMessageRow, type AttachmentRow,
 } from '../db/repos/messages.js';
 import { getReceived } from '../db/repos/received.js';
@@ -597,13 +597,13 @@ export async function findOriginal(ctx: AppContext, auth: AuthContext, id: strin
 }
 
 /**
- * One scheduled send whose time has come (the scheduler calls this). It is claimed with a
- * compare-and-set so two workers never send it twice, re-checked against the caps, then sent.
+ * One scheduled send whose time has come, already claimed `sending` by this daemon (the scheduler
+ * claims due sends with db/repos/messages.ts claimDueScheduled, so two daemons never send one
+ * twice): re-checked against the caps, then sent.
  */
 export async function dispatchScheduled(ctx: AppContext, row: SentMessageRow): Promise<void> {
   const now = ctx.clock.now();
   const at = isoAt(now);
-  if (!(await transitionStatus(ctx.db, row.id, 'scheduled', { status: 'sending', updated_at: at }))) return;
   const fail = async (message: string) => {
     row.status = 'failed';
     row.error_message = message;

@@ -30,6 +30,7 @@ interface ServeOptions {
   database?: string;
   databasePoolSize?: string;
   databaseStatementTimeout?: string;
+  webhookLeaseSeconds?: string;
 }
 
 export function register(program: Command): void {
@@ -52,6 +53,7 @@ export function register(program: Command): void {
     .option('--database <url>', 'PostgreSQL shared by several daemons, postgres://user:pass@host/db (TLS: ?sslmode=verify-full) [env MAILAGENT_DATABASE_URL] (default: SQLite in the data dir)')
     .option('--database-pool-size <n>', 'PostgreSQL connections per daemon [env MAILAGENT_DATABASE_POOL_SIZE] (default: 10)')
     .option('--database-statement-timeout <ms>', 'PostgreSQL statement timeout, 0 for none [env MAILAGENT_DATABASE_STATEMENT_TIMEOUT] (default: 30000)')
+    .option('--webhook-lease-seconds <n>', 'with several daemons: how long one holds a webhook delivery it attempts before another may (a daemon killed mid-attempt) [env MAILAGENT_WEBHOOK_LEASE_SECONDS] (default: 75; at least 20)')
     .option('--print-config', 'print the resolved configuration as a config file (secrets redacted, each value\'s source under "$sources") and exit')
     // Self-hosting (docs/self-hosting.md): retention (0 = keep for ever, the default), disk guard, metrics, upgrades.
     .option('--retention-messages-days <n>', 'delete received and sent messages older than N days [env MAILAGENT_RETENTION_MESSAGES_DAYS] (default: 0, keep)')
@@ -94,6 +96,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       // commander sets true by default for a --no- flag: only an explicit --no-backup-before-migrate counts.
       backupBeforeMigrate: opts.backupBeforeMigrate === false ? false : undefined,
       databaseUrl: opts.database, databasePoolSize: opts.databasePoolSize, databaseStatementTimeout: opts.databaseStatementTimeout,
+      webhookLeaseSeconds: opts.webhookLeaseSeconds,
     }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);

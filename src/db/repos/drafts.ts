@@ -1,3 +1,4 @@
+import { skipLocked } from '../dialect.js';
 import type { Db } from '../schema.js';
 import type { DraftsTable } from '../tables/resources.js';
 import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
@@ -96,13 +97,20 @@ export async function stalledDrafts(db: Db, staleBefore: string, max: number): P
   return rows.map(decode);
 }
 
-/** Scheduled drafts whose time has come (and whose retry time, if any, has come), oldest first. */
-export async function dueDrafts(db: Db, nowIso: string, max: number): Promise<DraftRow[]> {
-  const rows = await db.selectFrom('drafts').selectAll().where('status', '=', 'scheduled').where('deleted_at', 'is', null)
-    .where('send_at', '<=', nowIso)
-    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', nowIso)]))
-    .orderBy('send_at').limit(max).execute();
-  return rows.map(decode);
+/**
+ * Claim scheduled drafts whose time (and retry time, if any) has come, oldest first, in one
+ * statement: each moves `scheduled → sending` for this daemon only (rows another daemon is
+ * claiming right now are skipped: dialect.ts skipLocked). stalledDrafts is their lease.
+ */
+export async function claimDueDrafts(db: Db, nowIso: string, max: number): Promise<DraftRow[]> {
+  const rows = await db.updateTable('drafts').set({ status: 'sending', sending_started_at: nowIso, updated_at: nowIso })
+    .where('id', 'in', (eb) => eb.selectFrom('drafts').select('id').where('status', '=', 'scheduled').where('deleted_at', 'is', null)
+      .where('send_at', '<=', nowIso)
+      .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', nowIso)]))
+      .orderBy('send_at').limit(max).$call(skipLocked(db)))
+    .where('status', '=', 'scheduled')
+    .returningAll().execute();
+  return rows.map(decode).sort((x, y) => (x.send_at ?? '').localeCompare(y.send_at ?? ''));
 }
 
 /** The earliest time a scheduled draft is due (the worker sleeps until then). */

@@ -1,3 +1,4 @@
+import { skipLocked } from '../dialect.js';
 import type { Db, } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
@@ -147,11 +148,18 @@ export async function listAttachments(db: Db, messageId: string): Promise<Attach
   return (await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).orderBy('position').execute()) as AttachmentRow[];
 }
 
-/** Scheduled sends whose time has come, oldest first. */
-export async function dueScheduled(db: Db, nowIso: string, max: number): Promise<SentMessageRow[]> {
-  const rows = await db.selectFrom('sent_messages').selectAll().where('status', '=', 'scheduled')
-    .where('due_at', '<=', nowIso).orderBy('due_at').limit(max).execute();
-  return rows.map(decode);
+/**
+ * Claim scheduled sends whose time has come, oldest first, in one statement: each row moves
+ * `scheduled → sending` for this daemon only (rows another daemon is claiming right now are
+ * skipped: dialect.ts skipLocked). Returns the claimed rows; requeueStalledSends is their lease.
+ */
+export async function claimDueScheduled(db: Db, nowIso: string, max: number): Promise<SentMessageRow[]> {
+  const rows = await db.updateTable('sent_messages').set({ status: 'sending', updated_at: nowIso })
+    .where('id', 'in', (eb) => eb.selectFrom('sent_messages').select('id').where('status', '=', 'scheduled')
+      .where('due_at', '<=', nowIso).orderBy('due_at').limit(max).$call(skipLocked(db)))
+    .where('status', '=', 'scheduled')
+    .returningAll().execute();
+  return rows.map(decode).sort((x, y) => (x.due_at ?? '').localeCompare(y.due_at ?? ''));
 }
 
 /**
@@ -168,21 +176,20 @@ export async function insertSimulatedReply(db: Db, r: { message_id: string; work
   await db.insertInto('simulated_replies').values({ ...r, done_at: null }).execute();
 }
 
-export async function dueSimulatedReplies(db: Db, nowIso: string, max: number): Promise<{ message_id: string; workspace_id: string }[]> {
-  return db.selectFrom('simulated_replies').select(['message_id', 'workspace_id']).where('done_at', 'is', null)
-    .where('due_at', '<=', nowIso).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
-    .orderBy('due_at').limit(max).execute();
-}
-
 /**
- * Lease a due reply to this daemon until `leaseUntil`; false when another daemon holds it. A
- * daemon that dies while delivering leaves the lease to run out, and another takes the reply.
+ * Lease due test-address replies to this daemon until `leaseUntil`, oldest first, in one
+ * statement; replies another daemon holds (lease not run out) or is claiming right now are not
+ * taken (dialect.ts skipLocked). A daemon that dies while delivering leaves the lease to run out,
+ * and another takes the reply.
  */
-export async function claimSimulatedReply(db: Db, messageId: string, nowIso: string, leaseUntil: string): Promise<boolean> {
-  const r = await db.updateTable('simulated_replies').set({ lease_until: leaseUntil }).where('message_id', '=', messageId)
-    .where('done_at', 'is', null).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+export async function claimDueSimulatedReplies(db: Db, nowIso: string, max: number, leaseUntil: string): Promise<{ message_id: string; workspace_id: string }[]> {
+  const due = (w: Db) => w.selectFrom('simulated_replies').select('message_id').where('done_at', 'is', null).where('due_at', '<=', nowIso)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]));
+  const rows = await db.updateTable('simulated_replies').set({ lease_until: leaseUntil })
+    .where('message_id', 'in', due(db).orderBy('due_at').limit(max).$call(skipLocked(db)))
+    .where('done_at', 'is', null)
+    .returning(['message_id', 'workspace_id', 'due_at']).execute();
+  return rows.sort((x, y) => x.due_at.localeCompare(y.due_at)).map(({ message_id, workspace_id }) => ({ message_id, workspace_id }));
 }
 
 /** Mark a reply delivered, in the transaction that delivers it; false when it already was. */

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { lockAvailable } from '../dialect.js';
 import type { Db } from '../schema.js';
 
 /**
@@ -59,7 +60,10 @@ export async function excessIds(db: Db, table: 'received_messages' | 'sent_messa
  * Resolves with what this call really deleted: with several daemons (PostgreSQL), another one may
  * have deleted some of these ids first, and those are not counted twice.
  */
-export async function deleteMessages(db: Db, received: string[], sent: string[], at: string): Promise<{ received: number; sent: number; emptiedThreads: string[] }> {
+export async function deleteMessages(db: Db, receivedIds: string[], sentIds: string[], at: string): Promise<{ received: number; sent: number; emptiedThreads: string[] }> {
+  // Rows another daemon's retention pass is deleting right now are skipped, not waited for.
+  const sent = await lockAvailable(db, 'sent_messages', 'id', sentIds);
+  const received = await lockAvailable(db, 'received_messages', 'id', receivedIds);
   const threadIds = new Set<string>();
   let sentDeleted = 0;
   let receivedDeleted = 0;
@@ -116,6 +120,8 @@ export async function oldEventIds(db: Db, before: string, limit: number, agentId
 /** Each delete* resolves with the rows of its main table it really deleted (see deleteMessages). */
 export async function deleteEvents(db: Db, ids: string[]): Promise<number> {
   if (!ids.length) return 0;
+  ids = await lockAvailable(db, 'events', 'id', ids); // skip what another daemon is deleting
+  if (!ids.length) return 0;
   await db.deleteFrom('webhook_delivery_attempts').where('event_id', 'in', ids).execute();
   await db.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).execute();
   return Number((await db.deleteFrom('events').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
@@ -128,6 +134,8 @@ export async function oldDeliveryIds(db: Db, before: string, limit: number): Pro
 }
 
 export async function deleteDeliveries(db: Db, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
+  ids = await lockAvailable(db, 'webhook_deliveries', 'id', ids); // skip what another daemon is deleting
   if (!ids.length) return 0;
   await db.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', ids).execute();
   return Number((await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);

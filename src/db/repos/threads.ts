@@ -1,5 +1,5 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
-import { sql } from 'kysely';
+import { jsonArrayHas } from '../dialect.js';
 import type { Db, ThreadsTable } from '../schema.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
@@ -83,21 +83,13 @@ export async function agentHasLiveThreads(db: Db, agentId: string): Promise<bool
   return r !== undefined;
 }
 
-// ---- thread views (resources feature): lists with an escaped label match, messages of a thread, permanent delete
-
-/** `%`, `_` and `\` in a label are literal, not LIKE wildcards. */
-function likeLiteral(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => '\\' + c);
-}
+// ---- thread views (resources feature): lists with an exact label match, messages of a thread, permanent delete
 
 export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
   let q = db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.status) q = q.where('status', '=', f.status);
-  if (f.label) {
-    const pattern = `%${likeLiteral(JSON.stringify(f.label))}%`;
-    q = q.where(sql<boolean>`labels like ${pattern} escape '\\'`);
-  }
+  if (f.label) q = q.where(jsonArrayHas(db, 'labels', f.label));
   if (f.search) for (const cond of threadConditions(db, workspaceId, f.search)) q = q.where(cond);
   q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
   // Most recent activity first (a reply moves its thread to the top), id breaking ties; the
@@ -117,10 +109,9 @@ export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilt
 
 /** Threads of a workspace carrying a label (for rename and delete of the label). */
 export async function threadsWithLabel(db: Db, workspaceId: string, label: string): Promise<ThreadRow[]> {
-  const pattern = `%${likeLiteral(JSON.stringify(label))}%`;
   const rows = await db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId)
-    .where(sql<boolean>`labels like ${pattern} escape '\\'`).execute();
-  return rows.map(decode).filter((t) => t.labels.includes(label));
+    .where(jsonArrayHas(db, 'labels', label)).execute();
+  return rows.map(decode);
 }
 
 export interface ThreadMessageRow {

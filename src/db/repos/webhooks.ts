@@ -1,3 +1,4 @@
+import { skipLocked } from '../dialect.js';
 import type { Db, WebhookEndpointsTable, WebhookDeliveriesTable } from '../schema.js';
 import type { WebhookDeliveryAttemptsTable } from '../tables/webhooks.js';
 import { paginate, bool, int, json, type PageRequest, type PageResult } from '../paginate.js';
@@ -129,23 +130,21 @@ export async function dueDeliveries(db: Db, now: string, limit: number): Promise
     .orderBy('d.next_retry_at').orderBy('d.id').limit(limit).execute();
 }
 
-/** Claim one delivery for an attempt; false when another worker got it first. */
-export async function claimDelivery(db: Db, id: string, now: string, leaseUntil: string): Promise<boolean> {
-  const r = await db.updateTable('webhook_deliveries').set({ lease_until: leaseUntil })
-    .where('id', '=', id).where('status', 'in', ['pending', 'failed'])
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
-}
-
-/** Claim several in one transaction (one commit, not one per delivery); returns the ids won. */
+/**
+ * Lease deliveries for an attempt until `leaseUntil`, in one statement; returns the ids won. A
+ * delivery another daemon has leased (lease not run out) or is leasing right now (PostgreSQL:
+ * row locked, skipped rather than waited for: dialect.ts skipLocked) is not won. A daemon killed
+ * mid-attempt leaves its lease to run out; the delivery is then due for any daemon.
+ */
 export async function claimDeliveries(db: Db, ids: string[], now: string, leaseUntil: string): Promise<string[]> {
   if (!ids.length) return [];
-  return db.transaction().execute(async (trx) => {
-    const won: string[] = [];
-    for (const id of ids) if (await claimDelivery(trx, id, now, leaseUntil)) won.push(id);
-    return won;
-  });
+  const rows = await db.updateTable('webhook_deliveries').set({ lease_until: leaseUntil })
+    .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id')
+      .where('id', 'in', ids).where('status', 'in', ['pending', 'failed'])
+      .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
+      .$call(skipLocked(db)))
+    .returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 export async function releaseDelivery(db: Db, id: string): Promise<void> {

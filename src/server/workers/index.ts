@@ -16,11 +16,11 @@ export interface Worker {
 }
 
 /** Every background worker of the daemon; feature issues add theirs here. */
-export function createWorkers(ctx: AppContext, opts: { retention?: RetentionPolicy } = {}): Worker[] {
+export function createWorkers(ctx: AppContext, opts: { retention?: RetentionPolicy; webhookLeaseMs?: number } = {}): Worker[] {
   const none: RetentionPolicy = { messagesDays: 0, messagesPerAgent: 0, eventsDays: 0, webhookDeliveriesDays: 0, requestLogDays: 0 };
   return [
     new RetentionWorker(ctx, opts.retention ?? none),
-    createWebhookDeliveryWorker(ctx),
+    createWebhookDeliveryWorker(ctx, { leaseMs: opts.webhookLeaseMs }),
     createDraftScheduler(ctx),
     createRequestLogFlusher(ctx),
     createOutboundScheduler(ctx),

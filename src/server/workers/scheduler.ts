@@ -1,5 +1,5 @@
 import type { AppContext } from '../../services/context.js';
-import { dueScheduled, dueSimulatedReplies, claimSimulatedReply, completeSimulatedReply, requeueStalledSends } from '../../db/repos/messages.js';
+import { claimDueScheduled, claimDueSimulatedReplies, completeSimulatedReply, requeueStalledSends } from '../../db/repos/messages.js';
 import { inTransaction } from '../../services/context.js';
 import { dispatchScheduled } from '../../services/send.js';
 import { deliverSimulatedReply, closeRelay } from '../../services/outbound-delivery.js';
@@ -35,8 +35,10 @@ export class OutboundScheduler implements Worker {
     await requeueStalledSends(ctx.db, isoAt(ctx.clock.now() - SEND_LEASE_MS), isoAt(ctx.clock.now()));
     for (;;) {
       const now = isoAt(ctx.clock.now());
-      const due = await dueScheduled(ctx.db, now, 50);
-      for (const row of due) {
+      // One send claimed at a time (status `sending`; another daemon skips it), just before it is
+      // sent: SEND_LEASE_MS then bounds one send, not a batch queued behind slow ones.
+      let sends = 0;
+      for (let row; sends < 50 && (row = (await claimDueScheduled(ctx.db, isoAt(ctx.clock.now()), 1))[0]); sends++) {
         try {
           await dispatchScheduled(ctx, row);
         } catch (err) {
@@ -44,11 +46,10 @@ export class OutboundScheduler implements Worker {
         }
         handled++;
       }
-      const replies = await dueSimulatedReplies(ctx.db, now, 50);
+      // Leased first (another daemon skips them), then each marked done and delivered in one
+      // transaction: delivered exactly once, and a crash in between leaves it to the next lease.
+      const replies = await claimDueSimulatedReplies(ctx.db, now, 50, isoAt(ctx.clock.now() + REPLY_LEASE_MS));
       for (const r of replies) {
-        // Lease first (another daemon skips it), then mark done and deliver in one transaction:
-        // delivered exactly once, and a crash in between leaves it to the next lease.
-        if (!(await claimSimulatedReply(ctx.db, r.message_id, now, isoAt(ctx.clock.now() + REPLY_LEASE_MS)))) continue;
         try {
           await inTransaction(ctx, async (tx) => {
             if (await completeSimulatedReply(tx.db, r.message_id, now)) await deliverSimulatedReply(ctx, r.message_id);
@@ -59,7 +60,7 @@ export class OutboundScheduler implements Worker {
         }
         handled++;
       }
-      if (due.length < 50 && replies.length < 50) break;
+      if (sends < 50 && replies.length < 50) break;
     }
     if (ctx.clock.now() - this.lastPurge > 60 * 60 * 1000) {
       this.lastPurge = ctx.clock.now();

@@ -15,6 +15,11 @@ export interface WebhookWorkerOptions {
   timeoutMs?: number;
   /** How often the real timer looks for due retries (ms). */
   pollMs?: number;
+  /**
+   * How long a claimed delivery stays this daemon's (ms; config webhookLeaseSeconds): another
+   * daemon attempts it only once this has run out. Default: the timeout + 60 s to record it.
+   */
+  leaseMs?: number;
 }
 
 /**
@@ -30,6 +35,7 @@ export class WebhookDeliveryWorker implements Worker {
   private readonly perEndpoint: number;
   private readonly timeoutMs: number;
   private readonly pollMs: number;
+  private readonly leaseMs: number;
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<number> | null = null;
   private again = false;
@@ -42,6 +48,8 @@ export class WebhookDeliveryWorker implements Worker {
     this.perEndpoint = opts.perEndpoint ?? 4;
     this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.pollMs = opts.pollMs ?? 1000;
+    // Never shorter than an attempt can last: a live daemon's attempt must not be taken over.
+    this.leaseMs = Math.max(opts.leaseMs ?? this.timeoutMs + 60_000, this.timeoutMs + 5_000);
     setMaxListeners(0, this.abort.signal); // one listener per attempt in flight
   }
 
@@ -110,7 +118,7 @@ export class WebhookDeliveryWorker implements Worker {
           planned.set(d.webhook_endpoint_id, (planned.get(d.webhook_endpoint_id) ?? 0) + 1);
           picked.push(d);
         }
-        const won = new Set(await claimDeliveries(this.ctx.db, picked.map((d) => d.id), isoAt(now), isoAt(now + this.timeoutMs + 60_000)));
+        const won = new Set(await claimDeliveries(this.ctx.db, picked.map((d) => d.id), isoAt(now), isoAt(now + this.leaseMs)));
         for (const d of picked) {
           if (!won.has(d.id)) continue;
           claimed++;

@@ -23,6 +23,11 @@ let a: TestDaemon;
 let b: TestDaemon;
 let keys: { live: string; test: string };
 let sink: Sink;
+/** The daemons' environment: one database; a webhook lease short enough for a test run. */
+let env: Record<string, string>;
+const LEASE_SECONDS = 20;
+/** When the first webhook endpoint was made (events from then on are delivered to it). */
+let hookSince = '';
 
 const smtpPort = (d: TestDaemon) => Number(/SMTP [^\s:]+:(\d+)/.exec(d.stderr())![1]);
 
@@ -92,7 +97,7 @@ describe.skipIf(missing !== null)(`two daemons on one PostgreSQL${missing ? ` (s
     const again = await runCli(['init', '--database', url], { env: isolatedEnv(home), timeoutMs: 60_000 });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already initialised');
-    const env = { MAILAGENT_DATABASE_URL: url };
+    env = { MAILAGENT_DATABASE_URL: url, MAILAGENT_WEBHOOK_LEASE_SECONDS: String(LEASE_SECONDS) };
     [a, b] = await Promise.all([
       startDaemon({ home, dataDir: join(home, 'a'), env, timeoutMs: 60_000 }),
       startDaemon({ home, dataDir: join(home, 'b'), env, timeoutMs: 60_000 }),
@@ -159,6 +164,7 @@ describe.skipIf(missing !== null)(`two daemons on one PostgreSQL${missing ? ` (s
   it('webhooks: every event is delivered once although both daemons run the delivery worker', async () => {
     const ep = await post(a, '/v1/webhooks', { url: sink.url, event_types: ['message.received', 'message.received.unauthenticated'] }, keys.live);
     expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+    hookSince = ep.body.created_at;
     for (let i = 0; i < 6; i++) await smtpSend(i % 2 ? b : a, `hook ${i}`);
     await sink.waitFor(6, 30_000);
     await new Promise((r) => setTimeout(r, 2500)); // time for a duplicate to show up, if any
@@ -166,6 +172,46 @@ describe.skipIf(missing !== null)(`two daemons on one PostgreSQL${missing ? ` (s
     expect(ids).toHaveLength(6);
     expect(new Set(ids).size).toBe(6);
   }, 90_000);
+
+  it('SIGKILL of A in the middle of a webhook delivery: B delivers the event once A\'s lease has run out, never both at once', async () => {
+    const hold = await startSink();
+    try {
+      hold.queue({ hang: true }); // the first POST is held open: A is "mid-delivery" when it dies
+      const ep = await post(a, '/v1/webhooks', { url: hold.url, event_types: ['agent.created'] }, keys.live);
+      expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+      // Only A's delivery worker runs while B is stopped, so A is the one that claims the delivery.
+      b.child.kill('SIGSTOP');
+      let resumed = false;
+      try {
+        const agent = await post(a, '/v1/agents', { name: 'leased' }, keys.live);
+        expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+        await hold.waitFor(1, 30_000);
+        const gone = new Promise((r) => a.child.once('exit', r));
+        a.child.kill('SIGKILL');
+        await gone;
+        b.child.kill('SIGCONT');
+        resumed = true;
+      } finally {
+        if (!resumed) b.child.kill('SIGCONT');
+      }
+      // B takes the delivery over once A's lease (LEASE_SECONDS) has run out, and only then.
+      const [first, second] = await hold.waitFor(2, (LEASE_SECONDS + 30) * 1000);
+      expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      expect(second.json().type).toBe('agent.created');
+      // Correctness, not speed: an attempt before the lease ran out would be a second attempt of the same step.
+      expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual((LEASE_SECONDS - 1) * 1000);
+      await new Promise((r) => setTimeout(r, 2500)); // time for a duplicate to show up, if any
+      expect(hold.requests).toHaveLength(2);
+      const list = await b.api('GET', `/v1/webhooks/${ep.body.id}/deliveries`, undefined, keys.live);
+      expect(list.data).toHaveLength(1);
+      // A died before recording its attempt: B's is the first recorded, and it succeeded.
+      expect(list.data[0]).toMatchObject({ status: 'succeeded', attempt_number: 1 });
+    } finally {
+      await hold.close();
+    }
+    // A again (a new process on the same database) for the tests below.
+    a = await startDaemon({ home, dataDir: join(home, 'a2'), env, timeoutMs: 60_000 });
+  }, 180_000);
 
   it('SIGKILL of A mid-load: B keeps serving, and what A had committed is there', async () => {
     const sends = Array.from({ length: 20 }, (_, i) => post(a, '/v1/messages', { agent: 'agent', to: `agent@${D}`, subject: `load ${i}`, body_text: 'x' }, keys.test).catch(() => null));
@@ -179,5 +225,16 @@ describe.skipIf(missing !== null)(`two daemons on one PostgreSQL${missing ? ` (s
     for (const id of answered) expect(onB.has(id)).toBe(true);
     const inbox = await b.api('GET', '/v1/messages/received?limit=50', undefined, keys.live);
     expect(inbox.data.some((m: any) => m.subject === 'after the kill')).toBe(true);
+    // Every received-mail event since the first endpoint was made went to it exactly once, across both kills.
+    const expected: string[] = [];
+    for (const type of ['message.received', 'message.received.unauthenticated']) {
+      const evs = await b.api('GET', `/v1/events?limit=100&event_type=${type}`, undefined, keys.live);
+      expected.push(...evs.data.filter((e: any) => e.created_at >= hookSince).map((e: any) => e.id));
+    }
+    await sink.waitFor(expected.length, 60_000);
+    await new Promise((r) => setTimeout(r, 2500)); // time for a duplicate to show up, if any
+    const hooked = sink.requests.map((r) => r.json().id as string);
+    expect(hooked.length).toBe(new Set(hooked).size);
+    expect([...hooked].sort()).toEqual([...expected].sort());
   }, 90_000);
 });

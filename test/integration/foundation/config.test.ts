@@ -191,4 +191,13 @@ describe('database (docs/scale-out.md)', () => {
     expect(JSON.stringify(p)).not.toContain('hunter2');
     expect(p.databaseUrl).toBe('postgres://mailagent:****@db/x');
   });
+
+  it('the webhook lease: 75 s by default, settable, never shorter than the delivery timeout + 5 s', () => {
+    const dir = tempDir();
+    expect(loadConfig({ dataDir: dir }, {}).webhookLeaseMs).toBe(75_000);
+    const c = loadConfig({ dataDir: dir }, { MAILAGENT_WEBHOOK_LEASE_SECONDS: '20' });
+    expect(c.webhookLeaseMs).toBe(20_000);
+    expect(printableConfig(c).webhookLeaseSeconds).toBe(20);
+    expect(fails({ dataDir: dir, webhookLeaseSeconds: 19 }).field).toBe('webhookLeaseSeconds');
+  });
 });

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { requireWorkspace } from '../../../src/services/agents.js';
 import { inTransaction } from '../../../src/services/context.js';
+import { openDatabase } from '../../../src/db/open.js';
 
 // services/agents.ts caches workspace rows while db/open.ts changeMark() holds still: a tier set
 // by any path (another process, a direct write, a transaction) must show on the very next request.
@@ -24,11 +25,17 @@ describe('workspace cache', () => {
   it('a tier set by another connection (as `mailagent admin tier` from another process) shows on the next request', async () => {
     expect(await tier()).toBe('free');
     expect(await tier()).toBe('free'); // cached now
-    if (t.config.database.kind !== 'sqlite') return; // PostgreSQL: nothing is cached
-    const other = new Database(t.config.database.file);
-    other.pragma('busy_timeout = 5000');
-    other.prepare("update workspaces set tier = 'pro'").run();
-    other.close();
+    if (t.config.database.kind === 'sqlite') {
+      const other = new Database(t.config.database.file);
+      other.pragma('busy_timeout = 5000');
+      other.prepare("update workspaces set tier = 'pro'").run();
+      other.close();
+    } else {
+      // PostgreSQL (nothing is cached there): another daemon's pool writes it.
+      const other = openDatabase(t.config.database);
+      await other.db.updateTable('workspaces').set({ tier: 'pro' }).execute();
+      await other.close();
+    }
     expect(await tier()).toBe('pro');
   });
 

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { TestRelay } from '../../helpers/relay.js';
 import { closeRelay } from '../../../src/services/outbound-delivery.js';
 import { OutboundScheduler, SEND_LEASE_MS } from '../../../src/server/workers/scheduler.js';
-import { claimSimulatedReply } from '../../../src/db/repos/messages.js';
+import { claimDueSimulatedReplies } from '../../../src/db/repos/messages.js';
 import { createContext } from '../../../src/server/context.js';
 import { buildApp } from '../../../src/server/http/app.js';
 import { call } from '../../helpers/app.js';
@@ -125,8 +125,8 @@ describe('work that must happen once across daemons (leases)', () => {
     t.clock.advance(SECOND);
     const now = isoAt(t.clock.now());
     // Another daemon leased it (and died before delivering).
-    expect(await claimSimulatedReply(t.ctx.db, r.body.id, now, isoAt(t.clock.now() + MINUTE))).toBe(true);
-    expect(await claimSimulatedReply(t.ctx.db, r.body.id, now, isoAt(t.clock.now() + MINUTE))).toBe(false);
+    expect((await claimDueSimulatedReplies(t.ctx.db, now, 50, isoAt(t.clock.now() + MINUTE))).map((x) => x.message_id)).toEqual([r.body.id]);
+    expect(await claimDueSimulatedReplies(t.ctx.db, now, 50, isoAt(t.clock.now() + MINUTE))).toEqual([]);
     const replies = () => t.ctx.db.selectFrom('received_messages').select('id').where('subject', '=', 'Re: Lease me').execute();
     await scheduler.runDue();
     expect(await replies()).toHaveLength(0);

@@ -98,6 +98,16 @@ describe('labels', () => {
     // `%` and `_` are literal in the label filter.
     expect((await t.req('GET', '/v1/threads', { query: { label: '100%_done' } })).body.data.map((x: any) => x.id)).toEqual([testThread]);
     expect((await t.req('GET', '/v1/threads', { query: { label: '100%' } })).body.data).toHaveLength(0);
+    // Exact and case-sensitive on both engines (labels are case-sensitive names): SQLite's LIKE
+    // used to match `finance` too, and a label holding `","` matched the one after the quote.
+    expect((await t.req('GET', '/v1/threads', { query: { label: 'Finance' } })).body.data.map((x: any) => x.id)).toEqual([testThread]);
+    expect((await t.req('GET', '/v1/threads', { query: { label: 'finance' } })).body.data).toHaveLength(0);
+    expect((await t.req('GET', '/v1/threads', { query: { label: 'FINANCE' } })).body.data).toHaveLength(0);
+    const quoted = await t.req('PATCH', `/v1/threads/${testThread}`, { body: { labels: ['Finance', '100%_done', 'a","b'] } });
+    expect(quoted.status, quoted.text).toBe(200);
+    expect((await t.req('GET', '/v1/threads', { query: { label: 'b' } })).body.data).toHaveLength(0);
+    expect((await t.req('GET', '/v1/threads', { query: { label: 'a","b' } })).body.data.map((x: any) => x.id)).toEqual([testThread]);
+    await t.req('PATCH', `/v1/threads/${testThread}`, { body: { labels: ['Finance', '100%_done'] } });
 
     const rn = await t.req('PATCH', `/v1/labels/${c.body.id}`, { body: { name: 'Money' } });
     expect(rn.body.name).toBe('Money');

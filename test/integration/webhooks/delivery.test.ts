@@ -15,7 +15,7 @@ import { createContext } from '../../../src/server/context.js';
 import { buildApp } from '../../../src/server/http/app.js';
 import { bootstrapWorkspace } from '../../../src/services/bootstrap.js';
 import { ManualClock, HOUR, DAY } from '../../../src/shared/clock.js';
-import { claimDelivery } from '../../../src/db/repos/webhooks.js';
+import { claimDeliveries } from '../../../src/db/repos/webhooks.js';
 import { call } from '../../helpers/app.js';
 import { mailsEntries, mailsHex, strictClientAccepts, standardAccepts } from './helpers.js';
 import type { EventType } from '../../../src/contract/events.js';
@@ -361,7 +361,9 @@ describe('delivery: restart', () => {
       for (let i = 0; i < 3; i++) await call(app, 'POST', '/v1/agents', { key, body: { name: `r${i}` } });
       // one delivery was claimed by a worker that then died mid-attempt
       const first = (await call(app, 'GET', `/v1/webhooks/${w.body.id}/deliveries`, { key })).body.data.at(-1);
-      expect(await claimDelivery(opened.db, first.id, new Date(clock.now()).toISOString(), new Date(clock.now() + 75_000).toISOString())).toBe(true);
+      const lease = [new Date(clock.now()).toISOString(), new Date(clock.now() + 75_000).toISOString()] as const;
+      expect(await claimDeliveries(opened.db, [first.id], ...lease)).toEqual([first.id]);
+      expect(await claimDeliveries(opened.db, [first.id], ...lease)).toEqual([]); // held: not won twice
       await app.close();
       await opened.close();
       expect(sink.requests).toHaveLength(0);
