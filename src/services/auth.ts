@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { apiKeyByHash, apiKeysEpoch, setApiKeysLastUsed, type ApiKeyRow } from '../db/repos/api-keys.js';
 import { grantByAccessHash, setGrantLastUsed, type GrantRow } from '../db/repos/connected-apps.js';
 import { Errors } from '../shared/errors.js';
+import { runTransaction } from '../db/open.js';
 import { isoAt, DAY, MINUTE } from '../shared/clock.js';
 import { GRANT_IDLE_DAYS } from '../contract/oauth.js';
 import type { ScopeRule } from '../contract/route.js';
@@ -95,7 +96,8 @@ export async function flushLastUsed(ctx: AppContext): Promise<void> {
   const entries = [...p.rows].map(([id, at]) => ({ id, at }));
   p.rows.clear();
   try {
-    await ctx.db.transaction().execute((trx) => setApiKeysLastUsed(trx, entries));
+    // A usage timestamp, not a promise to a client: no fsync of its own (db/open.ts CommitSync).
+    await runTransaction(ctx.db, (trx) => setApiKeysLastUsed(trx, entries), 'none');
   } catch (err) {
     ctx.log.error({ err, keys: entries.length }, 'last_used_at: could not write');
   }

@@ -260,7 +260,9 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
               failed.push({ job, err });
             }
           }
-        });
+          // Durable before any unit resolves, but flushed on the thread pool (db/open.ts
+          // CommitSync): requests keep being read, validated and queued during the fsync.
+        }, 'off-thread');
       } catch (err) {
         for (const d of done) d.job.reject(err);
         for (const f of failed) f.job.reject(f.err);
