@@ -130,3 +130,34 @@ describe('runTransaction commit modes', () => {
     for (const u of units) await expect(u).rejects.toThrow(/EIO/);
   });
 });
+
+describe('groupedTransaction (group commit)', () => {
+  it('a failing unit is undone and rejected alone; the others commit, then their afterCommit runs', async () => {
+    const after: string[] = [];
+    const unit = (id: string, fail = false) => groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws(id)).execute();
+      tx.afterCommit(() => after.push(id));
+      if (fail) throw new Error(`unit ${id} failed`);
+      return id;
+    });
+    // Queued in the same tick: one batch.
+    const results = await Promise.allSettled([unit('wsk_a'), unit('wsk_b', true), unit('wsk_c'), unit('wsk_d', true), unit('wsk_e')]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'wsk_a', 'unit wsk_b failed', 'wsk_c', 'unit wsk_d failed', 'wsk_e',
+    ]);
+    expect(await ids()).toEqual(['wsk_a', 'wsk_c', 'wsk_e']);
+    expect(after.sort()).toEqual(['wsk_a', 'wsk_c', 'wsk_e']);
+  });
+
+  it('a lone failing unit leaves nothing behind, and the queue keeps working', async () => {
+    await expect(groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      throw new Error('no');
+    })).rejects.toThrow('no');
+    expect(await groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_b')).execute();
+      return 'ok';
+    })).toBe('ok');
+    expect(await ids()).toEqual(['wsk_b']);
+  });
+});
