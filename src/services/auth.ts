@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import { apiKeyByHash, apiKeysEpoch, setApiKeysLastUsed, type ApiKeyRow } from '../db/repos/api-keys.js';
 import { grantByAccessHash, setGrantLastUsed, type GrantRow } from '../db/repos/connected-apps.js';
@@ -9,8 +10,11 @@ import type { ScopeRule } from '../contract/route.js';
 import type { Mode, Scope } from '../contract/common.js';
 import type { AppContext, AuthContext } from './context.js';
 
+// crypto.hash (Node ≥ 20.12) is the one-shot form: no Hash object per authenticated request.
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return oneShot ? oneShot('sha256', key, 'hex') : createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 export function generateKey(mode: Mode): { key: string; prefix: string; hash: string } {
