@@ -32,11 +32,11 @@ describe('insertRow', () => {
   it('writes each row with its own values, the statement compiled once and reused', async () => {
     const seen: string[] = [];
     const db = opened.db;
-    const exec = db.executeQuery.bind(db);
-    (db as unknown as { executeQuery: typeof exec }).executeQuery = ((q: Parameters<typeof exec>[0]) => {
+    const exec = db.executeQuery.bind(db) as (q: unknown) => Promise<unknown>;
+    (db as unknown as { executeQuery: (q: { sql: string }) => Promise<unknown> }).executeQuery = (q) => {
       seen.push(q.sql);
       return exec(q);
-    }) as typeof exec;
+    };
     for (const id of ['evt_1', 'evt_2', 'evt_3']) await insertRow(db, 'events', ev(id));
     // A row with a column left undefined is another statement, not the cached one with a hole.
     await insertRow(db, 'events', { ...ev('evt_4'), agent_id: undefined } as never);
