@@ -6,6 +6,7 @@ import {
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
@@ -123,6 +124,24 @@ const CONCURRENT_ATTEMPTS = 3;
 const SERIAL_LANE_KEY = 7420019;
 
 /**
+ * When a transaction's commit is on disk, relative to runTransaction resolving:
+ * - `inline` (the default): the COMMIT itself flushes (SQLite synchronous=FULL: an fsync of the
+ *   WAL on the main thread, during which nothing else in the daemon runs).
+ * - `off-thread`: equally durable when runTransaction resolves, but the flush is not done by the
+ *   COMMIT: SQLite commits with synchronous=NORMAL (frames written, no fsync) and the WAL file is
+ *   then fdatasync'd on libuv's thread pool, one flush shared by every commit that arrived while
+ *   the previous one ran. The event loop keeps serving requests meanwhile. A checkpoint in NORMAL
+ *   mode syncs the WAL before copying it and the database after, so a frame is never dropped
+ *   before it is in the synced database file. PostgreSQL: the same as inline (its commit
+ *   already waits for the WAL flush without blocking this process).
+ * - `none`: committed, durable at the next flush of anyone's commit (within a second or two
+ *   under load; SQLite: the next synced commit or checkpoint); a process crash loses nothing, a
+ *   power cut may lose the last rows. Only for data a client was never promised (the request
+ *   log, last_used_at). PostgreSQL: `SET LOCAL synchronous_commit = off`.
+ */
+export type CommitSync = 'inline' | 'off-thread' | 'none';
+
+/**
  * Run fn in one transaction of `db`, its chain joined (see Holding above).
  *
  * On PostgreSQL every transaction is SERIALIZABLE and is run again when PostgreSQL reports a
@@ -149,17 +168,40 @@ const SERIAL_LANE_KEY = 7420019;
  * before that commit and may have to run again: the price of the guarantee, paid only under
  * contention.
  */
-export async function runTransaction<T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+export async function runTransaction<T>(
+  db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>, commit: CommitSync = 'inline',
+): Promise<T> {
   const driver = driverOf.get(db);
   const body = (trx: Transaction<Database>) => (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
-  if (!driver || driver.dialect === 'sqlite') return db.transaction().execute(body);
+  if (!driver || driver.dialect === 'sqlite') {
+    const wal = walSyncs.get(db);
+    if (commit === 'inline' || !wal) return db.transaction().execute(body);
+    // synchronous is a property of the connection and SQLite refuses to change it inside a
+    // transaction: it is lowered around this one transaction, on the connection held for it.
+    const value = await db.connection().execute(async (conn) => {
+      await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+      try {
+        return await conn.transaction().execute(body);
+      } finally {
+        await sql`PRAGMA synchronous = FULL`.execute(conn);
+      }
+    });
+    if (commit === 'off-thread') await wal();
+    return value;
+  }
+  const pgBody = commit === 'none'
+    ? async (trx: Transaction<Database>) => {
+      await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+      return body(trx);
+    }
+    : body;
   for (let attempt = 1; ; attempt++) {
     const alone = attempt > CONCURRENT_ATTEMPTS;
     try {
       if (!alone) {
         return await db.transaction().setIsolationLevel('serializable').execute(async (trx) => {
           await sql`select pg_advisory_xact_lock_shared(${SERIAL_LANE_KEY})`.execute(trx);
-          return body(trx);
+          return pgBody(trx);
         });
       }
       return await db.connection().execute(async (conn) => {
@@ -170,7 +212,7 @@ export async function runTransaction<T>(db: Kysely<Database>, fn: (trx: Transact
             await sql`select pg_advisory_xact_lock(${SERIAL_LANE_KEY})`.execute(trx);
             await sql`select pg_advisory_unlock(${SERIAL_LANE_KEY})`.execute(trx);
             sessionLock = false;
-            return body(trx);
+            return pgBody(trx);
           });
         } finally {
           if (sessionLock) await sql`select pg_advisory_unlock(${SERIAL_LANE_KEY})`.execute(conn);
@@ -256,6 +298,7 @@ function openSqlite(file: string): OpenedDb {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('temp_store = MEMORY');
   const pragmas = {
     journal_mode: String(sqlite.pragma('journal_mode', { simple: true })),
     synchronous: Number(sqlite.pragma('synchronous', { simple: true })),
@@ -268,7 +311,15 @@ function openSqlite(file: string): OpenedDb {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
   changeMarks.set(db, () => `${dataVersion.get() as number}:${totalChanges.get() as number}`);
-  return { db, dialect: 'sqlite', file, pragmas, close: () => db.destroy() };
+  const wal = file === ':memory:' ? null : walSyncer(`${file}-wal`);
+  if (wal) walSyncs.set(db, wal.sync);
+  return {
+    db, dialect: 'sqlite', file, pragmas,
+    close: async () => {
+      await db.destroy();
+      await wal?.close();
+    },
+  };
 }
 
 /**
@@ -300,6 +351,55 @@ function openPostgres(spec: Extract<DatabaseSpec, { kind: 'postgres' }>): Opened
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);
   return { db, dialect: 'postgres', file: null, pragmas: null, close: () => db.destroy() };
+}
+
+const walSyncs = new WeakMap<object, () => Promise<void>>();
+
+/**
+ * fdatasync of the WAL file off the main thread (CommitSync `off-thread`). sync() resolves once
+ * a flush that *started after the call* has finished, so everything committed before the call is
+ * on disk; calls that arrive while a flush runs share the next one (group commit for fsyncs). A
+ * failed flush rejects its callers: their commits may not be durable, and they must not be
+ * acknowledged as if they were. The handle is opened on first use (the WAL exists once anything
+ * has been committed in WAL mode) and kept: SQLite never deletes the WAL while this connection
+ * is open, it only rewinds or truncates it (same file).
+ */
+function walSyncer(path: string): { sync: () => Promise<void>; close: () => Promise<void> } {
+  let handle: Promise<FileHandle> | null = null;
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const flush = async (): Promise<void> => {
+    handle ??= openFile(path, 'r');
+    try {
+      await (await handle).datasync();
+    } catch (err) {
+      handle = null; // reopen next time (an open that failed, or a handle gone bad)
+      throw err;
+    }
+  };
+  const start = (): Promise<void> => {
+    const p = flush().finally(() => {
+      if (running === p) running = null;
+    });
+    running = p;
+    return p;
+  };
+  return {
+    sync() {
+      if (!running) return start();
+      // A flush is running: it may have started before the caller's commit. Join the next one.
+      queued ??= running.catch(() => {}).then(() => {
+        queued = null;
+        return start();
+      });
+      return queued;
+    },
+    async close() {
+      await running?.catch(() => {});
+      await queued?.catch(() => {});
+      if (handle) await (await handle.catch(() => null))?.close();
+    },
+  };
 }
 
 /** Prepared statements kept per SQL text (kysely's SQLite driver prepares every query anew). */

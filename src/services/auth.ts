@@ -1,15 +1,20 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import { apiKeyByHash, apiKeysEpoch, setApiKeysLastUsed, type ApiKeyRow } from '../db/repos/api-keys.js';
 import { grantByAccessHash, setGrantLastUsed, type GrantRow } from '../db/repos/connected-apps.js';
 import { Errors } from '../shared/errors.js';
+import { runTransaction } from '../db/open.js';
 import { isoAt, DAY, MINUTE } from '../shared/clock.js';
 import { GRANT_IDLE_DAYS } from '../contract/oauth.js';
 import type { ScopeRule } from '../contract/route.js';
 import type { Mode, Scope } from '../contract/common.js';
 import type { AppContext, AuthContext } from './context.js';
 
+// crypto.hash (Node ≥ 20.12) is the one-shot form: no Hash object per authenticated request.
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return oneShot ? oneShot('sha256', key, 'hex') : createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 export function generateKey(mode: Mode): { key: string; prefix: string; hash: string } {
@@ -95,7 +100,8 @@ export async function flushLastUsed(ctx: AppContext): Promise<void> {
   const entries = [...p.rows].map(([id, at]) => ({ id, at }));
   p.rows.clear();
   try {
-    await ctx.db.transaction().execute((trx) => setApiKeysLastUsed(trx, entries));
+    // A usage timestamp, not a promise to a client: no fsync of its own (db/open.ts CommitSync).
+    await runTransaction(ctx.db, (trx) => setApiKeysLastUsed(trx, entries), 'none');
   } catch (err) {
     ctx.log.error({ err, keys: entries.length }, 'last_used_at: could not write');
   }

@@ -132,9 +132,9 @@ export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<
 /**
  * Group commit for write paths under load (inbound mail, sends). Every acknowledged write must be
  * on disk (synchronous=FULL), and one fsync per operation caps throughput at the disk's fsync
- * rate. Units queued while a batch is being formed are written in ONE transaction, each inside
- * its own savepoint (a failing unit is rolled back alone and rejects alone); each caller resolves
- * only after that transaction has committed, and afterCommit callbacks run then, as with
+ * rate. Units queued while a batch is being formed are written in ONE transaction (a failing
+ * unit is rolled back alone and rejects alone: see runBatch); each caller resolves only after
+ * that transaction has committed and is on disk, and afterCommit callbacks run then, as with
  * inTransaction.
  *
  * better-sqlite3 commits synchronously: during an fsync no other request progresses, so nothing
@@ -236,38 +236,85 @@ async function gatherGroup(q: CommitQueue): Promise<void> {
   }
 }
 
+/** Raised inside a batch run without savepoints when one unit fails: the batch is run again. */
+class UnitFailed {
+  constructor(readonly index: number, readonly err: unknown) {}
+}
+
+interface UnitDone {
+  job: GroupJob;
+  value: unknown;
+  after: (() => void)[];
+}
+
+/**
+ * One batch in one transaction. `isolated`: every unit in its own savepoint, so a failing unit
+ * is undone alone. Otherwise units run back to back with no savepoint (a savepoint is not free:
+ * SQLite journals every page a unit touches again, and FTS5 flushes its pending index entries at
+ * each one, one index segment per message instead of one per batch); the first unit that fails
+ * aborts the whole transaction with UnitFailed, and the caller runs the others again, isolated.
+ * Units may run more than once either way (as on PostgreSQL, runTransaction): they keep their
+ * effects inside the transaction and defer the rest to afterCommit.
+ */
+async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): Promise<{ done: UnitDone[]; failed: { job: GroupJob; err: unknown }[] }> {
+  let done: UnitDone[] = [];
+  let failed: { job: GroupJob; err: unknown }[] = [];
+  await runTransaction(ctx.db, async (trx: Transaction<Database>) => {
+    done = [];
+    failed = [];
+    for (const [i, job] of batch.entries()) {
+      const after: (() => void)[] = [];
+      const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
+      if (!isolated) {
+        try {
+          done.push({ job, value: await currentTx.run({ root: ctx.db, tx }, () => job.fn(tx)), after });
+        } catch (err) {
+          throw new UnitFailed(i, err);
+        }
+        continue;
+      }
+      await sql.raw('savepoint group_unit').execute(trx);
+      try {
+        const value = await currentTx.run({ root: ctx.db, tx }, () => job.fn(tx));
+        await sql.raw('release savepoint group_unit').execute(trx);
+        done.push({ job, value, after });
+      } catch (err) {
+        await sql.raw('rollback to savepoint group_unit').execute(trx);
+        await sql.raw('release savepoint group_unit').execute(trx);
+        failed.push({ job, err });
+      }
+    }
+    // Durable before any unit resolves, but flushed on the thread pool (db/open.ts
+    // CommitSync): requests keep being read, validated and queued during the fsync.
+  }, 'off-thread');
+  return { done, failed };
+}
+
 async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
   q.running = true;
   try {
     while (q.jobs.length) {
       await gatherGroup(q);
-      const batch = q.jobs.splice(0, MAX_GROUP);
-      const done: { job: GroupJob; value: unknown; after: (() => void)[] }[] = [];
-      const failed: { job: GroupJob; err: unknown }[] = [];
+      let batch = q.jobs.splice(0, MAX_GROUP);
+      let result: Awaited<ReturnType<typeof runBatch>>;
+      const early: { job: GroupJob; err: unknown }[] = [];
       try {
-        await runTransaction(ctx.db, async (trx: Transaction<Database>) => {
-          for (const job of batch) {
-            const after: (() => void)[] = [];
-            const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
-            await sql.raw('savepoint group_unit').execute(trx);
-            try {
-              const value = await currentTx.run({ root: ctx.db, tx }, () => job.fn(tx));
-              await sql.raw('release savepoint group_unit').execute(trx);
-              done.push({ job, value, after });
-            } catch (err) {
-              await sql.raw('rollback to savepoint group_unit').execute(trx);
-              await sql.raw('release savepoint group_unit').execute(trx);
-              failed.push({ job, err });
-            }
-          }
-        });
+        try {
+          // A lone unit needs no savepoint either way: its failure is the transaction's.
+          result = await runBatch(ctx, batch, false);
+        } catch (err) {
+          if (!(err instanceof UnitFailed)) throw err;
+          early.push({ job: batch[err.index], err: err.err });
+          batch = batch.filter((_, i) => i !== err.index);
+          result = batch.length ? await runBatch(ctx, batch, true) : { done: [], failed: [] };
+        }
       } catch (err) {
-        for (const d of done) d.job.reject(err);
-        for (const f of failed) f.job.reject(f.err);
+        for (const e of early) e.job.reject(e.err);
+        for (const job of batch) job.reject(err);
         continue;
       }
-      for (const f of failed) f.job.reject(f.err);
-      for (const d of done) {
+      for (const f of [...early, ...result.failed]) f.job.reject(f.err);
+      for (const d of result.done) {
         for (const f of d.after) {
           try {
             f();

@@ -9,12 +9,13 @@ import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
+import { runTransaction } from '../db/open.js';
 
 export interface RequestRecord {
   auth: AuthContext;
   method: string;
-  /** The path without the query string (a query may carry addresses). */
-  path: string;
+  /** The request URL; only its path is logged (a query may carry addresses). */
+  url: string;
   route: string | null;
   status: number;
   requestId: string;
@@ -24,27 +25,25 @@ export interface RequestRecord {
 }
 
 /**
- * Request-log rows are buffered and written in one transaction per batch, so a GET costs no extra
- * fsync of its own (synchronous=FULL makes each commit durable). Reads flush first.
+ * Request-log rows are buffered and written in one transaction per batch, committed without a
+ * flush of their own (db/open.ts CommitSync 'none'), so a GET costs no fsync. The row itself is
+ * built when the batch is written, off the request's path; its id and time are taken at once.
+ * Reads flush first.
  */
-const pending = new WeakMap<AppContext, LogRow[]>();
+interface Pending {
+  id: string;
+  at: number;
+  r: RequestRecord;
+}
+const pending = new WeakMap<AppContext, Pending[]>();
 const timers = new WeakMap<AppContext, NodeJS.Timeout>();
 const FLUSH_AFTER_MS = 250;
 const FLUSH_AT_ROWS = 200;
 
 export function recordRequest(ctx: AppContext, r: RequestRecord): void {
-  const row: LogRow = {
-    id: newId('log', ctx.clock), workspace_id: r.auth.workspaceId, category: REQUEST_CATEGORY, action: `${r.method} ${r.route ?? r.path}`,
-    target_resource_id: null, agent_id: r.auth.agentId, key_id: r.auth.keyId,
-    metadata: {
-      method: r.method, path: r.path, status: r.status, request_id: r.requestId, key_id: r.auth.keyId,
-      mode: r.auth.mode, client_address: r.clientAddress, user_agent: r.userAgent, duration_ms: Math.round(r.durationMs),
-    },
-    created_at: isoAt(ctx.clock.now()),
-  };
   let list = pending.get(ctx);
   if (!list) pending.set(ctx, (list = []));
-  list.push(row);
+  list.push({ id: newId('log', ctx.clock), at: ctx.clock.now(), r });
   if (list.length >= FLUSH_AT_ROWS) {
     void flushRequestLog(ctx);
   } else if (!timers.has(ctx)) {
@@ -54,15 +53,31 @@ export function recordRequest(ctx: AppContext, r: RequestRecord): void {
   }
 }
 
+function toRow({ id, at, r }: Pending): LogRow {
+  const path = r.url.split('?')[0];
+  return {
+    id, workspace_id: r.auth.workspaceId, category: REQUEST_CATEGORY, action: `${r.method} ${r.route ?? path}`,
+    target_resource_id: null, agent_id: r.auth.agentId, key_id: r.auth.keyId,
+    metadata: {
+      method: r.method, path, status: r.status, request_id: r.requestId, key_id: r.auth.keyId,
+      mode: r.auth.mode, client_address: r.clientAddress, user_agent: r.userAgent, duration_ms: Math.round(r.durationMs),
+    },
+    created_at: isoAt(at),
+  };
+}
+
 export async function flushRequestLog(ctx: AppContext): Promise<void> {
   const t = timers.get(ctx);
   if (t) clearTimeout(t);
   timers.delete(ctx);
-  const rows = pending.get(ctx);
-  if (!rows?.length) return;
+  const list = pending.get(ctx);
+  if (!list?.length) return;
   pending.set(ctx, []);
+  const rows = list.map(toRow);
   try {
-    await ctx.db.transaction().execute((trx) => insertLogs(trx, rows));
+    // No client waits for these rows and none was promised them: committed without an fsync of
+    // their own (db/open.ts CommitSync 'none').
+    await runTransaction(ctx.db, (trx) => insertLogs(trx, rows), 'none');
   } catch (err) {
     ctx.log.error({ err, rows: rows.length }, 'request log: could not write');
   }

@@ -1,4 +1,5 @@
 import type { Db, EventsTable } from '../schema.js';
+import { insertRow } from '../insert-row.js';
 import { Event as EventSchema, type Event } from '../../contract/events.js';
 import { omitAbsent } from '../../contract/common.js';
 
@@ -53,7 +54,7 @@ export async function insertEvent(db: Db, event: Event): Promise<void> {
     payload: JSON.stringify(event),
     created_at: event.created_at,
   };
-  await db.insertInto('events').values(row).execute();
+  await insertRow(db, 'events', row);
 }
 
 export async function getEvent(db: Db, workspaceId: string, id: string): Promise<Event | undefined> {

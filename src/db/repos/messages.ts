@@ -1,6 +1,7 @@
 import { skipLocked } from '../dialect.js';
 import type { Db, } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
+import { insertRow } from '../insert-row.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { sentConditions, type MessageSearch } from './search.js';
 
@@ -87,13 +88,10 @@ function encode(r: Partial<SentMessageRow>): Partial<SentMessagesTable> {
 }
 
 export async function insertSentMessage(db: Db, row: SentMessageRow, attachments: AttachmentRow[]): Promise<void> {
-  await db.insertInto('sent_messages').values(encode(row) as SentMessagesTable).execute();
+  await insertRow(db, 'sent_messages', encode(row) as SentMessagesTable);
   if (attachments.length) await db.insertInto('sent_attachments').values(attachments as SentAttachmentsTable[]).execute();
   const to = toAddressesOf(row.to);
-  if (to.length) {
-    await db.insertInto('sent_recipients').values(to.map((address) => ({ message_id: row.id, workspace_id: row.workspace_id, address })))
-      .onConflict((oc) => oc.doNothing()).execute();
-  }
+  for (const address of to) await insertRow(db, 'sent_recipients', { message_id: row.id, workspace_id: row.workspace_id, address }, 'any');
 }
 
 /** The lower-cased addresses of stored `to` entries (`addr` or `Name <addr>`), without repeats. */

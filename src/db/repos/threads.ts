@@ -1,6 +1,7 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { jsonArrayHas } from '../dialect.js';
 import type { Db, ThreadsTable } from '../schema.js';
+import { insertRow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
 import { Errors } from '../../shared/errors.js';
@@ -42,7 +43,7 @@ function encode(r: Partial<ThreadRow>): Partial<ThreadsTable> {
 }
 
 export async function insertThread(db: Db, row: ThreadRow): Promise<void> {
-  await db.insertInto('threads').values(encode(row) as ThreadsTable).execute();
+  await insertRow(db, 'threads', encode(row) as ThreadsTable);
 }
 
 export async function updateThread(db: Db, id: string, patch: Partial<ThreadRow>): Promise<void> {
@@ -75,7 +76,7 @@ export async function findRefThread(db: Db, agentId: string, rfcIds: string[]): 
 }
 
 export async function insertRef(db: Db, ref: { agent_id: string; rfc_message_id: string; workspace_id: string; message_id: string; thread_id: string; direction: string; created_at: string }): Promise<void> {
-  await db.insertInto('message_refs').values(ref).onConflict((oc) => oc.columns(['agent_id', 'rfc_message_id']).doNothing()).execute();
+  await insertRow(db, 'message_refs', ref, ['agent_id', 'rfc_message_id']);
 }
 
 export async function agentHasLiveThreads(db: Db, agentId: string): Promise<boolean> {

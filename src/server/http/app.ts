@@ -22,6 +22,7 @@ import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpsRoutes } from './ops-routes.js';
 import { DiskGuard, type Ops } from '../ops/index.js';
 import { clientErrorHandler } from './client-error.js';
+import { forSerializer } from './serializer-schema.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -89,26 +90,29 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart));
 
   const ops = opts.ops;
-  if (ops) {
-    registerOpsRoutes(app, ops);
-    app.addHook('onResponse', async (req, reply) => {
-      ops.metrics.http(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    });
-  }
+  if (ops) registerOpsRoutes(app, ops);
+
+  // The hooks every request runs are synchronous and callback-style: an async hook costs a
+  // promise, a microtask turn and (with AsyncLocalStorage in use) an async-hook init per request.
 
   // Every response carries the request id (spec: X-Request-Id equals error.request_id).
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (closing) {
       reply.header('connection', 'close');
-      throw Errors.serviceUnavailable('The daemon is shutting down; retry in a moment.');
+      return done(Errors.serviceUnavailable('The daemon is shutting down; retry in a moment.'));
     }
+    done();
   });
 
-  // The request log (GET /v1/logs?category=request): every authenticated request, once answered.
-  app.addHook('onResponse', async (req, reply) => {
+  // Metrics, and the request log (GET /v1/logs?category=request): every authenticated request,
+  // once answered.
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url;
+    ops?.metrics.http(req.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     const auth = (req as FastifyRequest & { auth?: AuthContext }).auth;
-    if (auth) recordRequest(ctx, { auth, method: req.method, path: req.url.split('?')[0], route: req.routeOptions.url ?? null, status: reply.statusCode, requestId: String(req.id), clientAddress: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, durationMs: reply.elapsedTime });
+    if (auth) recordRequest(ctx, { auth, method: req.method, url: req.url, route: route ?? null, status: reply.statusCode, requestId: String(req.id), clientAddress: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, durationMs: reply.elapsedTime });
+    done();
   });
 
   // Real clients send Content-Type: application/json with an empty body on GET/DELETE and on
@@ -185,7 +189,7 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
   if (def.params) schema.params = def.params;
   if (def.query) schema.querystring = def.query;
   if (def.body) schema.body = def.body;
-  if (def.response) schema.response = { [def.status]: def.response };
+  if (def.response) schema.response = { [def.status]: forSerializer(def.response) };
   const action = def.summary.charAt(0).toLowerCase() + def.summary.slice(1);
   app.route({
     method: def.method,
@@ -196,7 +200,7 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // The optional-field rule, applied once for every route (contract/common.ts → Opt): a field
     // with no value is left out rather than sent as null, unless its schema says null.
     preSerialization: def.response
-      ? async (_req: FastifyRequest, reply: FastifyReply, payload: unknown) => (reply.statusCode < 300 ? omitAbsent(def.response, payload) : payload)
+      ? (_req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) => done(null, reply.statusCode < 300 ? omitAbsent(def.response, payload) : payload)
       : undefined,
     // Authentication and authorisation come first (onRequest, before the body is read or
     // validated): a caller without a valid key learns nothing about a route's schema, and a
@@ -217,6 +221,13 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
       authorize(auth, def.scope, action);
       if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
       (req as FastifyRequest & { auth?: unknown }).auth = auth;
+      // Form bodies exist for public pages (one-click unsubscribe, RFC 8058); the API itself
+      // speaks JSON (spec: bodies are application/json), so a form sent to it is refused (after
+      // the key is checked: a 401/403 wins; before the body is read).
+      const type = req.headers['content-type'];
+      if (type !== undefined && FORM_TYPES.test(type)) {
+        throw Errors.invalidField('Content-Type', `Content-Type ${type} is not supported here; send application/json.`);
+      }
       // The low-disk guard: a send is refused whole (and retried by the client) rather than
       // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
       if (def.send && ro.ops) {
@@ -228,14 +239,12 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
       }
     },
     // An absent body on a route with a body schema is treated as {} so `required` names the field.
-    preValidation: async (req) => {
-      // Form bodies exist for public pages (one-click unsubscribe, RFC 8058); the API itself
-      // speaks JSON (spec: bodies are application/json), so a form sent to it is refused.
-      if (def.scope !== 'public' && FORM_TYPES.test(String(req.headers['content-type'] ?? ''))) {
-        throw Errors.invalidField('Content-Type', `Content-Type ${req.headers['content-type']} is not supported here; send application/json.`);
+    preValidation: def.body
+      ? (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+        done();
       }
-      if (def.body && (req.body === undefined || req.body === null)) req.body = {};
-    },
+      : undefined,
     handler: async (req, reply) => {
       const run = () => handler({
         ctx,

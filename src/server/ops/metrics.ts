@@ -106,10 +106,20 @@ export class Metrics {
   }
 
   http(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpLatency.observe(labels, seconds);
+    // Every API request lands here: the labelled children are looked up once per label set
+    // (prom-client hashes the label object on every inc/observe otherwise). The set is bounded
+    // by route templates × methods × statuses.
+    const key = `${method} ${status} ${route}`;
+    let c = this.httpChildren.get(key);
+    if (!c) {
+      const labels = { method, route, status: String(status) };
+      c = { count: this.httpRequests.labels(labels), latency: this.httpLatency.labels(labels) };
+      this.httpChildren.set(key, c);
+    }
+    c.count.inc();
+    c.latency.observe(seconds);
   }
+  private readonly httpChildren = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
 
   smtpObserver(): SmtpObserver {
     return {

@@ -1,0 +1,47 @@
+import { CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import { dialectOf } from './dialect.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * INSERT statements compiled by kysely once per engine, table, column list and conflict clause,
+ * then run with each row's values. Building and compiling a kysely query (operation-node trees,
+ * frozen objects, identifier escaping) cost more than SQLite's own work for the small rows the
+ * hot paths write (an event, a sent message, a thread, a Message-ID ref); the statement text is
+ * still kysely's, for whichever engine `db` talks to, so repositories stay engine-neutral.
+ *
+ * The cache is filled only when the compiled query's parameters are exactly the row's defined
+ * values in key order (how kysely builds a one-row insert; undefined values are left out);
+ * otherwise the row is simply run through kysely each time.
+ */
+const compiled = new Map<string, string>();
+const COMPILED_MAX = 200;
+
+export async function insertRow<T extends keyof Database & string>(
+  db: Db, table: T, row: Insertable<Database[T]>, onConflictDoNothing?: readonly string[] | 'any',
+): Promise<void> {
+  const cols: string[] = [];
+  const params: unknown[] = [];
+  for (const [k, v] of Object.entries(row as Record<string, unknown>)) {
+    if (v === undefined) continue;
+    cols.push(k);
+    params.push(v);
+  }
+  const key = `${dialectOf(db)}|${table}|${cols.join(',')}|${onConflictDoNothing === undefined ? '' : onConflictDoNothing === 'any' ? '*' : onConflictDoNothing.join(',')}`;
+  const sql = compiled.get(key);
+  if (sql !== undefined) {
+    await db.executeQuery(CompiledQuery.raw(sql, params));
+    return;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let q = (db as Kysely<any>).insertInto(table).values(row as never);
+  if (onConflictDoNothing === 'any') q = q.onConflict((oc) => oc.doNothing());
+  else if (onConflictDoNothing) q = q.onConflict((oc) => oc.columns(onConflictDoNothing as never).doNothing());
+  const c = q.compile();
+  if (c.parameters.length === params.length && c.parameters.every((p, i) => p === params[i])) {
+    if (compiled.size >= COMPILED_MAX) compiled.clear();
+    compiled.set(key, c.sql);
+  }
+  await db.executeQuery(c);
+}

@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { openDatabase, migrate, runTransaction, type OpenedDb } from '../../../src/db/open.js';
+import { groupedTransaction, type AppContext } from '../../../src/services/context.js';
+import { createContext } from '../../../src/server/context.js';
+import { loadConfig } from '../../../src/server/config.js';
+import { ManualClock } from '../../../src/shared/clock.js';
+import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
+
+// db/open.ts CommitSync: `off-thread` commits are as durable as `inline` ones when the promise
+// resolves (the WAL is fdatasync'd on the thread pool first), `none` commits without a flush of
+// their own; the connection's synchronous=FULL is restored after either.
+let dir: string;
+let store: TestDatabase;
+let opened: OpenedDb;
+let ctx: AppContext;
+
+// FileHandle is not exported; its prototype is reached through a handle.
+const probe = await open(import.meta.filename, 'r');
+const handleProto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+await probe.close();
+const realDatasync = handleProto.datasync;
+let syncs = 0;
+let syncGate: Promise<void> | null = null;
+let syncFails = false;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mailagent-commit-'));
+  store = await testDatabase(dir);
+  opened = openDatabase(store.spec);
+  await migrate(opened.db);
+  ctx = createContext(loadConfig({ dataDir: dir, logLevel: 'silent' }, {}), opened.db, new ManualClock());
+  syncs = 0;
+  syncGate = null;
+  syncFails = false;
+  handleProto.datasync = async function (this: unknown) {
+    syncs++;
+    if (syncGate) await syncGate;
+    if (syncFails) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    return realDatasync.call(this);
+  };
+});
+afterEach(async () => {
+  handleProto.datasync = realDatasync;
+  await opened.close();
+  await store.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ws = (id: string) => ({ id, slug: id.replace('wsk_', 's'), display_name: id, tier: 'free', tier_status: 'active', created_at: 'x' });
+const ids = async () => (await opened.db.selectFrom('workspaces').select('id').orderBy('id').execute()).map((r) => r.id);
+const synchronous = async () => Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(opened.db)).rows[0].synchronous);
+
+describe('runTransaction commit modes', () => {
+  it('every mode commits; none and off-thread run again as ordinary transactions afterwards', async () => {
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'inline');
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_b')).execute(), 'off-thread');
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_c')).execute(), 'none');
+    expect(await ids()).toEqual(['wsk_a', 'wsk_b', 'wsk_c']);
+    // A failing body rolls back in every mode.
+    await expect(runTransaction(opened.db, async (trx) => {
+      await trx.insertInto('workspaces').values(ws('wsk_d')).execute();
+      throw new Error('boom');
+    }, 'none')).rejects.toThrow('boom');
+    expect(await ids()).toEqual(['wsk_a', 'wsk_b', 'wsk_c']);
+  });
+
+  it.skipIf(onPostgres)('SQLite: synchronous is FULL again after an off-thread or none commit, also a failed one', async () => {
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'off-thread');
+    expect(await synchronous()).toBe(2);
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_b')).execute(), 'none');
+    expect(await synchronous()).toBe(2);
+    await expect(runTransaction(opened.db, async () => {
+      throw new Error('boom');
+    }, 'none')).rejects.toThrow('boom');
+    expect(await synchronous()).toBe(2);
+  });
+
+  it.skipIf(onPostgres)('SQLite: off-thread resolves only after the WAL flush; none waits for no flush', async () => {
+    let open!: () => void;
+    syncGate = new Promise<void>((r) => (open = r));
+    let resolved = false;
+    const p = runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'off-thread').then(() => {
+      resolved = true;
+    });
+    for (let i = 0; i < 20 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(syncs).toBe(1);
+    // Committed (visible to other queries) but not yet acknowledged: the flush is still running.
+    expect(await ids()).toEqual(['wsk_a']);
+    expect(resolved).toBe(false);
+    open();
+    await p;
+    expect(resolved).toBe(true);
+
+    syncs = 0;
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_b')).execute(), 'none');
+    expect(syncs).toBe(0);
+  });
+
+  it.skipIf(onPostgres)('SQLite: a failed WAL flush rejects the commit it covers instead of acknowledging it', async () => {
+    syncFails = true;
+    await expect(runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'off-thread')).rejects.toThrow(/EIO/);
+    syncFails = false;
+    // The next commit flushes again (and succeeds).
+    await runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_b')).execute(), 'off-thread');
+    expect(await ids()).toEqual(['wsk_a', 'wsk_b']);
+  });
+
+  it.skipIf(onPostgres)('SQLite: commits made while a flush runs share the next flush', async () => {
+    let open!: () => void;
+    syncGate = new Promise<void>((r) => (open = r));
+    const first = runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'off-thread');
+    for (let i = 0; i < 20 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const rest = ['wsk_b', 'wsk_c', 'wsk_d'].map((id) => runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws(id)).execute(), 'off-thread'));
+    await new Promise((r) => setTimeout(r, 20));
+    syncGate = null;
+    open();
+    await Promise.all([first, ...rest]);
+    // One flush for the first commit, one shared by the three that came while it ran.
+    expect(syncs).toBe(2);
+  });
+
+  it.skipIf(onPostgres)('SQLite: a group-committed unit is not acknowledged when its flush fails', async () => {
+    syncFails = true;
+    const units = ['wsk_a', 'wsk_b'].map((id) => groupedTransaction(ctx, (tx) => tx.db.insertInto('workspaces').values(ws(id)).execute()));
+    for (const u of units) await expect(u).rejects.toThrow(/EIO/);
+  });
+});
+
+describe('groupedTransaction (group commit)', () => {
+  it('a failing unit is undone and rejected alone; the others commit, then their afterCommit runs', async () => {
+    const after: string[] = [];
+    const unit = (id: string, fail = false) => groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws(id)).execute();
+      tx.afterCommit(() => after.push(id));
+      if (fail) throw new Error(`unit ${id} failed`);
+      return id;
+    });
+    // Queued in the same tick: one batch.
+    const results = await Promise.allSettled([unit('wsk_a'), unit('wsk_b', true), unit('wsk_c'), unit('wsk_d', true), unit('wsk_e')]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'wsk_a', 'unit wsk_b failed', 'wsk_c', 'unit wsk_d failed', 'wsk_e',
+    ]);
+    expect(await ids()).toEqual(['wsk_a', 'wsk_c', 'wsk_e']);
+    expect(after.sort()).toEqual(['wsk_a', 'wsk_c', 'wsk_e']);
+  });
+
+  it('a lone failing unit leaves nothing behind, and the queue keeps working', async () => {
+    await expect(groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+      throw new Error('no');
+    })).rejects.toThrow('no');
+    expect(await groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws('wsk_b')).execute();
+      return 'ok';
+    })).toBe('ok');
+    expect(await ids()).toEqual(['wsk_b']);
+  });
+});
