@@ -16,9 +16,11 @@ export function fakeResolver(records: Record<string, string[][] | string[]> = {}
   return { resolver, calls, records };
 }
 
+/** The listener as the daemon runs it: with the inbound queue (ack after a durable raw store), unless `queue: undefined`. */
 export async function startSmtp(t: TestApp, opts: Partial<SmtpListenerOptions> = {}): Promise<SmtpListener> {
   return startSmtpListener(t.ctx, {
-    host: '127.0.0.1', port: 0, maxMessageBytes: t.config.smtpMaxMessageBytes, resolver: fakeResolver().resolver, ...opts,
+    host: '127.0.0.1', port: 0, maxMessageBytes: t.config.smtpMaxMessageBytes, resolver: fakeResolver().resolver,
+    queue: { maxDepth: 10_000, leaseMs: 60_000 }, ...opts,
   });
 }
 
