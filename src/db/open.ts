@@ -128,7 +128,18 @@ const MAX_TX_ATTEMPTS = 12;
 export async function runTransaction<T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   const driver = driverOf.get(db);
   const body = (trx: Transaction<Database>) => (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
-  if (!driver || driver.dialect === 'sqlite') return db.transaction().execute(body);
+  if (!driver || driver.dialect === 'sqlite') {
+    const gate = writeGates.get(db);
+    if (!gate) return db.transaction().execute(body);
+    // Another thread writes this file too (db/queue-writer.ts): wait for it here, without
+    // blocking, rather than in SQLite's busy handler, which would put the whole thread to sleep.
+    await gate.acquire();
+    try {
+      return await db.transaction().execute(body);
+    } finally {
+      gate.release();
+    }
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().setIsolationLevel('serializable').execute(body);
@@ -138,6 +149,19 @@ export async function runTransaction<T>(db: Kysely<Database>, fn: (trx: Transact
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
     }
   }
+}
+
+/** A write lock shared with another thread writing the same SQLite file (db/queue-writer.ts). */
+export interface WriteGate {
+  acquire(): Promise<void>;
+  release(): void;
+}
+const writeGates = new WeakMap<object, WriteGate>();
+
+/** Transactions of `db` take `gate` first (null: no longer). */
+export function setWriteGate(db: Kysely<Database>, gate: WriteGate | null): void {
+  if (gate) writeGates.set(db, gate);
+  else writeGates.delete(db);
 }
 
 async function joined<T>(driver: ReentrantDriver, trx: Kysely<Database>, fn: () => Promise<T>): Promise<T> {

@@ -217,7 +217,10 @@ async function startListeners(ctx: AppContext, config: Config, ops: Ops): Promis
     // The lease (several daemons on PostgreSQL) outlasts one message's worst case: four pool
     // budgets plus DNS.
     queue: config.limits.smtpMaxQueuedMessages > 0
-      ? { maxDepth: config.limits.smtpMaxQueuedMessages, leaseMs: Math.max(60_000, 6 * config.pipelineBudgetMs) }
+      ? {
+        maxDepth: config.limits.smtpMaxQueuedMessages, leaseMs: Math.max(60_000, 6 * config.pipelineBudgetMs),
+        file: config.database.kind === 'sqlite' ? config.database.file : null,
+      }
       : undefined,
   }));
   try {

@@ -1,10 +1,11 @@
 import {
   allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { isSharedStore } from '../db/open.js';
+import { isSharedStore, setWriteGate } from '../db/open.js';
+import { QueueWriter } from '../db/queue-writer.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
-import { groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
+import { announceWrite, groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
 import { AlreadyProcessed, prepareIngest, routeRecipient, type InboundInput } from './inbound.js';
 import type { Tx } from './context.js';
 import { splitPlus } from './plus-addresses.js';
@@ -41,10 +42,16 @@ export interface InboundQueueOptions {
   pollMs: number;
   /** A failed attempt is tried again after this, doubled per attempt (at most an hour). */
   retryMs: number;
+  /**
+   * SQLite: the database file, for the writer thread that commits acknowledgements off the main
+   * thread (db/queue-writer.ts). Absent (an in-memory database, PostgreSQL, whose driver never
+   * blocks the thread): rows are written on the main connection, group-committed.
+   */
+  file?: string | null;
 }
 
 export const DEFAULT_QUEUE_MAX_DEPTH = 10_000;
-export const DEFAULT_QUEUE_CONCURRENCY = 16;
+export const DEFAULT_QUEUE_CONCURRENCY = 32;
 
 /** The message a queue row holds, as ingestInbound takes it. */
 export interface QueueInput {
@@ -82,6 +89,7 @@ export class InboundQueue {
   /** Prepared messages waiting to be handed to the group commit together. */
   private ready: (() => void)[] = [];
   private collectTimer: NodeJS.Timeout | null = null;
+  private writer: QueueWriter | null = null;
 
   constructor(private readonly ctx: AppContext, private readonly opts: InboundQueueOptions) {
     this.shared = isSharedStore(ctx.db);
@@ -89,6 +97,11 @@ export class InboundQueue {
 
   /** Take what an earlier run left (a lone daemon: every row), then start processing. */
   async start(): Promise<void> {
+    if (!this.shared && this.opts.file && this.opts.file !== ':memory:') {
+      this.writer = new QueueWriter(this.opts.file);
+      await this.writer.ready();
+      setWriteGate(this.ctx.db, this.writer.gate);
+    }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
       this.schedulePoll(0);
@@ -114,8 +127,10 @@ export class InboundQueue {
    * Store the raw message durably and return the ids the 250 names. Recipients are routed again
    * (they were checked at RCPT); ones that no longer route are refused, as the direct path does.
    */
-  async accept(input: QueueInput, announced: WriteAnnouncement): Promise<QueueAccepted> {
+  async accept(input: QueueInput): Promise<QueueAccepted> {
     const ctx = this.ctx;
+    // Written on the main connection: announced, so a group commit being formed waits for it.
+    const announced = this.writer?.alive() ? NOT_ANNOUNCED : announceWrite(ctx);
     const result: QueueAccepted = { accepted: [], refused: [] };
     const ids = new Map<string, string>();
     try {
@@ -144,7 +159,14 @@ export class InboundQueue {
       remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
     };
     const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
-    await groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced);
+    if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
+      await this.writer.insert({
+        id: row.id, received_at: row.receivedAt, mail_from: row.mailFrom, rcpt_to: JSON.stringify(row.rcptTo),
+        message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
+      });
+    } else {
+      await groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced);
+    }
     this.counters.accepted++;
     this.depth++;
     this.pending.add(row.id);
@@ -178,6 +200,10 @@ export class InboundQueue {
     this.timers.clear();
     await Promise.allSettled([...this.inflight.values()]);
     for (const w of this.waiters.splice(0)) w.resolve();
+    if (this.writer) {
+      await this.writer.close();
+      setWriteGate(this.ctx.db, null);
+    }
   }
 
   private pump(): void {
@@ -310,7 +336,7 @@ export class InboundQueue {
 }
 
 /** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
-const COLLECT_MS = 5;
+const COLLECT_MS = 20;
 
 /** Processing units are not announced: a batch of acknowledgements must not wait for them. */
 const NOT_ANNOUNCED: WriteAnnouncement = { release() { /* nothing to release */ } };

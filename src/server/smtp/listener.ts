@@ -39,7 +39,7 @@ export interface SmtpListenerOptions {
    * Acknowledge after a durable raw store and process afterwards (services/inbound-queue.ts;
    * the daemon sets it). Absent: every message is processed and committed before its 250.
    */
-  queue?: { maxDepth: number; concurrency?: number; leaseMs: number };
+  queue?: { maxDepth: number; concurrency?: number; leaseMs: number; file?: string | null };
 }
 
 /** RFC 5321 §4.5.3.1.8 requires room for 100 recipients; more are answered 452 (§4.5.3.1.10). */
@@ -86,7 +86,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
   });
   const queue = opts.queue ? new InboundQueue(ctx, {
     authenticate, maxDepth: opts.queue.maxDepth, concurrency: opts.queue.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
-    leaseMs: opts.queue.leaseMs,
+    leaseMs: opts.queue.leaseMs, file: opts.queue.file,
     pollMs: 2_000, retryMs: 5_000,
   }) : null;
   /** RFC 3463 4.3.2 "system not accepting network messages": the queue is too deep; retry later. */
@@ -218,12 +218,11 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       callback(busy);
       return;
     }
-    const arrival = announceInbound(ctx);
     const work = (async () => {
       const full = await diskFull();
       if (full) throw full;
-      return queue!.accept({ raw, mailFrom, rcptTo, remoteAddress: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null }, arrival);
-    })().finally(() => arrival.release());
+      return queue!.accept({ raw, mailFrom, rcptTo, remoteAddress: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null });
+    })();
     inFlight.add(work);
     work.then((res) => {
       if (!res.accepted.length) {
