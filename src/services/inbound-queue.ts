@@ -212,9 +212,20 @@ export class InboundQueue {
       const take = this.backlog.splice(0, this.opts.concurrency - this.inflight.size);
       // One SELECT for the batch; each message then goes its own way (pool, group commit).
       const loaded = queuedByIds(this.ctx.db, take);
+      loaded.catch((err: unknown) => {
+        // The rows stay queued: look again shortly (the error is the database's, e.g. busy).
+        this.ctx.log.error({ err }, 'inbound queue: reading queued messages failed');
+        this.later(this.opts.retryMs, () => {
+          this.backlog.unshift(...take);
+          this.pump();
+        });
+      });
       for (const id of take) {
         this.preparing++;
-        const p = loaded.then((rows) => rows.find((r) => r.id === id)).then((row) => this.processOne(id, row));
+        const p = loaded.then((rows) => this.processOne(id, rows.find((r) => r.id === id)), () => {
+          this.preparing--;
+          this.maybeFlush();
+        });
         this.inflight.set(id, p);
         void p.finally(() => {
           this.inflight.delete(id);
