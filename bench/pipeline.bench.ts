@@ -308,11 +308,13 @@ async function benchStall() {
           const took = performance.now() - t0;
           await conn.quit();
           await sleep(50);
+          // Answered once the message is processed (stall-daemon.mjs): stalls after the 250 count too.
           child.stdin!.write('report\n');
           const { maxMs } = JSON.parse(await next()) as { maxMs: number };
+          const stored = performance.now() - t0;
           worst = Math.max(worst, maxMs);
           if (!reply.startsWith('250')) say(`  ${b.name} ${c.name}: ${reply}`);
-          if (reps === 1) (results[c.name] ??= {})[b.name + ':took'] = `${took.toFixed(0)} ms to 250`;
+          if (reps === 1) (results[c.name] ??= {})[b.name + ':took'] = `${took.toFixed(0)} ms to 250, ≤ ${stored.toFixed(0)} ms to stored`;
         }
         (results[c.name] ??= {})[b.name] = `${worst.toFixed(1)} ms`;
       }
