@@ -253,7 +253,9 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
   });
   if (queue) {
     await queue.start();
-    ctx.inboundSettled = () => queue.settled();
+    // Several listeners on one context (tests): a read waits for each one's queue.
+    const others = ctx.inboundSettled;
+    ctx.inboundSettled = others ? async () => { await Promise.all([others(), queue.settled()]); } : () => queue.settled();
   }
   const addr = server.server.address() as AddressInfo;
   return {
