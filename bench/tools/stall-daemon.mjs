@@ -2,7 +2,8 @@
 // monitor on its main thread: the pipeline bench sends one message, then asks for the longest
 // stall of the main thread since the last reset.
 //   node bench/tools/stall-daemon.mjs <dist dir> <data dir>
-// stdin: "reset" | "report" (answers {"maxMs": …} on stdout); first stdout line: {"http", "smtp"}.
+// stdin: "reset" | "report" (answers {"maxMs": …} on stdout, once the message is processed: a build
+// with the inbound queue answers the 250 before processing); first stdout line: {"http", "smtp"}.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -18,8 +19,21 @@ const addr = await d.start();
 const h = monitorEventLoopDelay({ resolution: 1 });
 h.enable();
 process.stdout.write(JSON.stringify({ http: addr.http, smtp: addr.smtp, liveKey: d.bootstrapped?.keys.live.key ?? null }) + '\n');
+/** Until nothing acknowledged waits for processing (no inbound_queue table: processed before the 250). */
+async function processed() {
+  for (;;) {
+    let n = 0;
+    try {
+      n = Number((await d.ctx.db.selectFrom('inbound_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    } catch {
+      return;
+    }
+    if (n === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line === 'reset') h.reset();
-  else if (line === 'report') process.stdout.write(JSON.stringify({ maxMs: h.max / 1e6 }) + '\n');
+  else if (line === 'report') void processed().then(() => process.stdout.write(JSON.stringify({ maxMs: h.max / 1e6 }) + '\n'));
   else if (line === 'stop') void d.stop().then(() => process.exit(0));
 });

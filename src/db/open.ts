@@ -174,18 +174,28 @@ export async function runTransaction<T>(
   const driver = driverOf.get(db);
   const body = (trx: Transaction<Database>) => (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
   if (!driver || driver.dialect === 'sqlite') {
+    const gate = writeGates.get(db);
     const wal = walSyncs.get(db);
-    if (commit === 'inline' || !wal) return db.transaction().execute(body);
-    // synchronous is a property of the connection and SQLite refuses to change it inside a
-    // transaction: it is lowered around this one transaction, on the connection held for it.
-    const value = await db.connection().execute(async (conn) => {
-      await sql`PRAGMA synchronous = NORMAL`.execute(conn);
-      try {
-        return await conn.transaction().execute(body);
-      } finally {
-        await sql`PRAGMA synchronous = FULL`.execute(conn);
-      }
-    });
+    // Another thread may write this file too (db/queue-writer.ts): wait for it here, without
+    // blocking, rather than in SQLite's busy handler, which would put the whole thread to sleep.
+    // The gate covers the transaction only; the WAL flush of `off-thread` happens after it.
+    if (gate) await gate.acquire();
+    let value: T;
+    try {
+      if (commit === 'inline' || !wal) return await db.transaction().execute(body);
+      // synchronous is a property of the connection and SQLite refuses to change it inside a
+      // transaction: it is lowered around this one transaction, on the connection held for it.
+      value = await db.connection().execute(async (conn) => {
+        await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+        try {
+          return await conn.transaction().execute(body);
+        } finally {
+          await sql`PRAGMA synchronous = FULL`.execute(conn);
+        }
+      });
+    } finally {
+      gate?.release();
+    }
     if (commit === 'off-thread') await wal();
     return value;
   }
@@ -224,6 +234,19 @@ export async function runTransaction<T>(
       if (!alone) await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
     }
   }
+}
+
+/** A write lock shared with another thread writing the same SQLite file (db/queue-writer.ts). */
+export interface WriteGate {
+  acquire(): Promise<void>;
+  release(): void;
+}
+const writeGates = new WeakMap<object, WriteGate>();
+
+/** Transactions of `db` take `gate` first (null: no longer). */
+export function setWriteGate(db: Kysely<Database>, gate: WriteGate | null): void {
+  if (gate) writeGates.set(db, gate);
+  else writeGates.delete(db);
 }
 
 async function joined<T>(driver: ReentrantDriver, trx: Kysely<Database>, fn: () => Promise<T>): Promise<T> {

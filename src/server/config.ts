@@ -64,6 +64,8 @@ export interface ResourceLimits {
   smtpMaxSessionSeconds: number;
   /** SMTP idle timeout, seconds (the client owes us a command or data). */
   smtpIdleTimeoutSeconds: number;
+  /** SMTP mail acknowledged and not processed yet (the inbound queue); 451 past it; 0: no queue, processed before the 250. */
+  smtpMaxQueuedMessages: number;
   /** Open event streams (GET /v1/events/stream), all keys; 503 past it. */
   sseMaxStreams: number;
   /** Open event streams per API key; 429 past it. */
@@ -78,6 +80,7 @@ export const DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   smtpMaxCommandsWithoutProgress: 20,
   smtpMaxSessionSeconds: 600,
   smtpIdleTimeoutSeconds: 60,
+  smtpMaxQueuedMessages: 10_000,
   sseMaxStreams: STREAM_DEFAULTS.maxStreams,
   sseMaxStreamsPerKey: STREAM_DEFAULTS.maxStreamsPerKey,
   sseMaxBufferedBytes: STREAM_DEFAULTS.maxBufferedBytes,
@@ -111,6 +114,7 @@ export interface ConfigInput {
   smtpMaxCommandsWithoutProgress?: string | number;
   smtpMaxSessionSeconds?: string | number;
   smtpIdleTimeoutSeconds?: string | number;
+  smtpMaxQueuedMessages?: string | number;
   sseMaxStreams?: string | number;
   sseMaxStreamsPerKey?: string | number;
   sseMaxBufferedBytes?: string | number;
@@ -140,7 +144,7 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes',
   'pipelineWorkers', 'pipelineBudgetMs',
   'smtpMaxClients', 'smtpMaxConnectionsPerAddress', 'smtpMaxCommandsWithoutProgress', 'smtpMaxSessionSeconds',
-  'smtpIdleTimeoutSeconds', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
+  'smtpIdleTimeoutSeconds', 'smtpMaxQueuedMessages', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
   'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate',
   'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'webhookLeaseSeconds', 'trustedNetworks', 'config',
@@ -287,6 +291,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       smtpMaxCommandsWithoutProgress: int('smtpMaxCommandsWithoutProgress', c.smtpMaxCommandsWithoutProgress, DEFAULT_LIMITS.smtpMaxCommandsWithoutProgress, 0, 100_000),
       smtpMaxSessionSeconds: int('smtpMaxSessionSeconds', c.smtpMaxSessionSeconds, DEFAULT_LIMITS.smtpMaxSessionSeconds, 0, 86_400),
       smtpIdleTimeoutSeconds: int('smtpIdleTimeoutSeconds', c.smtpIdleTimeoutSeconds, DEFAULT_LIMITS.smtpIdleTimeoutSeconds, 1, 3_600),
+      smtpMaxQueuedMessages: int('smtpMaxQueuedMessages', c.smtpMaxQueuedMessages, DEFAULT_LIMITS.smtpMaxQueuedMessages, 0, 10_000_000),
       sseMaxStreams: int('sseMaxStreams', c.sseMaxStreams, DEFAULT_LIMITS.sseMaxStreams, 1, 100_000),
       sseMaxStreamsPerKey: int('sseMaxStreamsPerKey', c.sseMaxStreamsPerKey, DEFAULT_LIMITS.sseMaxStreamsPerKey, 1, 100_000),
       sseMaxBufferedBytes: int('sseMaxBufferedBytes', c.sseMaxBufferedBytes, DEFAULT_LIMITS.sseMaxBufferedBytes, 1024, 1024 * 1024 * 1024),

@@ -213,6 +213,15 @@ async function startListeners(ctx: AppContext, config: Config, ops: Ops): Promis
       maxSessionMs: config.limits.smtpMaxSessionSeconds * 1000,
     },
     disk: ops.disk, observer: ops.metrics.smtpObserver(),
+    // Acknowledge after a durable raw store, process right after (docs/inbound.md → Durability).
+    // The lease (several daemons on PostgreSQL) outlasts one message's worst case: four pool
+    // budgets plus DNS.
+    queue: config.limits.smtpMaxQueuedMessages > 0
+      ? {
+        maxDepth: config.limits.smtpMaxQueuedMessages, leaseMs: Math.max(60_000, 6 * config.pipelineBudgetMs),
+        file: config.database.kind === 'sqlite' ? config.database.file : null,
+      }
+      : undefined,
   }));
   try {
     if (config.metricsListen) listeners.push(await startMetricsListener(ops, config.metricsListen.host, config.metricsListen.port));

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { batchesCommits, runTransaction } from '../db/open.js';
+import { batchesCommits, inTransactionChain, runTransaction } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -57,6 +57,20 @@ export interface AppContext {
   bus: EventBus;
   /** Parse / classify / screen off the main thread (the daemon's worker pool); inline when absent. */
   work?: MessageWork;
+  /**
+   * The SMTP listener's inbound queue (services/inbound-queue.ts): resolves once the mail
+   * acknowledged so far is processed (bounded). Reads of received mail, threads and events await
+   * it, so a read that follows a 250 sees the message. Absent: mail is stored before its 250.
+   */
+  inboundSettled?: () => Promise<void>;
+}
+
+/**
+ * Wait for acknowledged SMTP mail to be processed (see AppContext.inboundSettled). Never inside a
+ * transaction: processing needs the database the transaction holds.
+ */
+export async function inboundSettled(ctx: AppContext): Promise<void> {
+  if (ctx.inboundSettled && !inTransactionChain(ctx.db)) await ctx.inboundSettled();
 }
 
 /** The authenticated caller (an API key or a connected app), as every service sees it. */

@@ -4,7 +4,7 @@ import type { PageOf } from '../contract/common.js';
 import { getEvent, listEvents } from '../db/repos/events.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
-import type { AppContext, AuthContext } from './context.js';
+import { inboundSettled, type AppContext, type AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { pageOf } from '../db/paginate.js';
 
@@ -68,6 +68,7 @@ export async function agentScope(ctx: AppContext, auth: AuthContext, ref: string
 }
 
 export async function listEventsPage(ctx: AppContext, auth: AuthContext, q: EventListQuery): Promise<PageOf<Event>> {
+  await inboundSettled(ctx);
   const type = q.event_type !== undefined ? checkEventType(q.event_type, 'event_type') : null;
   const since = q.since !== undefined ? sinceToIso(q.since) : null;
   const agentId = await agentScope(ctx, auth, q.agent_id);

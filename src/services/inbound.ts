@@ -4,6 +4,7 @@ import {
   insertReceived, senderCounts, setReceivedEvent, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow,
 } from '../db/repos/received.js';
 import { suppressionsFor } from '../db/repos/suppression.js';
+import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
 import { isQuarantined, type Classification } from '../classifier/index.js';
 import type { ParsedInbound } from '../mail/parse.js';
@@ -32,6 +33,19 @@ export interface InboundInput {
   auth?: { spf: boolean | null; dkim: boolean | null; dmarc?: string | null };
   /** Test-mode mail (the simulator; local delivery of a test-key send). Default: source === 'simulator'. */
   testMode?: boolean;
+  /**
+   * Processing a message of the inbound queue (services/inbound-queue.ts): its row is deleted in
+   * the transaction that stores it (so it is stored and evented once), and the arrival time and
+   * the rcv ids are those the 250 named.
+   */
+  queued?: { id: string; receivedAt: number; messageIds: ReadonlyMap<string, string> };
+}
+
+/** The queued message was processed already (by another daemon, or an earlier attempt that committed). */
+export class AlreadyProcessed extends Error {
+  constructor(id: string) {
+    super(`queued message ${id} was processed already`);
+  }
 }
 
 export interface InboundResult {
@@ -122,21 +136,40 @@ const classificationFields = (c: Classification): ClassificationFields => ({
 export async function ingestInbound(ctx: AppContext, input: InboundInput, announced?: InboundAnnouncement): Promise<InboundResult> {
   const arrival = announced ?? announceInbound(ctx);
   try {
-    const result: InboundResult = { accepted: [], refused: [], stored: [] };
-    const routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[] = [];
-    for (const rcpt of input.rcptTo) {
-      const r = await routeRecipient(ctx, rcpt);
-      if (r.kind === 'agent') routes.push({ rcpt, agent: r.agent, address: r.address, plus: r.plus });
-      else result.refused.push({ rcpt, reason: r.reason });
-    }
-    if (!routes.length) return result;
-    const prepared = await prepareInbound(ctx, input, routes);
+    const p = await prepareIngest(ctx, input);
     // One transaction per batch of concurrent messages (group commit: services/context.ts).
-    await groupedTransaction(ctx, prepared.store(result), arrival);
-    return result;
+    if (p.store) await groupedTransaction(ctx, p.store, arrival);
+    return p.result;
   } finally {
     arrival.release();
   }
+}
+
+/** A message routed, parsed and classified: `store` is its unit of a (group) transaction; `result` is filled by it. */
+export interface PreparedIngest {
+  result: InboundResult;
+  store: ((tx: Tx) => Promise<void>) | null;
+}
+
+/**
+ * Everything of ingestInbound before its transaction (the inbound queue batches the stores of
+ * several messages into one group commit itself: services/inbound-queue.ts).
+ */
+export async function prepareIngest(ctx: AppContext, input: InboundInput): Promise<PreparedIngest> {
+  const result: InboundResult = { accepted: [], refused: [], stored: [] };
+  const routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[] = [];
+  for (const rcpt of input.rcptTo) {
+    const r = await routeRecipient(ctx, rcpt);
+    if (r.kind === 'agent') routes.push({ rcpt, agent: r.agent, address: r.address, plus: r.plus });
+    else result.refused.push({ rcpt, reason: r.reason });
+  }
+  if (!routes.length) {
+    // Queued, and no recipient exists any more (archived since the 250): nothing to store.
+    const q = input.queued;
+    return { result, store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id))) throw new AlreadyProcessed(q.id); } : null };
+  }
+  const prepared = await prepareInbound(ctx, input, routes);
+  return { result, store: prepared.store(result) };
 }
 
 /** A message on its way to ingestInbound, counted so a group commit waits for it. */
@@ -162,7 +195,7 @@ async function prepareInbound(
   const testMode = input.testMode ?? input.source === 'simulator';
   const from = (parsed.from?.address ?? input.mailFrom ?? '').toLowerCase();
   const text = parsed.text ?? '';
-  const now = ctx.clock.now();
+  const now = input.queued?.receivedAt ?? ctx.clock.now();
 
   // One copy per agent (an agent addressed twice, e.g. as name@ and name+tag@, gets one message).
   const byAgent = new Map<string, typeof routes>();
@@ -180,16 +213,27 @@ async function prepareInbound(
   }
 
   return {
-    store: (result) => async (tx) => {
-      for (const { routes: group, classification, truncated } of prepared) {
-        const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated });
-        if (!stored) {
-          for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
-          continue;
+    store: (result) => {
+      const routedAccepted = result.accepted.length;
+      const routedRefused = result.refused.length;
+      return async (tx) => {
+        // The unit may run more than once (group commit, services/context.ts): start again from
+        // what routing decided before it.
+        result.accepted.length = routedAccepted;
+        result.refused.length = routedRefused;
+        result.stored!.length = 0;
+        // The queue row goes in the same transaction as the message and its events: exactly once.
+        if (input.queued && !(await deleteQueued(tx.db, input.queued.id))) throw new AlreadyProcessed(input.queued.id);
+        for (const { routes: group, classification, truncated } of prepared) {
+          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated });
+          if (!stored) {
+            for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
+            continue;
+          }
+          result.stored!.push(stored);
+          for (const r of group) result.accepted.push({ rcpt: r.rcpt, messageId: stored.messageId });
         }
-        result.stored!.push(stored);
-        for (const r of group) result.accepted.push({ rcpt: r.rcpt, messageId: stored.messageId });
-      }
+      };
     },
   };
 }
@@ -213,7 +257,7 @@ async function storeForAgent(
   const route = group.find((r) => !r.plus) ?? group[0];
   const plus = route.plus;
   const ws = await getWorkspace(tx.db, agent.workspace_id);
-  const id = newId('rcv', ctx.clock);
+  const id = input.queued?.messageIds.get(agent.id) ?? newId('rcv', ctx.clock);
   const at = isoAt(d.now);
   const fromDomain = d.from.split('@')[1] ?? '';
 

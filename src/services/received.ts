@@ -12,7 +12,7 @@ import { searchOf } from './search.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import { randomBytes } from 'node:crypto';
-import type { AppContext, AuthContext } from './context.js';
+import { inboundSettled, type AppContext, type AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { ingestInbound } from './inbound.js';
 import { splitPlus } from './plus-addresses.js';
@@ -51,12 +51,19 @@ export function toReceivedMessage(ctx: AppContext, r: ReceivedRow, attachments: 
 
 /** Agent-bound keys see only their agent's mail; anything else is 404 (spec: Agent-bound keys). */
 export async function loadVisible(ctx: AppContext, auth: AuthContext, id: string): Promise<ReceivedRow> {
-  const r = hasPrefix(id, 'rcv') ? await getReceived(ctx.db, auth.workspaceId, id) : undefined;
+  const load = () => (hasPrefix(id, 'rcv') ? getReceived(ctx.db, auth.workspaceId, id) : undefined);
+  // Not there yet: it may be SMTP mail acknowledged a moment ago and still being processed.
+  let r = await load();
+  if (!r && hasPrefix(id, 'rcv') && ctx.inboundSettled) {
+    await inboundSettled(ctx);
+    r = await load();
+  }
   if (!r || (auth.agentId && r.agent_id !== auth.agentId)) throw Errors.notFound('received message', id);
   return r;
 }
 
 export async function listReceivedPage(ctx: AppContext, auth: AuthContext, q: ReceivedListQuery): Promise<PageOf<ReceivedMessageSummary>> {
+  await inboundSettled(ctx);
   let agentId: string | null = auth.agentId;
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
   const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: searchOf(q.q) }, q);

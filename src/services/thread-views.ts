@@ -5,7 +5,7 @@ import {
 } from '../db/repos/threads.js';
 import { Errors } from '../shared/errors.js';
 import { isoAt } from '../shared/clock.js';
-import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { inboundSettled, inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { requireNotConnectedApp } from './auth.js';
 import { emitEvent } from './events.js';
 import { resolveAgent } from './agents.js';
@@ -30,12 +30,14 @@ export async function requireThread(ctx: AppContext, auth: AuthContext, id: stri
 }
 
 export async function listThreadsPage(ctx: AppContext, auth: AuthContext, q: ThreadListQuery): Promise<PageOf<Thread>> {
+  await inboundSettled(ctx);
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
   const res = await listThreadsView(ctx.db, auth.workspaceId, { agentId, status: q.status, label: q.label, trashed: q.trashed ?? false, search: searchOf(q.q) }, q);
   return pageOf(res, res.rows.map(toThread));
 }
 
 export async function getThreadView(ctx: AppContext, auth: AuthContext, id: string): Promise<ThreadWithMessages> {
+  await inboundSettled(ctx);
   const t = await requireThread(ctx, auth, id);
   const messages = await threadMessages(ctx.db, auth.workspaceId, t.id);
   return {

@@ -9,7 +9,7 @@ import type { Clock } from './clock.js';
  */
 export type IdPrefix =
   | 'msg' | 'rcv' | 'thrd' | 'agt' | 'wsk' | 'key' | 'dft' | 'evt' | 'whe' | 'req'
-  | 'whd' | 'att' | 'sup' | 'alw' | 'lbl' | 'dom' | 'log' | 'apl' | 'ovl' | 'grt' | 'wbs';
+  | 'whd' | 'att' | 'sup' | 'alw' | 'lbl' | 'dom' | 'log' | 'apl' | 'ovl' | 'grt' | 'wbs' | 'inq';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 // The 80 random bits are kept as two 40-bit halves in plain numbers (exact below 2^53): BigInt

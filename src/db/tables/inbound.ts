@@ -77,8 +77,26 @@ export interface InboundPlusAddressesTable {
   last_received_at: string;
 }
 
+/** SMTP mail acknowledged but not processed yet (migration 0017; services/inbound-queue.ts). */
+export interface InboundQueueTable {
+  id: string;
+  received_at: string;
+  mail_from: string;
+  /** JSON string[]: the envelope recipients. */
+  rcpt_to: string;
+  /** JSON {agent_id, message_id}[]: the rcv ids the 250 named. */
+  message_ids: string;
+  remote_address: string | null;
+  helo: string | null;
+  raw: Buffer;
+  lease_until: string | null;
+  attempts: number;
+  last_error: string | null;
+}
+
 export interface InboundTables {
   received_messages: ReceivedMessagesTable;
   received_attachments: ReceivedAttachmentsTable;
   inbound_plus_addresses: InboundPlusAddressesTable;
+  inbound_queue: InboundQueueTable;
 }

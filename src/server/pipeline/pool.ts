@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from '../../shared/log.js';
+import { workerEntry } from '../../shared/worker-entry.js';
 import type { FromWorker, Job } from './protocol.js';
 
 /** The job ran past its budget; its worker was terminated and replaced. */
@@ -60,23 +59,6 @@ interface Slot {
 }
 
 /**
- * How a worker starts: dist/server/pipeline/worker.js when built; when this module itself runs
- * from source (vitest, `node --import tsx`) the .ts entry, loaded through tsx's API (Node 20 does
- * not apply `--import` loader hooks to a worker's entry module).
- */
-function workerEntry(url?: URL): { script: string; eval: boolean } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = url ?? new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
-  if (!entry.pathname.endsWith('.ts')) return { script: fileURLToPath(entry), eval: false };
-  // require.resolve finds the package's CommonJS build; its ESM twin sits beside it.
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  return {
-    script: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`,
-    eval: true,
-  };
-}
-
-/**
  * A fixed-size pool of worker threads for CPU-heavy, side-effect-free jobs. One job per worker at
  * a time, FIFO queue. A job that outlives its budget has its worker terminated (the only way to
  * stop synchronous work) and replaced; the job rejects with BudgetExceeded. Nothing a worker does
@@ -93,7 +75,7 @@ export class WorkerPool {
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
 
   constructor(private readonly opts: PoolOptions) {
-    this.entry = workerEntry(opts.workerUrl);
+    this.entry = workerEntry(import.meta.url, 'worker', opts.workerUrl);
     for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());
   }
 

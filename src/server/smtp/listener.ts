@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
+import { DEFAULT_QUEUE_CONCURRENCY, InboundQueue, needsReplyFromProcessing } from '../../services/inbound-queue.js';
 import { OVER_LIMIT_REASONS } from '../../contract/received.js';
 import { authenticateInbound, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
 import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
@@ -34,6 +35,11 @@ export interface SmtpListenerOptions {
   disk?: DiskGuard;
   /** Metrics hooks (sessions, refusals by reason). */
   observer?: SmtpObserver;
+  /**
+   * Acknowledge after a durable raw store and process afterwards (services/inbound-queue.ts;
+   * the daemon sets it). Absent: every message is processed and committed before its 250.
+   */
+  queue?: { maxDepth: number; concurrency?: number; leaseMs: number; file?: string | null };
 }
 
 /** RFC 5321 §4.5.3.1.8 requires room for 100 recipients; more are answered 452 (§4.5.3.1.10). */
@@ -54,7 +60,8 @@ function smtpError(code: number, message: string): Error {
 /**
  * The inbound SMTP listener: thin callbacks around the one inbound pipeline. RCPT is checked
  * against this instance's agents (unknown → 550 5.1.1; other domains → 550 5.7.1, never a relay);
- * the 250 after DATA is sent only once the message is committed (synchronous=FULL).
+ * the 250 after DATA is sent only once the message is committed (synchronous=FULL), or, with the
+ * inbound queue, once its raw bytes are (processing follows; docs/inbound.md → Durability).
  */
 export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptions): Promise<SmtpListener> {
   const resolver = opts.resolver ?? createDnsResolver();
@@ -73,6 +80,18 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     const s = await opts.disk.check();
     return s.ok ? null : refuse(452, `4.3.1 Insufficient system storage (${DiskGuard.describe(s)}); try again later`, 'low_disk');
   };
+
+  const authenticate = (m: { raw: Buffer; ip: string | null; helo: string | null; mailFrom: string }) => authenticateInbound({
+    raw: m.raw, ip: m.ip, helo: m.helo, mailFrom: m.mailFrom, mta: name, resolver, trustedNetworks: opts.trustedNetworks,
+  });
+  const queue = opts.queue ? new InboundQueue(ctx, {
+    authenticate, maxDepth: opts.queue.maxDepth, concurrency: opts.queue.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
+    leaseMs: opts.queue.leaseMs, file: opts.queue.file,
+    pollMs: 2_000, retryMs: 5_000,
+  }) : null;
+  /** RFC 3463 4.3.2 "system not accepting network messages": the queue is too deep; retry later. */
+  const queueFull = (): Error | null => (queue?.full()
+    ? refuse(451, '4.3.2 Too much mail is waiting to be processed; try again later', 'queue_full') : null);
 
   const server = new FastGreetingSMTPServer({
     name,
@@ -101,6 +120,11 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       observer?.sessionClosed();
     },
     onMailFrom(_address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      const busy = queueFull();
+      if (busy) {
+        callback(busy);
+        return;
+      }
       diskFull().then((err) => callback(err), () => callback());
     },
 
@@ -138,20 +162,25 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           callback(refuse(552, `5.3.4 Header section exceeds ${MAX_HEADER_BYTES} bytes`, 'header_too_large'));
           return;
         }
+        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+        if (queue && !needsReplyFromProcessing(rcptTo)) {
+          acceptQueued(raw, mailFrom, rcptTo, session, callback);
+          return;
+        }
         // Announced now, so a group commit in progress waits for this message (services/inbound.ts).
         const arrival = announceInbound(ctx);
         const work = (async () => {
           // The disk may have filled during DATA: refuse before writing anything.
           const full = await diskFull();
           if (full) throw full;
-          const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
           // Trusted networks (docs/inbound.md → Authentication) skip the DNS checks; `stored` then carries our Authentication-Results.
           const { auth, raw: stored } = await authenticateInbound({
             raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom, mta: name, resolver,
             trustedNetworks: opts.trustedNetworks,
           });
           return ingestInbound(ctx, {
-            raw: stored, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), source: 'smtp',
+            raw: stored, mailFrom, rcptTo, source: 'smtp',
             remoteAddress: session.remoteAddress ?? null, auth,
           }, arrival);
         })().finally(() => arrival.release());
@@ -177,6 +206,40 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       });
     },
   });
+
+  /**
+   * The queued path: the 250 follows the commit of the raw bytes and envelope; processing runs
+   * right after (services/inbound-queue.ts). Plus-addressed mail takes the direct path above,
+   * because its reply says whether it was held.
+   */
+  function acceptQueued(raw: Buffer, mailFrom: string, rcptTo: string[], session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void) {
+    const busy = queueFull();
+    if (busy) {
+      callback(busy);
+      return;
+    }
+    const work = (async () => {
+      const full = await diskFull();
+      if (full) throw full;
+      return queue!.accept({ raw, mailFrom, rcptTo, remoteAddress: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null });
+    })();
+    inFlight.add(work);
+    work.then((res) => {
+      if (!res.accepted.length) {
+        callback(refuse(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400), 'not_delivered'));
+      } else {
+        callback(null, `2.0.0 Ok: stored as ${[...new Set(res.accepted.map((a) => a.messageId))].join(' ')}`.slice(0, 480));
+      }
+    }, (err) => {
+      if ((err as { responseCode?: number }).responseCode) {
+        callback(err as Error);
+        return;
+      }
+      ctx.log.error({ err }, 'smtp: queueing a message failed');
+      callback(refuse(451, '4.3.0 Temporary failure storing the message; try again later', 'storage_error'));
+    }).finally(() => inFlight.delete(work));
+  }
+
   // A listen failure (port in use) is reported once, by start()'s rejection; only connection errors are logged.
   server.on('error', (err) => { if ((err as NodeJS.ErrnoException).syscall !== 'listen') ctx.log.warn({ err }, 'smtp: connection error'); });
 
@@ -188,6 +251,12 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       resolve();
     });
   });
+  if (queue) {
+    await queue.start();
+    // Several listeners on one context (tests): a read waits for each one's queue.
+    const others = ctx.inboundSettled;
+    ctx.inboundSettled = others ? async () => { await Promise.all([others(), queue.settled()]); } : () => queue.settled();
+  }
   const addr = server.server.address() as AddressInfo;
   return {
     name: 'smtp',
@@ -198,6 +267,8 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       // Stop accepting, let sessions in DATA finish storing (bounded by closeTimeout), then resolve.
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled([...inFlight]);
+      // Messages being processed finish; the rest of the queue waits for the next start.
+      await queue?.stop();
     },
   };
 }

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { startSmtp } from './helpers.js';
+import { startSmtp, untilProcessed } from './helpers.js';
 import { SmtpPipe } from './smtp-client.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
 
@@ -77,6 +77,7 @@ describe('robustness: the SpamAssassin public corpus over SMTP', () => {
     for (const r of refused) expect(r.reply, r.name).toMatch(/^5\d\d [245]\.\d+\.\d+ \S.{8,}/);
     expect(accepted.length + refused.length).toBe(messages.length);
     const ids = accepted.map((a) => /rcv_[0-9a-z]+/.exec(a.reply)![0]);
+    await untilProcessed(t);
     const stored = await t.ctx.db.selectFrom('received_messages').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('id', 'in', ids.slice(0, 30_000)).executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(ids.length);

@@ -16,10 +16,23 @@ export function fakeResolver(records: Record<string, string[][] | string[]> = {}
   return { resolver, calls, records };
 }
 
+/** The listener as the daemon runs it: with the inbound queue (ack after a durable raw store), unless `queue: undefined`. */
 export async function startSmtp(t: TestApp, opts: Partial<SmtpListenerOptions> = {}): Promise<SmtpListener> {
   return startSmtpListener(t.ctx, {
-    host: '127.0.0.1', port: 0, maxMessageBytes: t.config.smtpMaxMessageBytes, resolver: fakeResolver().resolver, ...opts,
+    host: '127.0.0.1', port: 0, maxMessageBytes: t.config.smtpMaxMessageBytes, resolver: fakeResolver().resolver,
+    queue: { maxDepth: 10_000, leaseMs: 60_000, file: t.config.database.kind === 'sqlite' ? t.config.database.file : null }, ...opts,
   });
+}
+
+/** Wait until the inbound queue is empty: every acknowledged message processed (tests that read the database directly). */
+export async function untilProcessed(t: TestApp, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await t.ctx.db.selectFrom('inbound_queue').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    if (Number(r.n) === 0) return;
+    if (Date.now() > end) throw new Error(`${r.n} messages still queued after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
 }
 
 export function transport(port: number, extra: Record<string, unknown> = {}) {

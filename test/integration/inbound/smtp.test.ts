@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { eml, RawSmtp, startSmtp, transport } from './helpers.js';
+import { eml, RawSmtp, startSmtp, transport, untilProcessed } from './helpers.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
 import { getReceivedRaw } from '../../../src/services/received.js';
 
@@ -10,6 +10,7 @@ let smtp: SmtpListener;
 const AGENT = 'agent@local.mailagent.localhost';
 
 async function eventsOf(type: string) {
+  await untilProcessed(t); // the events of mail acknowledged so far are written (the inbound queue)
   const rows = await t.ctx.db.selectFrom('events').select('payload').where('type', '=', type).orderBy('id').execute();
   return rows.map((r) => JSON.parse(r.payload));
 }

@@ -1,0 +1,118 @@
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../shared/worker-entry.js';
+import type { WriteGate } from './open.js';
+
+/** Atomics.waitAsync (Node ≥ 16; not in this project's TypeScript lib). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, i: number, v: number, t: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}).waitAsync;
+
+/** One row of inbound_queue as the writer thread inserts it (migration 0017). */
+export interface QueueWriterRow {
+  id: string;
+  received_at: string;
+  mail_from: string;
+  rcpt_to: string;
+  message_ids: string;
+  remote_address: string | null;
+  helo: string | null;
+  raw: Uint8Array;
+}
+export interface QueueWriterRequest { seq: number; rows: QueueWriterRow[] }
+export type QueueWriterReply = { seqs: number[]; ok: true } | { seqs: number[]; ok: false; error: string };
+
+/**
+ * SQLite only: inserts into inbound_queue on a second connection in a worker thread. better-sqlite3
+ * commits synchronously, so on the main connection every acknowledgement's fsync (1-3 ms) would
+ * stop the whole daemon; here it stops only this thread, and rows that arrive meanwhile share the
+ * next commit. WAL lets the two connections work side by side (one writer at a time: each waits
+ * for the other's commit through busy_timeout). A row is acknowledged only once its commit
+ * returned.
+ */
+export class QueueWriter {
+  private readonly worker: Worker;
+  private seq = 0;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private dead: Error | null = null;
+  private readonly started: Promise<void>;
+  /** 0 free, 1 held: one writer at a time between this thread's transactions and the writer's. */
+  private readonly lock = new Int32Array(new SharedArrayBuffer(4));
+
+  /**
+   * The gate the main connection's transactions take (db/open.ts setWriteGate): acquired without
+   * blocking the event loop (Atomics.waitAsync), so while the writer commits, the main thread
+   * keeps serving and only its next transaction waits.
+   */
+  readonly gate: WriteGate = {
+    acquire: async () => {
+      while (Atomics.compareExchange(this.lock, 0, 0, 1) !== 0) {
+        const w = waitAsync(this.lock, 0, 1, 100);
+        if (w.async) await w.value;
+      }
+    },
+    release: () => {
+      Atomics.store(this.lock, 0, 0);
+      Atomics.notify(this.lock, 0);
+    },
+  };
+
+  constructor(file: string) {
+    const entry = workerEntry(import.meta.url, 'queue-writer-thread');
+    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer }, stdout: false, stderr: false });
+    this.worker.unref();
+    this.started = new Promise((resolve, reject) => {
+      this.worker.once('message', () => resolve());
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`queue writer exited with code ${code}`)));
+    });
+    this.worker.on('message', (m: QueueWriterReply | 'ready') => {
+      if (m === 'ready') return;
+      for (const s of m.seqs) {
+        const w = this.waiting.get(s);
+        this.waiting.delete(s);
+        if (!w) continue;
+        if (m.ok) w.resolve();
+        else w.reject(new Error(`inbound queue write failed: ${m.error}`));
+      }
+    });
+    const fail = (err: Error) => {
+      this.dead ??= err;
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`queue writer exited with code ${code}`)));
+  }
+
+  /** Resolves once the thread has opened the database (a broken install fails the boot). */
+  ready(): Promise<void> {
+    return this.started;
+  }
+
+  /** Whether the thread still runs (a dead writer's caller falls back to the main connection). */
+  alive(): boolean {
+    return this.dead === null;
+  }
+
+  /**
+   * Insert one row; resolves after its commit. A raw buffer that owns its whole memory is moved
+   * to the thread rather than copied (the caller must not use it afterwards).
+   */
+  insert(row: QueueWriterRow): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
+    const seq = ++this.seq;
+    const raw = row.raw;
+    // A pooled Buffer (small messages share one ArrayBuffer) is copied; a large one moved.
+    const movable = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.byteLength > 64 * 1024;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      this.worker.postMessage({ seq, rows: [row] } satisfies QueueWriterRequest, movable ? [raw.buffer as ArrayBuffer] : []);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.dead) return;
+    this.worker.postMessage('close');
+    await new Promise((r) => this.worker.once('exit', r));
+  }
+}

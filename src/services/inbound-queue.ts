@@ -1,0 +1,353 @@
+import {
+  allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, type QueuedInbound,
+} from '../db/repos/inbound-queue.js';
+import { isSharedStore, setWriteGate } from '../db/open.js';
+import { QueueWriter } from '../db/queue-writer.js';
+import { newId } from '../shared/ids.js';
+import { isoAt } from '../shared/clock.js';
+import { announceWrite, groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
+import { AlreadyProcessed, prepareIngest, routeRecipient, type InboundInput } from './inbound.js';
+import type { Tx } from './context.js';
+import { splitPlus } from './plus-addresses.js';
+
+/**
+ * The inbound queue: acknowledge SMTP mail once its raw bytes are on disk, process it right after
+ * (docs/inbound.md → Durability).
+ *
+ * accept() writes the raw message, its envelope and the rcv ids it will be stored under to
+ * `inbound_queue`, group-committed with synchronous=FULL like every write: the SMTP 250 follows
+ * that commit. Processing (SPF/DKIM/DMARC, parse and classify in the worker pool, threading,
+ * storage, events) runs next, at most `concurrency` messages at once, and stores each message and
+ * deletes its queue row in ONE transaction (group-committed too): a SIGKILL at any instant leaves
+ * either the row (processed again at the next start) or the stored message with its events, never
+ * both and never neither. Events are therefore emitted exactly once.
+ *
+ * Backpressure: past `maxDepth` queued messages, MAIL FROM and the end of DATA answer 451 (the
+ * sender's queue keeps the mail and retries); disk space is the low-disk guard's (452).
+ *
+ * Ownership: a SQLite file has one daemon (the data-dir lock), which owns every row and takes all
+ * of them at start. On PostgreSQL several daemons share the table: a row is leased to the daemon
+ * that wrote it, and rows whose lease ran out (their daemon died) are taken over by a poll.
+ */
+export interface InboundQueueOptions {
+  /** SPF/DKIM/DMARC (or the trusted-network stamp) for a queued message; returns the bytes to store. */
+  authenticate(m: { raw: Buffer; ip: string | null; helo: string | null; mailFrom: string }): Promise<{ auth: InboundInput['auth']; raw: Buffer }>;
+  /** Queued messages at most; past it new mail is answered 451. */
+  maxDepth: number;
+  /** Messages processed at once (each holds a pool job, then a unit of a group commit). */
+  concurrency: number;
+  /** How long the daemon processing a row holds it (shared store), ms: above the worst case of one message. */
+  leaseMs: number;
+  /** Shared store: how often rows of a daemon that died are looked for, ms. */
+  pollMs: number;
+  /** A failed attempt is tried again after this, doubled per attempt (at most an hour). */
+  retryMs: number;
+  /**
+   * SQLite: the database file, for the writer thread that commits acknowledgements off the main
+   * thread (db/queue-writer.ts). Absent (an in-memory database, PostgreSQL, whose driver never
+   * blocks the thread): rows are written on the main connection, group-committed.
+   */
+  file?: string | null;
+}
+
+export const DEFAULT_QUEUE_MAX_DEPTH = 10_000;
+export const DEFAULT_QUEUE_CONCURRENCY = 32;
+
+/** The message a queue row holds, as ingestInbound takes it. */
+export interface QueueInput {
+  raw: Buffer;
+  mailFrom: string;
+  rcptTo: string[];
+  remoteAddress: string | null;
+  helo: string | null;
+}
+
+export interface QueueAccepted {
+  accepted: { rcpt: string; messageId: string }[];
+  refused: { rcpt: string; reason: string }[];
+}
+
+/** Whether a message must be processed before its 250: a plus address's hold or refusal is said in the reply. */
+export function needsReplyFromProcessing(rcptTo: readonly string[]): boolean {
+  return rcptTo.some((r) => splitPlus(r)?.tag != null);
+}
+
+export class InboundQueue {
+  /** Ids this daemon will process, oldest first. */
+  private backlog: string[] = [];
+  private readonly inflight = new Map<string, Promise<void>>();
+  /** Acknowledged (or found at start) and not processed yet: what a read waits for (settled()). */
+  private readonly pending = new Set<string>();
+  private waiters: { ids: string[]; resolve: () => void }[] = [];
+  private depth = 0;
+  private stopped = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly shared: boolean;
+  private readonly counters = { accepted: 0, processed: 0, failed: 0 };
+  /** Messages taken and not yet ready to store (authenticating, in the pool). */
+  private preparing = 0;
+  /** Prepared messages waiting to be handed to the group commit together. */
+  private ready: (() => void)[] = [];
+  private collectTimer: NodeJS.Timeout | null = null;
+  private writer: QueueWriter | null = null;
+
+  constructor(private readonly ctx: AppContext, private readonly opts: InboundQueueOptions) {
+    this.shared = isSharedStore(ctx.db);
+  }
+
+  /** Take what an earlier run left (a lone daemon: every row), then start processing. */
+  async start(): Promise<void> {
+    if (!this.shared && this.opts.file && this.opts.file !== ':memory:') {
+      this.writer = new QueueWriter(this.opts.file);
+      await this.writer.ready();
+      setWriteGate(this.ctx.db, this.writer.gate);
+    }
+    if (this.shared) {
+      this.depth = await countQueued(this.ctx.db);
+      this.schedulePoll(0);
+    } else {
+      this.backlog = await allQueuedIds(this.ctx.db);
+      this.depth = this.backlog.length;
+      for (const id of this.backlog) this.pending.add(id);
+      if (this.backlog.length) this.ctx.log.info({ queued: this.backlog.length }, 'inbound queue: processing mail acknowledged before the last stop');
+    }
+    this.pump();
+  }
+
+  /** Too much waiting: new mail gets a 451 until processing catches up. */
+  full(): boolean {
+    return this.depth >= this.opts.maxDepth;
+  }
+
+  stats(): { depth: number; inflight: number; accepted: number; processed: number; failed: number } {
+    return { depth: this.depth, inflight: this.inflight.size, ...this.counters };
+  }
+
+  /**
+   * Store the raw message durably and return the ids the 250 names. Recipients are routed again
+   * (they were checked at RCPT); ones that no longer route are refused, as the direct path does.
+   */
+  async accept(input: QueueInput): Promise<QueueAccepted> {
+    const ctx = this.ctx;
+    // Written on the main connection: announced, so a group commit being formed waits for it.
+    const announced = this.writer?.alive() ? NOT_ANNOUNCED : announceWrite(ctx);
+    const result: QueueAccepted = { accepted: [], refused: [] };
+    const ids = new Map<string, string>();
+    try {
+      for (const rcpt of input.rcptTo) {
+        const r = await routeRecipient(ctx, rcpt);
+        if (r.kind !== 'agent') {
+          result.refused.push({ rcpt, reason: r.reason });
+          continue;
+        }
+        let id = ids.get(r.agent.id);
+        if (!id) ids.set(r.agent.id, (id = newId('rcv', ctx.clock)));
+        result.accepted.push({ rcpt, messageId: id });
+      }
+    } catch (err) {
+      announced.release();
+      throw err;
+    }
+    if (!result.accepted.length) {
+      announced.release();
+      return result;
+    }
+    const now = ctx.clock.now();
+    const row = {
+      id: newId('inq', ctx.clock), receivedAt: isoAt(now), mailFrom: input.mailFrom, rcptTo: input.rcptTo,
+      messageIds: [...ids].map(([agent_id, message_id]) => ({ agent_id, message_id })),
+      remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
+    };
+    const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
+    if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
+      await this.writer.insert({
+        id: row.id, received_at: row.receivedAt, mail_from: row.mailFrom, rcpt_to: JSON.stringify(row.rcptTo),
+        message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
+      });
+    } else {
+      await groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced);
+    }
+    this.counters.accepted++;
+    this.depth++;
+    this.pending.add(row.id);
+    this.backlog.push(row.id);
+    this.pump();
+    return result;
+  }
+
+  /**
+   * Resolves once every message acknowledged before the call has been processed (or after
+   * `timeoutMs`): a read that starts after a 250 then sees the message it names.
+   */
+  settled(timeoutMs = 2_000): Promise<void> {
+    if (!this.pending.size || this.stopped) return Promise.resolve();
+    const ids = [...this.pending];
+    return new Promise<void>((resolve) => {
+      const w = { ids, resolve: () => { clearTimeout(t); resolve(); } };
+      const t = setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        resolve();
+      }, timeoutMs);
+      t.unref();
+      this.waiters.push(w);
+    });
+  }
+
+  /** Stop taking rows; let the messages being processed finish (the rest waits for the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.inflight.values()]);
+    for (const w of this.waiters.splice(0)) w.resolve();
+    if (this.writer) {
+      await this.writer.close();
+      setWriteGate(this.ctx.db, null);
+    }
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    while (this.inflight.size < this.opts.concurrency && this.backlog.length) {
+      const take = this.backlog.splice(0, this.opts.concurrency - this.inflight.size);
+      // One SELECT for the batch; each message then goes its own way (pool, group commit).
+      const loaded = queuedByIds(this.ctx.db, take);
+      loaded.catch((err: unknown) => {
+        // The rows stay queued: look again shortly (the error is the database's, e.g. busy).
+        this.ctx.log.error({ err }, 'inbound queue: reading queued messages failed');
+        this.later(this.opts.retryMs, () => {
+          this.backlog.unshift(...take);
+          this.pump();
+        });
+      });
+      for (const id of take) {
+        this.preparing++;
+        const p = loaded.then((rows) => this.processOne(id, rows.find((r) => r.id === id)), () => {
+          this.preparing--;
+          this.maybeFlush();
+        });
+        this.inflight.set(id, p);
+        void p.finally(() => {
+          this.inflight.delete(id);
+          this.pump();
+        });
+      }
+    }
+  }
+
+  private async processOne(id: string, row: QueuedInbound | undefined): Promise<void> {
+    let prepared = false;
+    const isPrepared = () => {
+      if (prepared) return;
+      prepared = true;
+      this.preparing--;
+      this.maybeFlush();
+    };
+    if (!row) {
+      // Gone already: processed by another daemon (shared store).
+      isPrepared();
+      this.done(id);
+      return;
+    }
+    try {
+      const { auth, raw } = await this.opts.authenticate({ raw: row.raw, ip: row.remoteAddress, helo: row.helo, mailFrom: row.mailFrom });
+      const p = await prepareIngest(this.ctx, {
+        raw, mailFrom: row.mailFrom, rcptTo: row.rcptTo, source: 'smtp', remoteAddress: row.remoteAddress, auth,
+        queued: { id: row.id, receivedAt: Date.parse(row.receivedAt), messageIds: new Map(row.messageIds.map((m) => [m.agent_id, m.message_id])) },
+      });
+      await this.store(p.store!, isPrepared);
+      this.counters.processed++;
+      this.done(id);
+    } catch (err) {
+      isPrepared();
+      if (err instanceof AlreadyProcessed) {
+        this.done(id);
+        return;
+      }
+      if (this.stopped) return; // the pool closed under it: the row stays for the next start
+      this.counters.failed++;
+      const delay = Math.min(3_600_000, this.opts.retryMs * 2 ** Math.min(row.attempts, 12));
+      this.ctx.log.error({ err, queued: id, attempt: row.attempts + 1, retryInMs: delay }, 'inbound queue: processing a message failed; it stays queued');
+      await deferQueued(this.ctx.db, id, isoAt(this.ctx.clock.now() + delay), err instanceof Error ? err.message : String(err)).catch(() => undefined);
+      this.later(delay, () => {
+        if (this.shared) return; // the poll takes it once its lease (the backoff) has passed
+        this.backlog.push(id);
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * Hand a prepared message to the group commit together with the others being prepared: units
+   * queued in the same tick share one transaction (one fsync), so the stores are collected until
+   * every message taken is ready, or COLLECT_MS passed (a slow message does not hold the rest).
+   */
+  private store(unit: (tx: Tx) => Promise<void>, isPrepared: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      // Not announced: a batch of acknowledgements must not wait for processing.
+      this.ready.push(() => { groupedTransaction(this.ctx, unit, NOT_ANNOUNCED).then(() => resolve(), reject); });
+      isPrepared();
+    });
+  }
+
+  private maybeFlush(): void {
+    if (!this.ready.length) return;
+    if (this.preparing <= 0 || this.ready.length >= this.opts.concurrency) {
+      this.flushReady();
+      return;
+    }
+    this.collectTimer ??= setTimeout(() => this.flushReady(), COLLECT_MS);
+  }
+
+  private flushReady(): void {
+    if (this.collectTimer) clearTimeout(this.collectTimer);
+    this.collectTimer = null;
+    for (const submit of this.ready.splice(0)) submit();
+  }
+
+  private done(id: string): void {
+    if (this.pending.delete(id) || this.shared) this.depth = Math.max(0, this.depth - 1);
+    if (!this.waiters.length) return;
+    const left: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (w.ids.some((x) => this.pending.has(x))) left.push(w);
+      else w.resolve();
+    }
+    this.waiters = left;
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (this.stopped) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  /** Shared store: take over rows whose daemon died (lease passed), and refresh the depth. */
+  private schedulePoll(ms: number): void {
+    this.later(ms, () => {
+      void (async () => {
+        const db = this.ctx.db;
+        const nowIso = isoAt(this.ctx.clock.now());
+        this.depth = await countQueued(db);
+        const free = this.opts.concurrency - this.inflight.size;
+        if (free > 0) {
+          for (const id of await claimableIds(db, nowIso, free)) {
+            if (this.inflight.has(id) || this.backlog.includes(id)) continue;
+            if (await leaseQueued(db, id, nowIso, isoAt(this.ctx.clock.now() + this.opts.leaseMs))) this.backlog.push(id);
+          }
+          this.pump();
+        }
+      })().catch((err: unknown) => this.ctx.log.warn({ err }, 'inbound queue: poll failed')).finally(() => this.schedulePoll(this.opts.pollMs));
+    });
+  }
+}
+
+/** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
+const COLLECT_MS = 20;
+
+/** Processing units are not announced: a batch of acknowledgements must not wait for them. */
+const NOT_ANNOUNCED: WriteAnnouncement = { release() { /* nothing to release */ } };

@@ -1,0 +1,76 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { inlineWork } from '../../../src/services/message-work.js';
+import type { SmtpListener } from '../../../src/server/smtp/listener.js';
+import { eml, RawSmtp, startSmtp, transport, untilProcessed } from './helpers.js';
+
+// The inbound queue (docs/inbound.md → Durability): the 250 follows the durable raw store,
+// processing comes after. Here processing is held at the parse step (the message work waits for
+// the test), so what happens between the two is observable.
+let t: TestApp;
+let smtp: SmtpListener;
+let release: () => void;
+
+beforeEach(async () => {
+  t = await createTestApp();
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  release = open;
+  t.ctx.work = { ...inlineWork, parse: async (raw) => { await gate; return inlineWork.parse(raw); } };
+});
+afterEach(async () => {
+  release();
+  await smtp?.stop();
+  await t.close();
+});
+
+const AGENT = 'agent@local.mailagent.localhost';
+const send = async (subject: string) => (await transport(smtp.port).sendMail({ from: 'a@sender.test', to: AGENT, subject, text: 'hi' })).response;
+
+describe('inbound queue', () => {
+  it('acknowledges before processing; a read after the 250 waits for the message; events once', async () => {
+    smtp = await startSmtp(t);
+    const reply = await send('queued hello');
+    expect(reply).toMatch(/^250 2\.0\.0 Ok: stored as rcv_/);
+    const id = /rcv_[0-9a-z]+/.exec(reply)![0];
+    const stored = () => t.ctx.db.selectFrom('received_messages').select('id').where('id', '=', id).executeTakeFirst();
+    expect(await stored()).toBeUndefined(); // acknowledged, not processed yet
+    const queued = await t.ctx.db.selectFrom('inbound_queue').selectAll().execute();
+    expect(queued).toHaveLength(1);
+    expect(JSON.parse(queued[0].message_ids)).toEqual([expect.objectContaining({ message_id: id })]);
+    setTimeout(() => release(), 300);
+    const t0 = Date.now();
+    const r = await t.req('GET', `/v1/messages/received/${id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.subject).toBe('queued hello');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250); // it waited for processing rather than 404
+    const list = await t.req('GET', '/v1/messages/received');
+    expect(list.body.data.map((m: { id: string }) => m.id)).toContain(id);
+    await untilProcessed(t);
+    const events = await t.ctx.db.selectFrom('events').select('type').where('payload', 'like', `%"source_message_id":"${id}"%`).execute();
+    expect(events.map((e) => e.type).filter((x) => x === 'message.received')).toHaveLength(1);
+  });
+
+  it('past smtpMaxQueuedMessages answers 451 4.3.2 at MAIL FROM and takes mail again once processing caught up', async () => {
+    smtp = await startSmtp(t, { queue: { maxDepth: 2, leaseMs: 60_000, file: t.config.database.kind === 'sqlite' ? t.config.database.file : null } });
+    expect(await send('one')).toMatch(/^250/);
+    expect(await send('two')).toMatch(/^250/);
+    const c = new RawSmtp(smtp.port);
+    expect(await c.reply()).toMatch(/^220/);
+    expect(await c.cmd('EHLO test')).toMatch(/^250/);
+    expect(await c.cmd('MAIL FROM:<a@sender.test>')).toMatch(/^451 4\.3\.2 /);
+    c.close();
+    release();
+    await untilProcessed(t);
+    expect(await send('three')).toMatch(/^250/);
+  });
+
+  it('plus-addressed mail is processed before its 250 (the reply says whether it was held)', async () => {
+    smtp = await startSmtp(t);
+    release();
+    const info = await transport(smtp.port).sendMail({ envelope: { from: 'no-reply@accounts.google.com', to: ['agent+signup@local.mailagent.localhost'] },
+      raw: eml({ from: 'Google <no-reply@accounts.google.com>', to: 'agent+signup@local.mailagent.localhost', subject: 'Your verification code', body: 'Your code is 123456' }) });
+    expect(info.response).toMatch(/held, not delivered \(held_code/);
+    expect(await t.ctx.db.selectFrom('inbound_queue').selectAll().execute()).toHaveLength(0);
+  });
+});
