@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { startSmtp } from '../inbound/helpers.js';
+import { startSmtp, untilProcessed } from '../inbound/helpers.js';
 import { SmtpPipe } from '../inbound/smtp-client.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
 
@@ -61,6 +61,7 @@ describe('concurrent SMTP sessions into one mailbox', () => {
 
     const failed = replies.filter((r) => !/^250 .*stored as rcv_/.test(r.reply));
     expect(failed.slice(0, 5), `${failed.length} of ${MESSAGES} not stored`).toEqual([]);
+    await untilProcessed(t); // a 250 follows the durable raw store; processing follows it
     const rows = await t.ctx.db.selectFrom('received_messages').select(['rfc_message_id', 'subject', 'text', 'thread_id']).execute();
     expect(rows).toHaveLength(MESSAGES);
     expect(new Set(rows.map((r) => r.rfc_message_id)).size).toBe(MESSAGES);

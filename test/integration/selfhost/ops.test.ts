@@ -50,7 +50,13 @@ describe('Prometheus /metrics', () => {
     const refused = await fetch(d.url + '/v1/messages', { method: 'POST', headers: { authorization: `Bearer ${d.test}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: ['not an address'], subject: 'x', text: 'y' }) });
     expect(refused.status).toBe(400);
 
-    const m = await scrape(d.url);
+    // The 250 follows the durable raw store; processing (and its counters) follows it: scrape
+    // until the message is counted (bounded).
+    let m = await scrape(d.url);
+    for (let i = 0; i < 100 && !/^mailagent_messages_received_total\{[^}]*\} [1-9]/m.test(m.text); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      m = await scrape(d.url);
+    }
     expect(m.status).toBe(200);
     expect(m.type).toMatch(/^text\/plain; version=0\.0\.4/);
     const fams = parsePrometheusTextFormat(m.text) as Family[];
