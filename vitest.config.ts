@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker per CPU less one: a single worker on a 2-core machine. Most
+    // test files wait (daemons starting, leases expiring, SMTP round trips) rather than compute,
+    // so two at least: the suite took 487 s with one worker on an idle 2-core machine and 472 s
+    // with two while the machine was loaded to 14-17 by other work.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Starts a PostgreSQL server only on the PostgreSQL run (MAILAGENT_TEST_DATABASE=postgres).
     globalSetup: ['./test/helpers/pg-global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
