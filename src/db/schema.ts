@@ -149,3 +149,11 @@ export interface Database extends OutboundTables, InboundTables, WebhookTables, 
 }
 
 export type Db = Kysely<Database>;
+
+/**
+ * A table's row as its repository returns it: the columns named in D decoded (JSON text to
+ * arrays and objects, 0/1 to booleans, text narrowed to its union), the columns in Drop left out
+ * (stored under another name), every other column exactly as the table declares it. Repositories
+ * derive their row types this way instead of declaring the columns a second time.
+ */
+export type Decoded<T, D, Drop extends keyof T = never> = Omit<T, keyof D | Drop> & D;

@@ -1,23 +1,12 @@
-import type { Db, AgentsTable } from '../schema.js';
+import type { Db, AgentsTable, Decoded } from '../schema.js';
 import { bool, int, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 
-export interface AgentRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  display_name: string | null;
-  email: string;
-  domain: string;
+export type AgentRow = Decoded<AgentsTable, {
   status: 'active' | 'paused' | 'archived';
-  daily_send_limit: number | null;
-  hourly_send_limit: number | null;
   classify_inbound: boolean;
   allowlist_domains: string[];
   blocklist_domains: string[];
-  created_at: string;
-  updated_at: string;
-  archived_at: string | null;
-}
+}>;
 
 function decode(r: AgentsTable): AgentRow {
   return {

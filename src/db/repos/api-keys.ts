@@ -1,22 +1,8 @@
-import type { Db, ApiKeysTable } from '../schema.js';
+import type { Db, ApiKeysTable, Decoded } from '../schema.js';
 import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import type { Scope, Mode } from '../../contract/common.js';
 
-export interface ApiKeyRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  prefix: string;
-  key_hash: string;
-  mode: Mode;
-  scopes: Scope[];
-  agent_id: string | null;
-  created_by_key_id: string | null;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-}
+export type ApiKeyRow = Decoded<ApiKeysTable, { mode: Mode; scopes: Scope[] }>;
 
 /**
  * Bumped by every write to api_keys through this module (before the statement runs and again after

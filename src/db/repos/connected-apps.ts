@@ -1,21 +1,10 @@
-import type { Db } from '../schema.js';
+import type { Db, Decoded } from '../schema.js';
 import type { OauthGrantsTable } from '../tables/connected-apps.js';
 import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import type { Scope } from '../../contract/common.js';
 import type { GrantAccess } from '../../contract/oauth.js';
 
-export interface GrantRow {
-  id: string;
-  workspace_id: string;
-  app_name: string;
-  access: GrantAccess;
-  scopes: Scope[];
-  refresh_token_hash: string;
-  created_by: string;
-  last_used_at: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
+export type GrantRow = Decoded<OauthGrantsTable, { access: GrantAccess; scopes: Scope[] }>;
 
 function decode(r: OauthGrantsTable): GrantRow {
   return { ...r, access: r.access as GrantAccess, scopes: json<Scope[]>(r.scopes, []) };

@@ -1,38 +1,21 @@
 import { skipLocked } from '../dialect.js';
-import type { Db } from '../schema.js';
+import type { Db, Decoded } from '../schema.js';
 import type { DraftsTable } from '../tables/resources.js';
 import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 
 export type DraftStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'failed' | 'canceled';
 
-export interface DraftRow {
-  id: string;
-  workspace_id: string;
-  agent_id: string;
-  created_by_key_id: string | null;
+export type DraftRow = Decoded<DraftsTable, {
   mode: 'live' | 'test';
   to: string[];
   cc: string[];
   bcc: string[];
-  subject: string;
-  body_text: string | null;
-  body_html: string | null;
   tags: { name: string; value: string }[];
   metadata: Record<string, string>;
   /** reply_to, attachments, in_reply_to_message_id, references: passed to the send unchanged. */
   extra: Record<string, unknown>;
   status: DraftStatus;
-  send_at: string | null;
-  sent_message_id: string | null;
-  thread_id: string | null;
-  error_message: string | null;
-  sending_started_at: string | null;
-  next_attempt_at: string | null;
-  sent_at: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
+}, 'to_addrs'>;
 
 function decode(r: DraftsTable): DraftRow {
   const { to_addrs, ...rest } = r;

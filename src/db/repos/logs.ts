@@ -1,18 +1,8 @@
-import type { Db } from '../schema.js';
+import type { Db, Decoded } from '../schema.js';
 import type { LogsTable } from '../tables/resources.js';
 import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 
-export interface LogRow {
-  id: string;
-  workspace_id: string;
-  category: string;
-  action: string;
-  target_resource_id: string | null;
-  agent_id: string | null;
-  key_id: string | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
+export type LogRow = Decoded<LogsTable, { metadata: Record<string, unknown> }>;
 
 const decode = (r: LogsTable): LogRow => ({ ...r, metadata: json<Record<string, unknown>>(r.metadata, {}) });
 

@@ -1,26 +1,9 @@
 import { skipLocked } from '../dialect.js';
-import type { Db, WebhookEndpointsTable, WebhookDeliveriesTable } from '../schema.js';
+import type { Db, Decoded, WebhookEndpointsTable, WebhookDeliveriesTable } from '../schema.js';
 import type { WebhookDeliveryAttemptsTable } from '../tables/webhooks.js';
 import { paginate, bool, int, json, type PageRequest, type PageResult } from '../paginate.js';
 
-export interface WebhookEndpointRow {
-  id: string;
-  workspace_id: string;
-  url: string;
-  event_types: string[];
-  description: string | null;
-  active: boolean;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: string | null;
-  secret_rotated_at: string | null;
-  disabled_reason: string | null;
-  created_by_key_id: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  mode: string;
-}
+export type WebhookEndpointRow = Decoded<WebhookEndpointsTable, { event_types: string[]; active: boolean }>;
 
 function toRow(r: WebhookEndpointsTable): WebhookEndpointRow {
   return { ...r, event_types: json<string[]>(r.event_types, []), active: bool(r.active) };
