@@ -41,7 +41,27 @@ function isBidi(c: number): boolean {
   return c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x061c;
 }
 
+// Letters a reader sees as plain Latin but that are other code points: fullwidth letters and
+// digits, mathematical alphanumerics (U+1D400..1D7FF), enclosed and circled alphanumerics,
+// ligatures. "Ｉｇｎｏｒｅ ａｌｌ…" must read as "Ignore all…" to the rules and the model, which only
+// ever saw the plain forms. Only those characters are folded (NFKC each): fullwidth punctuation
+// stays, because it carries meaning in CJK text ("902771，5分钟" is a code and a comma, not the
+// number 902,771.5).
+const COMPAT_FORMS = /[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A\u2460-\u24FF\uFB00-\uFB06]|\uD835[\uDC00-\uDFFF]/g;
+
+/** The text with its compatibility letters and digits folded to the plain ones. */
+export function foldCompat(s: string): string {
+  COMPAT_FORMS.lastIndex = 0;
+  return COMPAT_FORMS.test(s) ? s.replace(COMPAT_FORMS, (ch) => ch.normalize('NFKC')) : s;
+}
+
 export function scanInvisible(s: string): InvisibleScan {
+  const r = scanInvisibleRaw(s);
+  const clean = foldCompat(r.clean);
+  return clean === r.clean ? r : { ...r, clean };
+}
+
+function scanInvisibleRaw(s: string): InvisibleScan {
   let zeroWidth = 0;
   let bidi = 0;
   let tagText = '';
