@@ -269,7 +269,9 @@ function extractMoney(text: string, out: { text: string; amount: number; currenc
 }
 
 const EMAIL_RE = /[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*\.[a-z]{2,24}/gi;
-const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"'`)\]}]{2,2000}/gi;
+// A URL ends at a control character too: "http://evil.example/\u0007click\u001b" is the URL
+// "http://evil.example/", never a string that carries escapes to whoever prints it.
+const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"'`)\]}\u0000-\u001f\u007f-\u009f]{2,2000}/gi;
 const PHONE_RE = /(?<![\w+])(\+|00)?(\(?\d{1,4}\)?(?:[\s.-]?\(?\d{1,4}\)?){2,6})(?![\w-])/g;
 const PHONE_CTX = /\b(phone|tel|telephone|mobile|cell|call|fax|whatsapp|text me|ring|téléphone|telefon|teléfono|contact)\b|☎|📞/i;
 
@@ -394,7 +396,7 @@ export function hrefLinks(html: string, max = MAX_PER_KIND): string[] {
   let m: RegExpExecArray | null;
   while ((m = re.exec(html.slice(0, 256 * 1024))) !== null && out.length < max) {
     const url = (m[1] ?? m[2] ?? m[3]).trim().replace(/&amp;/gi, '&');
-    if (/^https?:\/\/[^\s]+$/i.test(url)) pushUnique(out, url);
+    if (/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(url)) pushUnique(out, url);
   }
   return out;
 }
@@ -403,7 +405,8 @@ export function extractEntities(text: string, fromName: string | null | undefine
   const e: Entities = {};
   const dates: { text: string; value: string; at: number }[] = [];
   extractDates(text, now, dates);
-  if (dates.length) e.dates = dates.sort((a, b) => a.at - b.at).map(({ text: t, value }) => ({ text: t, value }));
+  // One entry per moment: "Friday" in the subject and again in the body is one date.
+  if (dates.length) e.dates = dates.sort((a, b) => a.at - b.at).filter((d, i, all) => all.findIndex((x) => x.value === d.value) === i).map(({ text: t, value }) => ({ text: t, value }));
 
   const money: { text: string; amount: number; currency: string }[] = [];
   extractMoney(text, money);

@@ -62,6 +62,17 @@ describe('entities', () => {
     expect(ent('See you Friday at 9:15').dates?.[0].value).toBe('2025-03-14T09:15:00');
   });
 
+  it('lists a moment once however often it is named (subject and body)', () => {
+    const e = classifyInbound(inbound({ subject: 'Review on Friday', text: 'Can we do the review on Friday?' }), NOW).entities;
+    expect(e.dates?.map((d) => d.value)).toEqual(['2025-03-14']);
+  });
+
+  it('ends a URL at a control character (no escapes carried into entities)', () => {
+    const e = classifyInbound(inbound({ text: 'Go to http://evil.example/\u0007click\u001b now', html: '<a href="https://evil.example/x\u001b[2J">x</a>' }), NOW).entities;
+    expect(e.urls).toEqual(['http://evil.example/']);
+    for (const u of e.urls ?? []) expect(u).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
   it('extracts money with ISO currency codes', () => {
     const e = ent('The total is $1,234.56, plus €50 and 1.299,00 EUR, and GBP 20.');
     expect(e.money).toEqual([
