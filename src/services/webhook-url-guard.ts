@@ -39,6 +39,28 @@ function embeddedIpv4(a: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
   return null;
 }
 
+// Cloud instance-metadata endpoints (AWS/GCP/Azure/OpenStack 169.254.169.254, AWS ECS task
+// metadata 169.254.170.2, Alibaba 100.100.100.200, AWS IPv6 fd00:ec2::254). They hand out
+// credentials to whoever on the instance asks, so no webhook may reach them, even on a daemon
+// that allows private targets for local development.
+const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) => ipaddr.parse(a).toString()));
+
+/** Is this address (any form ipaddr.js reads; IPv4 inside IPv6 judged by the IPv4) a metadata endpoint? */
+export function isMetadataAddress(addr: string): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(addr.replace(/^\[|\]$/g, ''));
+  } catch {
+    return false;
+  }
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    const v4 = embeddedIpv4(v6, v6.range());
+    if (v4) return METADATA.has(v4.toString());
+  }
+  return METADATA.has(parsed.toString());
+}
+
 /** Is this IP address (v4 or v6, any textual form Node accepts) private, loopback, link-local or reserved? */
 export function isPrivateAddress(address: string): boolean {
   let a = address.replace(/^\[|\]$/g, '');
@@ -130,6 +152,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  */
 export function judgeAddresses(scheme: string, host: string, addresses: string[], allowPrivate: boolean): string | null {
   if (!addresses.length) return `${host} does not resolve to any address.`;
+  const meta = addresses.find(isMetadataAddress);
+  if (meta) return `${host} resolves to ${meta}, a cloud instance-metadata address; webhooks never target it (not even with --allow-private-webhooks).`;
   const priv = addresses.filter(isPrivateAddress);
   if (priv.length && !allowPrivate) {
     return `${host} resolves to a private, loopback, link-local or reserved address (${priv[0]}); webhooks may not target those on this daemon (serve --allow-private-webhooks).`;

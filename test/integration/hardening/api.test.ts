@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveDaemon, expectEnvelope, type LiveDaemon } from './helpers.js';
 import { MAX_JSON_DEPTH } from '../../../src/server/http/json-body.js';
-import { isPrivateAddress } from '../../../src/services/webhook-url-guard.js';
+import { isMetadataAddress, isPrivateAddress } from '../../../src/services/webhook-url-guard.js';
 
 // Issue #10 items 4-7 and 9, and the drafts item of "Also": each attack replayed against a real
 // daemon over real HTTP (fetch), as the review did.
@@ -177,6 +177,26 @@ describe('item 7: SSRF spellings the hand-written list missed', () => {
     } finally {
       await strict.stop();
     }
+  });
+});
+
+describe('cloud metadata endpoints are never a webhook target', () => {
+  const meta = ['169.254.169.254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', 'fd00:ec2::254', '100.100.100.200', '169.254.170.2'];
+  it.each(meta)('%s is a metadata address', (a) => expect(isMetadataAddress(a)).toBe(true));
+  it('other link-local and private addresses are not', () => {
+    for (const a of ['169.254.1.1', '10.0.0.1', '127.0.0.1', 'fd00::1', '8.8.8.8', 'not an address']) expect(isMetadataAddress(a)).toBe(false);
+  });
+
+  it('refused even on a daemon that allows private targets (loopback, local development)', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/hook', 'http://[::ffff:169.254.169.254]/x']) {
+      const r = await d.api('POST', '/v1/webhooks', { body: { url } });
+      expectEnvelope(r, 400, 'invalid_param_value');
+      expect(r.body.error.message).toMatch(/instance-metadata/);
+    }
+    // A private target is still allowed there.
+    const ok = await d.api('POST', '/v1/webhooks', { body: { url: 'http://10.1.2.3/hook' } });
+    expect(ok.status).toBe(201);
+    await d.api('DELETE', `/v1/webhooks/${ok.body.id}`);
   });
 });
 
