@@ -232,7 +232,7 @@ const TRANSACTIONAL_21: Record<string, Core[]> = {
   ],
 };
 
-// Classifier 2.2 (issue #12, session 3): six more pitch styles — other
+// Classifier 2.2 (issue #12, session 3): seven more pitch styles — other
 // industries and motives (research interviews with an incentive, fractional
 // executives, tax-credit and grant consultants, domain brokers, community and
 // beta invitations, education and healthcare vendors) and more languages.
