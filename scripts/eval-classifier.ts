@@ -69,8 +69,8 @@ if (only('injection') && !insourceOnly) {
   out(`  BEFORE = recipe ${beforeRecipe.name} ${JSON.stringify(beforeRecipe)}; AFTER = recipe ${afterRecipe.name} ${JSON.stringify(afterRecipe)}`);
   const v1 = process.argv.includes('--with-v1') ? losoV1(log, sets) : null;
   const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe);
-  // ablation: the AFTER fold models scored without 2.2's run-time separator rule (no retraining)
-  const after = losoV2(log, sets, afterRecipe, afterRecipe.ignoreSeparatorRuns ? [{ ignoreSeparatorRuns: false }] : []);
+  // ablation: the AFTER fold models scored with the run-time separator option flipped (no retraining)
+  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }]);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
   out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);
@@ -85,7 +85,7 @@ if (only('injection') && !insourceOnly) {
     out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(v1)}`);
   }
   if (after.variants) {
-    out(`  ablation: AFTER's fold models scored without the separator rule (ignoreSeparatorRuns: false):`);
+    out(`  ablation: AFTER's fold models scored with ignoreSeparatorRuns: ${!afterRecipe.ignoreSeparatorRuns} (separator lines ${afterRecipe.ignoreSeparatorRuns ? 'count as' : 'are not'} token flooding):`);
     for (const x of after.variants[0].figures) out(`    ${x.source.padEnd(16)} ${row(x)}`);
     out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(after.variants[0])}`);
   }
