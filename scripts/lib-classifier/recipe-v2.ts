@@ -69,11 +69,11 @@ const DOC_COL = FEATURES.indexOf('doc');
 const YOUR_OUTPUT_COL = FEATURES.indexOf('your_output');
 export const RECIPE_20: Recipe = { name: '2.0', docModel: false, docWrittenOnly: false, extraData: false, promptNegWeight: 1, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: CAPS.benignPayloads, yourOutput: false, gradedHidden: false, accountNotice: false, ignoreSeparatorRuns: false, hardNegWeight: 1, trees: GBT_DEFAULTS.trees };
 export const RECIPE_21: Recipe = { name: '2.1', docModel: true, docWrittenOnly: false, extraData: true, promptNegWeight: 1, attacksPerSource: 1200, embeds: 3, benignPayloads: 4000, yourOutput: true, gradedHidden: true, accountNotice: false, ignoreSeparatorRuns: false, hardNegWeight: 1, trees: GBT_DEFAULTS.trees };
-// 2.2 as shipped: 2.1 + the benign account notices + the hard-negative pass.
-// (The separator option is measured in the evaluation's ablation and by the
-// '2.2+sep' recipe; it is off in the shipped weights — see docs/classifier.md.)
-export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: true, hardNegWeight: 3 };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.2+sep': { ...RECIPE_22, name: '2.2+sep', ignoreSeparatorRuns: true } };
+// 2.2 as shipped: 2.1 + the benign account notices + the hard-negative pass,
+// and separator lines are not token flooding at run time (the evaluation's
+// ablation scores the same fold models without that option).
+export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: true, hardNegWeight: 3, ignoreSeparatorRuns: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22 };
 export const SHIPPED_RECIPE = RECIPE_22;
 
 function norm(s: string): string {

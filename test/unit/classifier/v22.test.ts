@@ -43,9 +43,9 @@ describe('token flooding and separator lines (2.2 option)', () => {
 });
 
 describe('the shipped weights (2.2)', () => {
-  it('carry the separator option (off in 2.2: see docs/classifier.md) and a calibration', () => {
+  it('turn the separator option on and carry a calibration', () => {
     const b = injectionBundle();
-    expect(b.ignoreSeparatorRuns).toBe(false);
+    expect(b.ignoreSeparatorRuns).toBe(true);
     expect(b.quarantineAt).toBeGreaterThan(0.5);
     expect(b.quarantineAt).toBeLessThan(1);
   });
