@@ -40,8 +40,9 @@ out('');
 // of the same recipe is trained without it and tested on it — as written and
 // embedded in held-out real mail at six positions — against the shared
 // held-out negatives; the threshold for recall at 1% FPR is set on all
-// negatives of that fold. BEFORE = the v1 recipe retrained per fold the same
-// way; AFTER = this recipe. Scores come from the real classifyInbound path
+// negatives of that fold. BEFORE = the previous recipe (--before, default 2.1),
+// AFTER = the shipped one (--after overlays options); --with-v1 adds the v1
+// recipe, retrained per fold the same way. Scores come from the real classifyInbound path
 // (rules, model, action_request with an unknown sender).
 // --insource-only: only the in-source (secondary) figure of the committed weights (no retraining);
 // --skip-insource: the leave-one-source-out part only (the in-source figure reads the weights

@@ -13,8 +13,10 @@
 //      tree input of every window of that part — what the v1 document model
 //      knew about attacks read on their own; and the output-manipulation goal
 //      set (output-goals.jsonl) with its human-addressed counterparts.
-// Both recipes stay runnable: eval-classifier.ts reports 2.0 (BEFORE) and 2.1
-// (AFTER) from the same run.
+// (2.2) the benign account notices, a hard-negative pass of the trees and
+// the run-time separator option. Every recipe stays runnable:
+// eval-classifier.ts reports the previous one (BEFORE, default 2.1) and the
+// shipped one (AFTER).
 import { injectionInputOf } from '../../src/classifier/injection.js';
 import { MODEL_HIDDEN_CHARS, MODEL_SCAN_CHARS } from '../../src/classifier/injection.js';
 import { buildScanDoc, pairWindows, segmentFeatures, windowVector, FEATURES, N_FEATURES, F_HIDDEN } from '../../src/classifier/signals.js';
@@ -57,7 +59,7 @@ export interface Recipe {
   /** train on the benign account notices of output-goals.jsonl (2.2: the phishing goal's benign twin) */
   accountNotice: boolean;
   /**
-   * hard-negative pass (2.2 trial): after the trees are trained, the benign
+   * hard-negative pass (2.2: 3): after the trees are trained, the benign
    * windows the trees score highest (the top 1% of training negatives — the
    * region that sets a 1%-FPR threshold) get this weight and the trees are
    * trained again; 1 = no second pass
