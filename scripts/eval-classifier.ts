@@ -1,14 +1,14 @@
 // Evaluates the classifier. Injection: leave-one-source-out first (one model
-// per held-out attack source, before = recipe 2.0, after = 2.1; --with-v1 adds the v1 recipe), then the
+// per held-out attack source, before = recipe 2.1 (--before 2.0 for the older one), after = the shipped recipe; --with-v1 adds the v1 recipe), then the
 // shipped weights on the in-source split (secondary). The other sections
 // evaluate the committed weights on the held-out side of the split in
 // lib-classifier/data.ts.
-//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--with-v1] [--only injection|cold|other]
+//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--before 2.0|2.1] [--with-v1] [--only injection|cold|other]
 //   npx tsx scripts/eval-classifier.ts --only injection --dev [--after '{"promptNegWeight":3}']   (a reduced DEV figure)
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
 import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles } from './lib-classifier/corpora.js';
-import { coldItems, trainCold } from './lib-classifier/cold.js';
+import { coldItems, trainCold, COLD_DATA_LATEST } from './lib-classifier/cold.js';
 import { toLinear } from './lib-classifier/lr.js';
 import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
 import { SPAM_CHARS } from './lib-classifier/items.js';
@@ -16,7 +16,7 @@ import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CL
 import { modelProb } from '../src/classifier/intent.js';
 import { injectionBundle, setModelOverride } from '../src/classifier/model.js';
 import { ATTACK_SOURCES, POSITIONS, type Msg } from './lib-classifier/loso.js';
-import { evalSets, RECIPE_20, RECIPE_21, type Recipe } from './lib-classifier/recipe-v2.js';
+import { evalSets, RECIPES, SHIPPED_RECIPE, type Recipe } from './lib-classifier/recipe-v2.js';
 import { figuresFor, losoV1, losoV2, scoreWith, thresholdFor, type LosoRun, type SourceFigures } from './lib-classifier/loso-eval.js';
 
 requireDataDir();
@@ -40,17 +40,27 @@ out('');
 // of the same recipe is trained without it and tested on it — as written and
 // embedded in held-out real mail at six positions — against the shared
 // held-out negatives; the threshold for recall at 1% FPR is set on all
-// negatives of that fold. BEFORE = the v1 recipe retrained per fold the same
-// way; AFTER = this recipe. Scores come from the real classifyInbound path
+// negatives of that fold. BEFORE = the previous recipe (--before, default 2.1),
+// AFTER = the shipped one (--after overlays options); --with-v1 adds the v1
+// recipe, retrained per fold the same way. Scores come from the real classifyInbound path
 // (rules, model, action_request with an unknown sender).
-if (only('injection')) {
+// --insource-only: only the in-source (secondary) figure of the committed weights (no retraining);
+// --skip-insource: the leave-one-source-out part only (the in-source figure reads the weights
+// committed when the run started)
+const insourceOnly = process.argv.includes('--insource-only');
+const skipInsource = process.argv.includes('--skip-insource');
+if (only('injection') && !insourceOnly) {
   const t0 = Date.now();
   const log = (s: string) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)}s] ${s}\n`);
   // --dev: a DEVELOPMENT figure (100 attacks per source, 60 trees, no in-source part); never the headline
   const dev = process.argv.includes('--dev');
   const afterArg = process.argv.indexOf('--after');
-  const afterRecipe: Recipe = { ...RECIPE_21, ...(afterArg >= 0 ? (JSON.parse(process.argv[afterArg + 1]) as Partial<Recipe>) : {}), ...(dev ? { trees: 60 } : {}) };
-  const beforeRecipe: Recipe = { ...RECIPE_20, ...(dev ? { trees: 60 } : {}) };
+  // --before NAME: the recipe of the BEFORE columns (default: the previous shipped recipe, 2.1; '2.0' still runs)
+  const beforeArg = process.argv.indexOf('--before');
+  const beforeBase = RECIPES[beforeArg >= 0 ? process.argv[beforeArg + 1] : '2.1'];
+  if (!beforeBase) throw new Error(`--before: one of ${Object.keys(RECIPES).join(', ')}`);
+  const afterRecipe: Recipe = { ...SHIPPED_RECIPE, ...(afterArg >= 0 ? (JSON.parse(process.argv[afterArg + 1]) as Partial<Recipe>) : {}), ...(dev ? { trees: 60 } : {}) };
+  const beforeRecipe: Recipe = { ...beforeBase, ...(dev ? { trees: 60 } : {}) };
   const sets = evalSets(dev ? 100 : 250);
   const negBy = new Map<string, number>();
   for (const m of sets.negatives) negBy.set(m.source, (negBy.get(m.source) ?? 0) + 1);
@@ -60,7 +70,8 @@ if (only('injection')) {
   out(`  BEFORE = recipe ${beforeRecipe.name} ${JSON.stringify(beforeRecipe)}; AFTER = recipe ${afterRecipe.name} ${JSON.stringify(afterRecipe)}`);
   const v1 = process.argv.includes('--with-v1') ? losoV1(log, sets) : null;
   const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe);
-  const after = losoV2(log, sets, afterRecipe);
+  // ablation: the AFTER fold models scored with the run-time separator option flipped (no retraining)
+  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }]);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
   out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);
@@ -73,6 +84,11 @@ if (only('injection')) {
     out('  v1 recipe (document n-gram model, before issue #12), same folds and sets:');
     for (const x of v1.figures) out(`    ${x.source.padEnd(16)} ${row(x)}`);
     out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(v1)}`);
+  }
+  if (after.variants) {
+    out(`  ablation: AFTER's fold models scored with ignoreSeparatorRuns: ${!afterRecipe.ignoreSeparatorRuns} (separator lines ${afterRecipe.ignoreSeparatorRuns ? 'count as' : 'are not'} token flooding):`);
+    for (const x of after.variants[0].figures) out(`    ${x.source.padEnd(16)} ${row(x)}`);
+    out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(after.variants[0])}`);
   }
   out('  embedded recall at 1% FPR by position (AFTER):');
   for (const x of after.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
@@ -100,7 +116,7 @@ if (only('injection')) {
     return [...m].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
   };
   const rate = (r: LosoRun, t: number) => r.negScores.filter((s) => s >= t).length / r.negScores.length;
-  out(`CALIBRATION (quarantine): raw score at ≤ 0.5% of leave-one-source-out negatives = ${f3(at)} (shipped weights map ${f3(shipped)} onto ${QUARANTINE_THRESHOLD})`);
+  out(`CALIBRATION (quarantine): raw score at ≤ 0.5% of leave-one-source-out negatives = ${f3(at)} (${at.toPrecision(6)}; shipped weights map ${f3(shipped)} onto ${QUARANTINE_THRESHOLD})`);
   out(`  AFTER: benign at or above the shipped quarantine point: ${pct(rate(after, shipped))} of ${after.negScores.length} fold scores (${over(after, shipped)})`);
   if (before) {
     const bAt = thresholdFor(before.negScores, 0.005);
@@ -119,7 +135,8 @@ if (only('injection')) {
   out(`  benign trigger-word sentences (as written and at six positions) quarantined: AFTER ${trig(after, shipped)}${before ? `, BEFORE ${trig(before, thresholdFor(before.negScores, 0.005))}` : ''}`);
   out('');
   if (dev) process.exit(0);
-
+}
+if (only('injection') && !skipInsource) {
   // Secondary: the shipped model on the evaluation side of every source (an in-source split: it measures memory of the sources' styles too).
   const ins = evalSets(250, true);
   const sc = (m: Msg) => scoreWith(null, m);
@@ -293,15 +310,15 @@ if (only('cold')) {
 if (only('cold')) {
   const recs = coldStyles();
   const styles = [...new Set(recs.map((r) => r.rec.style))];
-  // BEFORE = the 2.0 cold recipe (the style set without the styles added in 2.1); AFTER = 2.1 (all styles)
+  // BEFORE = the 2.1 cold recipe (the style set without the styles added in 2.2); AFTER = 2.2 (all styles)
   const runs = [
-    { name: 'BEFORE (2.0 data)', withNew: false },
-    { name: 'AFTER (2.1 data)', withNew: true },
-  ].map(({ name, withNew }) => {
+    { name: 'BEFORE (2.1 data)', upTo: '2.1' },
+    { name: 'AFTER (2.2 data)', upTo: COLD_DATA_LATEST },
+  ].map(({ name, upTo }) => {
     const hits = new Map<string, number>();
     const missed: string[] = [];
     for (const st of styles) {
-      setModelOverride('cold', toLinear(trainCold(coldItems(st, withNew).items)));
+      setModelOverride('cold', toLinear(trainCold(coldItems(st, upTo).items)));
       try {
         let hit = 0;
         for (const { rec } of recs.filter((r) => r.rec.style === st)) {
@@ -316,12 +333,13 @@ if (only('cold')) {
     }
     return { name, hits, missed };
   });
-  const tally = (hits: Map<string, number>, label: 0 | 1, since: boolean | null) => {
+  // since: null = every style, '2.0' = the styles of 2.0, else the styles added in that version
+  const tally = (hits: Map<string, number>, label: 0 | 1, since: string | null) => {
     let h = 0, n = 0;
     for (const st of styles) {
       const mine = recs.filter((r) => r.rec.style === st);
       if (mine[0].rec.label !== label) continue;
-      if (since !== null && !!mine[0].rec.since !== since) continue;
+      if (since !== null && (mine[0].rec.since ?? '2.0') !== since) continue;
       h += hits.get(st)!;
       n += mine.length;
     }
@@ -329,12 +347,13 @@ if (only('cold')) {
   };
   out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it; rules unchanged)`);
   for (const r of runs) {
-    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, null)} [2.0 styles ${tally(r.hits, 1, false)}; styles added in 2.1 ${tally(r.hits, 1, true)}] (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, null)} [2.0 styles ${tally(r.hits, 0, false)}; added ${tally(r.hits, 0, true)}] (goal ≤ 1%)`);
+    const by = (label: 0 | 1) => ['2.0', '2.1', '2.2'].map((v) => `${v === '2.0' ? '2.0 styles' : 'added in ' + v} ${tally(r.hits, label, v)}`).join('; ');
+    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, null)} [${by(1)}] (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, null)} [${by(0)}] (goal ≤ 1%)`);
   }
   for (const st of styles) {
     const mine = recs.filter((r) => r.rec.style === st);
     const label = mine[0].rec.label;
-    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)}${mine[0].rec.since ? ' (2.1)' : '      '} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
+    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)}${mine[0].rec.since ? ` (${mine[0].rec.since})` : '      '} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
   }
   for (const r of runs) if (r.missed.length) out(`  missed ${r.name}: ${r.missed.join('; ')}`);
   out('');

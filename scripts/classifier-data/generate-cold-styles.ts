@@ -232,6 +232,59 @@ const TRANSACTIONAL_21: Record<string, Core[]> = {
   ],
 };
 
+// Classifier 2.2 (issue #12, session 3): seven more pitch styles — other
+// industries and motives (research interviews with an incentive, fractional
+// executives, tax-credit and grant consultants, domain brokers, community and
+// beta invitations, education and healthcare vendors) and more languages.
+// Written after reading which 2.1 styles were weakest (named in
+// docs/classifier.md) but before scoring any of these; no rule was changed
+// for them. Emitted last so every earlier record stays byte-identical; the
+// 2.1 cold recipe never trains on them (cold.ts).
+const PITCH_22: Record<string, Core[]> = {
+  research_interview: [
+    ['30 minutes of your expertise?', 'We are researching how operations leaders choose warehouse software and would value your perspective. The interview takes 30 minutes over video and we send a 75 USD gift card as a thank-you. Would any slot next week work?'],
+    ['Paid feedback session', 'I am part of the product team at Brightpath and we are looking for HR managers to give feedback on an early prototype. It is a paid 45-minute session, 100 EUR per participant. Can I send you the booking link?'],
+    ['Survey for finance leaders', 'We are compiling our annual benchmark on accounts-payable automation. Could you spare eight minutes for the survey? Everyone who takes part gets the full report before it is published, plus a short call with our analysts to walk through your results.'],
+    ['Your view on clinic software', 'Our team is building scheduling software for physiotherapy practices and we are speaking to owners before launch. Would you be open to a 20-minute chat? We will also give you six months free once we go live.'],
+  ],
+  fractional_exec: [
+    ['Fractional CFO support', 'Many founders at your stage need senior finance help but not a full-time CFO. I work as a fractional CFO for three or four startups at a time, two days a month each: fundraising models, board reporting, cash planning. Would it help to compare notes?'],
+    ['Part-time CTO for your roadmap', 'I have been the CTO of two SaaS companies and now help non-technical founders as a part-time CTO. I can review your architecture and hiring plan in a two-week engagement. Shall I send a short outline of how that works?'],
+    ['Interim marketing lead', 'If your marketing role is still open, I can step in as an interim head of marketing for three to six months while you hire. I have done this for eleven B2B companies. Happy to share references.'],
+    ['Operations help for your team', 'Scaling past 50 people tends to break processes that worked at 20. I am an operations consultant who embeds with leadership teams for a quarter to fix exactly that. Open to a short intro call?'],
+  ],
+  tax_grants: [
+    ['R&D tax credit for your company', 'Companies that develop software in-house often qualify for R&D tax credits without knowing it. We reviewed public information about your team and believe you could reclaim a significant amount for the last two years. Our fee is only a share of what we recover.'],
+    ['Funding you may be missing', 'There is a regional innovation grant covering up to 50% of digitalisation projects, and the current round closes in six weeks. We have a 90% success rate with applications. Would you like us to check your eligibility for free?'],
+    ['Energy rebate check', 'Businesses of your size are currently eligible for an energy-efficiency rebate that most never claim. We handle the paperwork end to end and only get paid if the rebate comes through. Can we run a quick check for your sites?'],
+    ['Lower your business rates', 'We specialise in appealing commercial property valuations. Based on your premises we think your rates may be too high. There is no cost unless we achieve a reduction. Interested?'],
+  ],
+  domain_broker: [
+    ['Domain available: brightpath.io', 'I represent the owner of the domain brightpath.io, which closely matches your company name. It is available for acquisition now, and several parties have expressed interest. Let me know if you would like to receive the asking price.'],
+    ['Premium domain for your brand', 'The exact-match domain for your product category has just come up for sale. Owning it could make your marketing much easier. I can hold it for you for 48 hours while you decide.'],
+    ['Your .com is for sale', 'You are currently using a .co domain, but the .com version is owned by our client and could be transferred to you this week. Would you like details?'],
+    ['Trademark and domain monitoring', 'We noticed three recently registered domains that look very similar to your brand, which is often the first step of a phishing campaign. Our monitoring service catches these early. Can I show you the report?'],
+  ],
+  community_invite: [
+    ['Invite: private community for CTOs', 'I run a private community of 300 CTOs at growth-stage companies: monthly roundtables, a vetted vendor list and an active chat. Membership is by invitation and I think you would be a great addition. Want me to send an invite?'],
+    ['Early access to our beta', 'We are opening our beta to a small group of design leaders and your team came to mind. Early users get lifetime pricing and a direct line to our founders. Should I add you to the list?'],
+    ['Join our founders circle', 'Every quarter we bring together 20 founders in your industry for a day of workshops and dinner, sponsored by our firm. The next one is in Berlin on 12 September. Would you like to join?'],
+    ['An invite to our Slack group', 'We host a Slack group for people working in e-commerce operations, around 4,000 members. Your posts on LinkedIn would fit right in, and we would love you to host an AMA once you are settled. Here is how to join.'],
+  ],
+  sector_vendor: [
+    ['Classroom devices for next term', 'Schools in your district have been moving to our managed tablet programme, which includes devices, insurance and teacher training for one monthly fee per pupil. Could I arrange a visit before budgets close?'],
+    ['Reducing missed appointments at your practice', 'Our patient-reminder service cut no-shows by 38% on average at dental and GP practices last year. It connects to your existing booking system in a day. May I send a short case study?'],
+    ['Catering for your events', 'We cater corporate events from 20 to 500 guests, with vegan and allergen-free menus as standard. Several companies in your building already use us. Would you like our seasonal menu?'],
+    ['Fleet telematics for your vans', 'Our telematics boxes help delivery companies cut fuel use by around 12% through route and driving insights. We can fit a trial unit in two of your vans free for a month. Who should I speak to?'],
+  ],
+  foreign_more: [
+    ['Kort fråga', 'Hej {n}, vi hjälper e-handlare att sänka sina fraktkostnader med upp till 25 procent. Har du tid för ett kort samtal nästa vecka så berättar jag hur?'],
+    ['ご提案のご連絡', '{n}様、突然のご連絡失礼いたします。弊社は中小企業向けの経費精算システムを提供しております。御社の業務効率化に貢献できると考え、ご連絡いたしました。来週15分ほどオンラインでご説明の機会をいただけないでしょうか。'],
+    ['İş birliği teklifi', 'Merhaba {n}, dijital pazarlama ajansı olarak e-ticaret markalarının satışlarını artırmasına yardımcı oluyoruz. Size özel ücretsiz bir analiz hazırlayabiliriz. Uygun olduğunuz bir zaman var mı?'],
+    ['Nabídka spolupráce', 'Dobrý den, naše firma nabízí účetní služby pro malé a střední podniky za výhodné ceny. Rádi vám připravíme nezávaznou nabídku. Můžeme si domluvit krátký telefonát?'],
+  ],
+};
+
 interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string }
 const out: Rec[] = [];
 let id = 0;
@@ -245,7 +298,7 @@ function emit(label: 0 | 1, style: string, cores: Core[], variants: number, sinc
     for (let v = 0; v < variants; v++) {
       const n = pick(FIRST);
       const me = pick(SENDER);
-      const foreign = style === 'foreign';
+      const foreign = style.startsWith('foreign');
       const greet = foreign || /^(hi|hello|dear)/i.test(body) ? '' : fill(pick(GREET), n, me) + '\n\n';
       const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
       const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
@@ -258,5 +311,6 @@ for (const [style, cores] of Object.entries(PITCH)) emit(1, style, cores, 3);
 for (const [style, cores] of Object.entries(TRANSACTIONAL)) emit(0, style, cores, 3);
 for (const [style, cores] of Object.entries(PITCH_21)) emit(1, style, cores, 3, '2.1');
 for (const [style, cores] of Object.entries(TRANSACTIONAL_21)) emit(0, style, cores, 3, '2.1');
+for (const [style, cores] of Object.entries(PITCH_22)) emit(1, style, cores, 3, '2.2');
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
-process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length} transactional styles)\n`);
+process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length} transactional styles)\n`);

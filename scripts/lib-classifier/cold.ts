@@ -6,6 +6,8 @@ import { coldOwn, coldStyles, enronSpam, spamAssassin, shortOwn } from './corpor
 import { trainLR, type FloatModel, type TrainItem } from './lr.js';
 import { docText, COLD_CHARS } from './items.js';
 
+/** The newest version that added styles to cold-styles.jsonl. */
+export const COLD_DATA_LATEST = '2.2';
 export const COLD_OPTS = { bits: 16, epochs: 12, lr: 0.15, l2: 1e-5, seed: 4, balance: true };
 
 /** Real ham sampled as transactional-side negatives. */
@@ -17,16 +19,17 @@ export function coldHam(): Example[] {
  * Training items: the train side of the template set (cold-outreach.jsonl)
  * and real ham, short transactional mail, and the style set without
  * `excludeStyle` (the style set is split by style, not by the template split);
- * `withNewStyles` false = the 2.0 recipe (without the styles added in 2.1).
+ * `upTo`: the style set as of that classifier version (styles carry the
+ * version that added them in `since`; '2.0' = the 2.0 recipe's data).
  */
-export function coldItems(excludeStyle: string | null, withNewStyles = true): { items: TrainItem[]; evalSet: Example[]; train: Example[] } {
+export function coldItems(excludeStyle: string | null, upTo: string = COLD_DATA_LATEST): { items: TrainItem[]; evalSet: Example[]; train: Example[] } {
   const own = coldOwn().map((x) => x.ex);
   const { train, evalSet } = dedupAndSplit([...own, ...coldHam()]);
   const items: TrainItem[] = train.map((ex) => ({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: ex.source === 'real-ham' ? 0.5 : 1 }));
   // transactional kinds only: "Hi Anna, hope you are well!" is also how a pitch opens
   const shortBenignTrain = dedupAndSplit(shortOwn().map((x) => x.ex)).train.filter((ex) => ex.label === 0);
   for (const ex of shortBenignTrain) if (!['greeting', 'reply', 'tricky'].includes(String(ex.meta?.kind))) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: 0, weight: 0.5 });
-  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle && (withNewStyles || !rec.since)) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
+  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle && (!rec.since || Number(rec.since) <= Number(upTo))) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
   return { items, evalSet, train };
 }
 

@@ -44,6 +44,8 @@ export interface LosoRun {
   /** every fold's scores of the shared negatives (for calibration) */
   negScores: number[];
   negSources: string[];
+  /** the same fold models scored with run-time options changed (`variants` of losoV2), in that order */
+  variants?: LosoRun[];
 }
 
 export function figuresFor(source: AttackSource, neg: number[], written: number[], embedded: { s: number; pos?: Position }[]): SourceFigures {
@@ -72,21 +74,26 @@ function evaluateFold(source: AttackSource, sets: EvalSets, score: Scorer): { fi
   return { fig: figuresFor(source, neg, written, embedded), neg };
 }
 
-/** A v2 recipe (2.0 or 2.1), one model per held-out source. */
-export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE): LosoRun {
-  const figures: SourceFigures[] = [];
-  const negScores: number[] = [];
-  const negSources: string[] = [];
+/**
+ * A v2 recipe, one model per held-out source. `variants`: run-time options
+ * of the bundle (e.g. `{ ignoreSeparatorRuns: false }`) to score the same
+ * fold models with as well — an ablation that needs no retraining.
+ */
+export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE, variants: Partial<InjectionBundle>[] = []): LosoRun {
+  const runs: LosoRun[] = [{ figures: [], negScores: [], negSources: [] }, ...variants.map(() => ({ figures: [], negScores: [], negSources: [] }))];
   for (const s of ATTACK_SOURCES) {
     log(`${recipe.name} fold: holding out ${s}`);
     const model = trainV2(trainingMessages(s, recipe), log, recipe);
-    const bundle = bundleOf(model);
-    const { fig, neg } = evaluateFold(s, sets, (m) => scoreWith(bundle, m));
-    figures.push(fig);
-    negScores.push(...neg);
-    negSources.push(...sets.negatives.map((m) => m.source));
+    const base = bundleOf(model);
+    [{}, ...variants].forEach((v, k) => {
+      const bundle = { ...base, ...v };
+      const { fig, neg } = evaluateFold(s, sets, (m) => scoreWith(bundle, m));
+      runs[k].figures.push(fig);
+      runs[k].negScores.push(...neg);
+      runs[k].negSources.push(...sets.negatives.map((m) => m.source));
+    });
   }
-  return { figures, negScores, negSources };
+  return { ...runs[0], ...(variants.length ? { variants: runs.slice(1) } : {}) };
 }
 
 /** Map our attack sources onto the v1 task's example sources. */

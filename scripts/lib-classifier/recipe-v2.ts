@@ -13,13 +13,15 @@
 //      tree input of every window of that part — what the v1 document model
 //      knew about attacks read on their own; and the output-manipulation goal
 //      set (output-goals.jsonl) with its human-addressed counterparts.
-// Both recipes stay runnable: eval-classifier.ts reports 2.0 (BEFORE) and 2.1
-// (AFTER) from the same run.
+// (2.2) the benign account notices, a hard-negative pass of the trees and
+// the run-time separator option. Every recipe stays runnable:
+// eval-classifier.ts reports the previous one (BEFORE, default 2.1) and the
+// shipped one (AFTER).
 import { injectionInputOf } from '../../src/classifier/injection.js';
 import { MODEL_HIDDEN_CHARS, MODEL_SCAN_CHARS } from '../../src/classifier/injection.js';
 import { buildScanDoc, pairWindows, segmentFeatures, windowVector, FEATURES, N_FEATURES, F_HIDDEN } from '../../src/classifier/signals.js';
 import type { InjectionBundle } from '../../src/classifier/model.js';
-import { decodeTrees, type TreeSpec } from '../../src/classifier/trees.js';
+import { decodeTrees, treeMargin, type TreeSpec } from '../../src/classifier/trees.js';
 import { bounded } from '../../src/classifier/text.js';
 import { fnv1a, isEval } from './data.js';
 import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
@@ -52,13 +54,29 @@ export interface Recipe {
   yourOutput: boolean;
   /** hidden_content graded by the model's probability for the hidden text (2.1; a run-time option stored with the weights) */
   gradedHidden: boolean;
+  /** separator lines ("- - - - -") are not token flooding (2.2; a run-time option stored with the weights) */
+  ignoreSeparatorRuns: boolean;
+  /** train on the benign account notices of output-goals.jsonl (2.2: the phishing goal's benign twin) */
+  accountNotice: boolean;
+  /**
+   * hard-negative pass (2.2: 3): after the trees are trained, the benign
+   * windows the trees score highest (the top 1% of training negatives — the
+   * region that sets a 1%-FPR threshold) get this weight and the trees are
+   * trained again; 1 = no second pass
+   */
+  hardNegWeight: number;
   trees: number;
 }
 const DOC_COL = FEATURES.indexOf('doc');
 const YOUR_OUTPUT_COL = FEATURES.indexOf('your_output');
-export const RECIPE_20: Recipe = { name: '2.0', docModel: false, docWrittenOnly: false, extraData: false, promptNegWeight: 1, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: CAPS.benignPayloads, yourOutput: false, gradedHidden: false, trees: GBT_DEFAULTS.trees };
-export const RECIPE_21: Recipe = { name: '2.1', docModel: true, docWrittenOnly: false, extraData: true, promptNegWeight: 1, attacksPerSource: 1200, embeds: 3, benignPayloads: 4000, yourOutput: true, gradedHidden: true, trees: GBT_DEFAULTS.trees };
-export const SHIPPED_RECIPE = RECIPE_21;
+export const RECIPE_20: Recipe = { name: '2.0', docModel: false, docWrittenOnly: false, extraData: false, promptNegWeight: 1, attacksPerSource: CAPS.attacksPerSource, embeds: 1, benignPayloads: CAPS.benignPayloads, yourOutput: false, gradedHidden: false, accountNotice: false, ignoreSeparatorRuns: false, hardNegWeight: 1, trees: GBT_DEFAULTS.trees };
+export const RECIPE_21: Recipe = { name: '2.1', docModel: true, docWrittenOnly: false, extraData: true, promptNegWeight: 1, attacksPerSource: 1200, embeds: 3, benignPayloads: 4000, yourOutput: true, gradedHidden: true, accountNotice: false, ignoreSeparatorRuns: false, hardNegWeight: 1, trees: GBT_DEFAULTS.trees };
+// 2.2 as shipped: 2.1 + the benign account notices + the hard-negative pass,
+// and separator lines are not token flooding at run time (the evaluation's
+// ablation scores the same fold models without that option).
+export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: true, hardNegWeight: 3, ignoreSeparatorRuns: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22 };
+export const SHIPPED_RECIPE = RECIPE_22;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -141,7 +159,7 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
   const out: Msg[] = [];
   const H = hosts().train;
   const src = attackSources();
-  const use = (x: Payload) => !isEval(x.group) && (recipe.extraData || !x.extra);
+  const use = (x: Payload) => !isEval(x.group) && (recipe.extraData || !x.extra) && (recipe.accountNotice || x.kind !== 'output-account_notice');
   for (const s of ATTACK_SOURCES) {
     if (s === exclude) continue;
     const all = (src.get(s) ?? []).filter(use);
@@ -285,12 +303,27 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
     y[i] = rows[i].label;
     w[i] = items[i].weight!;
   }
-  const trees = trainGbt(X, N_FEATURES, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
+  let trees = trainGbt(X, N_FEATURES, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
   log(`  ${trees.roots.length} trees, ${trees.feat.length} nodes`);
+  if (recipe.hardNegWeight !== 1) {
+    const tm = decodeTrees(trees);
+    const margin = new Float32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) margin[i] = treeMargin(tm, X.subarray(i * N_FEATURES, (i + 1) * N_FEATURES));
+    const negM = Float32Array.from(margin.filter((_, i) => y[i] === 0)).sort().reverse();
+    const cut = negM[Math.floor(negM.length * 0.01)];
+    let hard = 0;
+    for (let i = 0; i < rows.length; i++)
+      if (y[i] === 0 && margin[i] >= cut) {
+        w[i] *= recipe.hardNegWeight;
+        hard++;
+      }
+    trees = trainGbt(X, N_FEATURES, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
+    log(`  hard-negative pass: ${hard} benign windows ×${recipe.hardNegWeight}; ${trees.roots.length} trees, ${trees.feat.length} nodes`);
+  }
   return { recipe, ngram, doc, trees, rows: rows.length, positives: npos };
 }
 
 /** The run-time bundle of a trained model (int8 n-gram weights, as shipped). */
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
-  return { ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden };
+  return { ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns };
 }

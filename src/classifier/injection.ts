@@ -326,8 +326,18 @@ function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, fact
   return best;
 }
 
-function maxRepeatRun(lower: string): number {
+/** A token made only of line-drawing characters: - _ = * ~ . · • / \\ | + # */
+function isSeparatorToken(lower: string, start: number, len: number): boolean {
+  for (let k = 0; k < len; k++) {
+    const c = lower.charCodeAt(start + k);
+    if (!(c === 45 || c === 95 || c === 61 || c === 42 || c === 126 || c === 46 || c === 183 || c === 8226 || c === 47 || c === 92 || c === 124 || c === 43 || c === 35)) return false;
+  }
+  return true;
+}
+
+function maxRepeatRun(lower: string, ignoreSeparators = false): number {
   // token flooding ("ö ö ö ö …", ") ] } ) ] }"): longest run of one short token
+  // (with ignoreSeparators, a separator line "- - - - -" is not a run: 2.2)
   const end = Math.min(lower.length, 8192);
   let best = 0;
   let run = 0;
@@ -340,6 +350,11 @@ function maxRepeatRun(lower: string): number {
     while (i < end && lower.charCodeAt(i) > 32) i++;
     const len = i - start;
     if (len === 0) break;
+    if (ignoreSeparators && isSeparatorToken(lower, start, len)) {
+      run = 0;
+      prevLen = 0;
+      continue;
+    }
     let same = len <= 4 && len === prevLen;
     for (let k = 0; same && k < len; k++) if (lower.charCodeAt(start + k) !== lower.charCodeAt(prevStart + k)) same = false;
     run = same ? run + 1 : 1;
@@ -403,7 +418,7 @@ export interface RuleEvidence {
 }
 
 /** The rules (per category, hidden text ×1.1, encodings decoded), before any model. */
-export function ruleEvidence(inp: InjectionInput): RuleEvidence {
+export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
   const hidLower = inp.hidden.toLowerCase();
@@ -429,7 +444,7 @@ export function ruleEvidence(inp: InjectionInput): RuleEvidence {
   }
   const homo = visLower.length < 200000 ? (visLower.match(HOMOGLYPH)?.length ?? 0) : 0;
   if (homo >= 3) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, homo >= 8 ? 0.6 : 0.35));
-  const rep = maxRepeatRun(visLower);
+  const rep = maxRepeatRun(visLower, ignoreSeparatorRuns);
   if (rep >= 25) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.55));
   if (inp.bidi >= 2) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, Math.min(0.6, 0.2 + inp.bidi * 0.05)));
 
@@ -483,7 +498,7 @@ function logit(p: number): number {
 }
 
 export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle()): InjectionResult {
-  const ev = ruleEvidence(inp);
+  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
   const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);

@@ -83,6 +83,13 @@ export interface InjectionBundle {
    * sentence the model disliked with real attacks).
    */
   gradedHidden: boolean;
+  /**
+   * Classifier 2.2: runs of a separator token ("- - - - -", "* * *", "= =")
+   * are not token flooding. 16% of real ham (Enron's tokenised
+   * "- - - - - original message" lines) reached encoding_tricks 0.55 through
+   * them — a floor under benign and attack mail alike, set by the host mail.
+   */
+  ignoreSeparatorRuns: boolean;
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
@@ -105,13 +112,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false };
 }
 
 export function injectionBundle(): InjectionBundle {

@@ -76,7 +76,8 @@ describe('model identity', () => {
       .update(JSON.stringify(order.map((k) => WEIGHTS.models[k])))
       .update(treeJson)
       .update(JSON.stringify(WEIGHTS.calibration.injection))
-      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden }))
+      // (2.2 adds ignoreSeparatorRuns, hashed only when on so that older weights keep their hash)
+      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden, ...((WEIGHTS.options.injection as { ignoreSeparatorRuns?: boolean }).ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}) }))
       .digest('hex');
     expect(WEIGHTS.hash).toBe(hash);
     expect(CLASSIFIER_MODEL).toBe(`mailagent-clf-${WEIGHTS.version}+${hash.slice(0, 8)}`);

@@ -56,14 +56,9 @@ describe('short benign mail: the reported cases', () => {
   });
 });
 
-// KNOWN REGRESSION of classifier 2.1 (issue #12, session 2), kept explicit
-// so that it cannot hide anything else: this password-reset notice scores
-// ~0.59 (2.0: 0.22) — its wording ("use this link … your password") is the
-// wording of the phishing attacks 2.1 learned from output-goals.jsonl. It
-// stays far below the quarantine threshold. To remove at the next retrain
-// (benign account notices with links in the 2.1 training data); see
-// docs/classifier.md.
-const KNOWN_21 = new Set(['Password reset']);
+// (Classifier 2.1 scored the "Password reset" notice 0.59, the wording of
+// the phishing output goals; 2.2 trains on benign account notices and the
+// bounded exception that stood here is gone: every message meets 0.5.)
 
 describe('short benign mail: a broad set', () => {
   it('has at least 100 messages', () => {
@@ -74,7 +69,6 @@ describe('short benign mail: a broad set', () => {
     const bad: string[] = [];
     for (const [subject, text] of SHORT_BENIGN) {
       const c = classify(subject, text);
-      if (KNOWN_21.has(subject) && !isQuarantined(c) && c.injection_score < 0.7 && c.intent !== 'cold_pitch') continue;
       if (c.injection_score >= 0.5 || isQuarantined(c) || c.intent === 'cold_pitch') bad.push(`${subject} / ${text} → ${c.injection_score} ${c.intent}`);
     }
     expect(bad).toEqual([]);
@@ -86,7 +80,7 @@ describe('short benign mail: a broad set', () => {
       const a = classifyInbound(inbound({ subject, text, classifyIntent: false }), NOW);
       const b = classifyInbound(inbound({ from: 'no-reply@notifications.example.com', subject, text }), NOW);
       const h = classifyInbound(inbound({ subject, text: '', html: `<html><body><p>${text.replace(/\n/g, '<br>')}</p></body></html>` }), NOW);
-      for (const c of [a, b, h]) if (c.injection_score >= (KNOWN_21.has(subject) ? 0.7 : 0.5)) bad.push(`${subject} / ${text} → ${c.injection_score}`);
+      for (const c of [a, b, h]) if (c.injection_score >= 0.5) bad.push(`${subject} / ${text} → ${c.injection_score}`);
     }
     expect(bad).toEqual([]);
   });

@@ -48,7 +48,7 @@ describe('the document model (2.1)', () => {
   const text = 'The quarterly numbers are attached. Let me know if you have questions about the forecast.';
   it('feeds every window of the visible part its margin, and the trees can use it', () => {
     const trees = stump(DOC, 1);
-    const noDoc: InjectionBundle = { ngram: null, doc: null, trees, quarantineAt: 0.95, gradedHidden: true };
+    const noDoc: InjectionBundle = { ngram: null, doc: null, trees, quarantineAt: 0.95, gradedHidden: true, ignoreSeparatorRuns: false };
     const withDoc: InjectionBundle = { ...noDoc, doc: flat(1) };
     const a = windowScores('', text.toLowerCase(), '', noDoc, true);
     const b = windowScores('', text.toLowerCase(), '', withDoc, true);
@@ -67,7 +67,7 @@ describe('the document model (2.1)', () => {
     const m = flat(1);
     const expected = (n * m.scale) / Math.sqrt(n); // every weight is 1
     // a stump just below and just above the expected margin brackets it
-    const below: InjectionBundle = { ngram: null, doc: m, trees: stump(DOC, expected - 0.01), quarantineAt: 0.95, gradedHidden: true };
+    const below: InjectionBundle = { ngram: null, doc: m, trees: stump(DOC, expected - 0.01), quarantineAt: 0.95, gradedHidden: true, ignoreSeparatorRuns: false };
     const above: InjectionBundle = { ...below, trees: stump(DOC, expected + 0.01) };
     expect(windowScores('', lower, '', below, true).visible).toBeGreaterThan(0.95);
     expect(windowScores('', lower, '', above, true).visible).toBeLessThan(0.05);
@@ -90,10 +90,10 @@ describe('hidden text (2.1)', () => {
   });
 });
 
-describe('the shipped weights (2.1)', () => {
+describe('the shipped weights (2.1 and later)', () => {
   it('carry the document model, graded hidden text and a calibration', () => {
     const b = injectionBundle();
-    expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-2\.1\+[0-9a-f]{8}$/);
+    expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-2\.2\+[0-9a-f]{8}$/);
     expect(b.ngram).not.toBeNull();
     expect(b.doc).not.toBeNull();
     expect(b.trees).not.toBeNull();
