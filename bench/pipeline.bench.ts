@@ -9,7 +9,9 @@
  *   http   wrk, 16 keep-alive connections: GET /v1/me and test-mode POST /v1/messages vs a bare
  *          fastify route returning a constant, in its own process.
  *   stall  longest main-thread stall (event-loop delay monitor in the daemon) per kind of message.
- *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=).
+ *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=), and
+ *          RSS_IDLE_SECS (30) later, with each thread's V8 heap from /metrics; RSS_BASE=1 measures
+ *          the --base build too, RSS_LAUNCHER=1 adds a row with the systemd unit's node settings.
  *   list   GET /v1/messages/received p50 at 1,000 stored, then at 1,000,000 (seeded by copying
  *          ingested rows in SQL: an equivalent bulk path, far faster than SMTP).
  *
@@ -95,9 +97,9 @@ function scaleWorkspace(dataDir: string) {
   db.close();
 }
 
-function smtpSource(port: number, messages: number, reuse: boolean, t0 = performance.now()): { secs: number; code: number | null } {
+function smtpSource(port: number, messages: number, reuse: boolean, t0 = performance.now(), timeoutMs = 600_000): { secs: number; code: number | null } {
   const r = spawnSync(SMTP_SOURCE, ['-s', '8', '-l', '2048', '-m', String(messages), '-f', 'bench@load.test', '-t', AGENT, '-M', 'load.test',
-    ...(reuse ? ['-d'] : []), `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+    ...(reuse ? ['-d'] : []), `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs });
   return { secs: (performance.now() - t0) / 1000, code: r.status };
 }
 
@@ -354,22 +356,50 @@ async function benchStall() {
 }
 
 // ---------------------------------------------------------------- rss
+/** The daemon's mailagent_thread_heap_bytes (builds that have it): "thread total/young MB, ...". */
+async function threadHeaps(url: string): Promise<string> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text()).catch(() => '');
+  const mb = (thread: string, kind: string) => {
+    const m = new RegExp(`^mailagent_thread_heap_bytes\\{thread="${thread}",kind="${kind}"\\} (\\S+)$`, 'm').exec(text);
+    return m ? (Number(m[1]) / 1048576).toFixed(0) : null;
+  };
+  const threads = [...new Set([...text.matchAll(/^mailagent_thread_heap_bytes\{thread="([^"]+)"/gm)].map((m) => m[1]))];
+  return threads.length ? threads.map((t) => `${t} ${mb(t, 'total')}/${mb(t, 'young')}`).join(', ') : 'n/a';
+}
+
+/**
+ * The node settings of contrib/systemd/mailagent.service and the Dockerfile (RSS_LAUNCHER=1 adds a
+ * row with them): V8 reads them when it starts, so a plain `mailagent serve` has not got them.
+ */
+const LAUNCHER_ENV = { NODE_OPTIONS: '--max-semi-space-size=4' };
+
 async function benchRss() {
   const n = Number(process.env.RSS_MESSAGES ?? 100_000);
+  const idleSecs = Number(process.env.RSS_IDLE_SECS ?? 30);
   say(`\n## Daemon RSS after ${n} inbound messages (smtp-source -d, 8 sessions, 2 KB; load ${load()})`);
-  for (const b of builds) {
+  say('Heaps per thread: V8 heap total / of it new space, MB, from mailagent_thread_heap_bytes.');
+  const runs = [
+    ...builds.map((b) => ({ ...b, label: b.name, launcher: false })),
+    ...(process.env.RSS_LAUNCHER === '1' ? [{ ...builds[0], label: `${builds[0].name} + launcher settings`, launcher: true }] : []),
+  ];
+  for (const b of runs) {
     if (b.name === 'before' && process.env.RSS_BASE !== '1') continue;
-    const d = await serve(b.root);
+    const d = await serve(b.root, undefined, b.launcher ? LAUNCHER_ENV : {});
     try {
       scaleWorkspace(d.dataDir);
       const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d.pid}/status`, 'utf8'))![1]) / 1024;
       const start = rss();
       const t0 = performance.now();
-      const r = smtpSource(d.smtpPort, n, true, t0);
-      await untilStored(d.dataDir, n, t0);
+      // 100,000 messages at a loaded machine's ~150 msg/s outlast the default 10 minutes.
+      const limitMs = Math.max(600_000, n * 20);
+      const r = smtpSource(d.smtpPort, n, true, t0, limitMs);
+      const done = await untilStored(d.dataDir, n, t0, limitMs);
       await sleep(2000);
       const c = counts(d.dataDir);
-      say(`| mailagent ${b.name} | RSS ${start.toFixed(0)} MB at start → ${rss().toFixed(0)} MB after ${n} messages | ${(n / r.secs).toFixed(0)} msg/s | stored ${c.stored}, events ${c.events} | load ${load()} |`);
+      const after = rss();
+      const heaps = await threadHeaps(d.url);
+      await sleep(idleSecs * 1000);
+      say(`| mailagent ${b.label} | RSS ${start.toFixed(0)} MB at start → ${after.toFixed(0)} MB after ${n} messages → ${rss().toFixed(0)} MB ${idleSecs} s later | acknowledged ${(n / r.secs).toFixed(0)} msg/s, processed ${(n / done.secs).toFixed(0)} msg/s | stored ${c.stored}, events ${c.events} | heaps: ${heaps}; ${idleSecs} s later: ${await threadHeaps(d.url)} | load ${load()} |`);
     } finally {
       await d.stop();
     }
