@@ -9,7 +9,9 @@
  *   http   wrk, 16 keep-alive connections: GET /v1/me and test-mode POST /v1/messages vs a bare
  *          fastify route returning a constant, in its own process.
  *   stall  longest main-thread stall (event-loop delay monitor in the daemon) per kind of message.
- *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=).
+ *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=), and
+ *          RSS_IDLE_SECS (30) later, with each thread's V8 heap from /metrics; RSS_BASE=1 measures
+ *          the --base build too, RSS_LAUNCHER=1 adds a row with the systemd unit's node settings.
  *   list   GET /v1/messages/received p50 at 1,000 stored, then at 1,000,000 (seeded by copying
  *          ingested rows in SQL: an equivalent bulk path, far faster than SMTP).
  *
@@ -354,22 +356,59 @@ async function benchStall() {
 }
 
 // ---------------------------------------------------------------- rss
+/** The daemon's mailagent_thread_heap_bytes (builds that have it): "thread total/young MB, ...". */
+async function threadHeaps(url: string): Promise<string> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text()).catch(() => '');
+  const mb = (thread: string, kind: string) => {
+    const m = new RegExp(`^mailagent_thread_heap_bytes\\{thread="${thread}",kind="${kind}"\\} (\\S+)$`, 'm').exec(text);
+    return m ? (Number(m[1]) / 1048576).toFixed(0) : null;
+  };
+  const threads = [...new Set([...text.matchAll(/^mailagent_thread_heap_bytes\{thread="([^"]+)"/gm)].map((m) => m[1]))];
+  return threads.length ? threads.map((t) => `${t} ${mb(t, 'total')}/${mb(t, 'young')}`).join(', ') : 'n/a';
+}
+
+/**
+ * The node settings of contrib/systemd/mailagent.service and the Dockerfile (RSS_LAUNCHER=1 adds a
+ * row with them): V8 reads them when it starts, so a plain `mailagent serve` has not got them.
+ */
+const LAUNCHER_ENV = { NODE_OPTIONS: '--max-semi-space-size=4' };
+
 async function benchRss() {
   const n = Number(process.env.RSS_MESSAGES ?? 100_000);
+  const idleSecs = Number(process.env.RSS_IDLE_SECS ?? 30);
   say(`\n## Daemon RSS after ${n} inbound messages (smtp-source -d, 8 sessions, 2 KB; load ${load()})`);
-  for (const b of builds) {
+  say('Heaps per thread: V8 heap total / of it new space, MB, from mailagent_thread_heap_bytes.');
+  const runs = [
+    ...builds.map((b) => ({ ...b, label: b.name, launcher: false })),
+    ...(process.env.RSS_LAUNCHER === '1' ? [{ ...builds[0], label: `${builds[0].name} + launcher settings`, launcher: true }] : []),
+  ];
+  for (const b of runs) {
     if (b.name === 'before' && process.env.RSS_BASE !== '1') continue;
-    const d = await serve(b.root);
+    const d = await serve(b.root, undefined, b.launcher ? LAUNCHER_ENV : {});
     try {
       scaleWorkspace(d.dataDir);
       const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d.pid}/status`, 'utf8'))![1]) / 1024;
       const start = rss();
       const t0 = performance.now();
-      const r = smtpSource(d.smtpPort, n, true, t0);
-      await untilStored(d.dataDir, n, t0);
+      // In rounds of at most 5,000, each processed before the next: acknowledgements run ahead of
+      // processing, and past smtpMaxQueuedMessages (10,000) MAIL FROM answers 451, at which
+      // smtp-source gives up. The rate is over the whole run, rounds included.
+      let sent = 0;
+      let done = { secs: 0 };
+      const curve: string[] = [];
+      while (sent < n) {
+        const round = Math.min(5_000, n - sent);
+        smtpSource(d.smtpPort, round, true, t0);
+        sent += round;
+        done = await untilStored(d.dataDir, sent, t0, (performance.now() - t0) + 600_000);
+        if (sent % 20_000 === 0 || sent === n) curve.push(`${sent / 1000}k ${rss().toFixed(0)}`);
+      }
       await sleep(2000);
       const c = counts(d.dataDir);
-      say(`| mailagent ${b.name} | RSS ${start.toFixed(0)} MB at start → ${rss().toFixed(0)} MB after ${n} messages | ${(n / r.secs).toFixed(0)} msg/s | stored ${c.stored}, events ${c.events} | load ${load()} |`);
+      const after = rss();
+      const heaps = await threadHeaps(d.url);
+      await sleep(idleSecs * 1000);
+      say(`| mailagent ${b.label} | RSS ${start.toFixed(0)} MB at start → ${after.toFixed(0)} MB after ${n} messages → ${rss().toFixed(0)} MB ${idleSecs} s later | ${(n / done.secs).toFixed(0)} msg/s acknowledged and processed | stored ${c.stored}, events ${c.events} | RSS on the way (MB): ${curve.join(', ')} | heaps: ${heaps}; ${idleSecs} s later: ${await threadHeaps(d.url)} | load ${load()} |`);
     } finally {
       await d.stop();
     }

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
  *
  * server/pipeline (the worker pool) is its own layer under server: the pool may use services'
  * interfaces, classifier and mail, never db, http or smtp; its worker entry (worker.ts) runs in
- * a thread the pool may terminate at any instant, so it imports mail and classifier only (plus
- * type-only imports of the pool's message protocol): nothing with side effects.
+ * a thread the pool may terminate at any instant, so it imports mail, classifier and shared only
+ * (plus type-only imports of the pool's message protocol): nothing with side effects.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
@@ -27,7 +27,7 @@ const ALLOWED: Record<Layer, Layer[]> = {
   client: ['client', 'contract'],
   server: ['server', 'pipeline', 'services', 'classifier', 'mail', 'db', 'shared', 'contract'],
   pipeline: ['pipeline', 'services', 'classifier', 'mail', 'shared', 'contract'],
-  'pipeline-worker': ['pipeline-worker', 'classifier', 'mail'],
+  'pipeline-worker': ['pipeline-worker', 'classifier', 'mail', 'shared'],
   services: ['services', 'classifier', 'mail', 'db', 'shared', 'contract'],
   classifier: ['classifier', 'shared', 'contract'],
   mail: ['mail', 'shared', 'contract'],

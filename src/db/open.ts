@@ -307,6 +307,9 @@ export function openDatabase(spec: string | DatabaseSpec): OpenedDb {
   return s.kind === 'postgres' ? openPostgres(s) : openSqlite(s.file);
 }
 
+/** The main connection's page cache, KiB (docs/security.md → resource caps). */
+export const SQLITE_CACHE_KIB = 8 * 1024;
+
 /**
  * Every SQLite pragma lives here. synchronous=FULL is set explicitly: better-sqlite3's build
  * defaults WAL databases to NORMAL, and an SMTP 250 / HTTP 201 must mean the row is on disk.
@@ -322,6 +325,10 @@ function openSqlite(file: string): OpenedDb {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('temp_store = MEMORY');
+  // The page cache is per connection and better-sqlite3 builds SQLite with a 16 MB default, all of
+  // it resident once a long ingest has touched that many pages; 8 MB keeps the hot index pages of
+  // a busy daemon (bench/README.md → Memory, round 2 session 3).
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   const pragmas = {
     journal_mode: String(sqlite.pragma('journal_mode', { simple: true })),
     synchronous: Number(sqlite.pragma('synchronous', { simple: true })),

@@ -3,6 +3,7 @@
 // Rows that arrive while a commit runs are written together by the next one (group commit).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { threadHeap } from '../shared/thread-heap.js';
 import type { QueueWriterReply, QueueWriterRequest } from './queue-writer.js';
 
 const port = parentPort;
@@ -13,6 +14,9 @@ const db = new BetterSqlite3(file);
 // The same durability as the main connection (db/open.ts): WAL is a property of the file already.
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
+// This connection only appends rows to inbound_queue: 2 MB of page cache instead of SQLite's
+// 16 MB default (better-sqlite3's build), which a long ingest otherwise fills with pages it never reads again.
+db.pragma('cache_size = -2048');
 const insert = db.prepare(`insert into inbound_queue (id, received_at, mail_from, rcpt_to, message_ids, remote_address, helo, raw, lease_until, attempts, last_error)
   values (@id, @received_at, @mail_from, @rcpt_to, @message_ids, @remote_address, @helo, @raw, null, 0, null)`);
 const writeAll = db.transaction((rows: QueueWriterRequest['rows']) => {
@@ -40,7 +44,11 @@ function flush(): void {
   }
 }
 
-port.on('message', (msg: QueueWriterRequest | 'close') => {
+port.on('message', (msg: QueueWriterRequest | 'close' | 'heap') => {
+  if (msg === 'heap') {
+    port!.postMessage({ heap: threadHeap() } satisfies QueueWriterReply);
+    return;
+  }
   if (msg === 'close') {
     if (pending.length) flush();
     db.close();

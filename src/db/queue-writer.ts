@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { ThreadHeap } from '../shared/thread-heap.js';
 import { workerEntry } from '../shared/worker-entry.js';
 import type { WriteGate } from './open.js';
 
@@ -19,7 +20,7 @@ export interface QueueWriterRow {
   raw: Uint8Array;
 }
 export interface QueueWriterRequest { seq: number; rows: QueueWriterRow[] }
-export type QueueWriterReply = { seqs: number[]; ok: true } | { seqs: number[]; ok: false; error: string };
+export type QueueWriterReply = { seqs: number[]; ok: true } | { seqs: number[]; ok: false; error: string } | { heap: ThreadHeap };
 
 /**
  * SQLite only: inserts into inbound_queue on a second connection in a worker thread. better-sqlite3
@@ -67,6 +68,10 @@ export class QueueWriter {
     });
     this.worker.on('message', (m: QueueWriterReply | 'ready') => {
       if (m === 'ready') return;
+      if ('heap' in m) {
+        for (const w of this.heapWaiters.splice(0)) w(m.heap);
+        return;
+      }
       for (const s of m.seqs) {
         const w = this.waiting.get(s);
         this.waiting.delete(s);
@@ -82,6 +87,21 @@ export class QueueWriter {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`queue writer exited with code ${code}`)));
+  }
+
+  private heapWaiters: ((h: ThreadHeap | null) => void)[] = [];
+
+  /** The thread's V8 heap (its own isolate; /metrics), or null if it does not answer within waitMs. */
+  heap(waitMs = 1000): Promise<ThreadHeap | null> {
+    if (this.dead) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), waitMs);
+      this.heapWaiters.push((h) => {
+        clearTimeout(timer);
+        resolve(h);
+      });
+      this.worker.postMessage('heap');
+    });
   }
 
   /** Resolves once the thread has opened the database (a broken install fails the boot). */

@@ -105,6 +105,8 @@ export class Daemon {
       // while the rest boots, and a worker that cannot start fails the boot here.
       pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log });
       ctx.work = pipeline.work;
+      const pool = pipeline;
+      ops.metrics.addThreads(async () => (await pool.heap()).map((heap, i) => ({ thread: `pipeline-${i}`, heap })));
       return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup, lock);
     } catch (err) {
       await pipeline?.close();

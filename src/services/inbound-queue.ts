@@ -3,6 +3,7 @@ import {
 } from '../db/repos/inbound-queue.js';
 import { isSharedStore, setWriteGate } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
+import type { ThreadHeap } from '../shared/thread-heap.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { announceWrite, groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
@@ -191,6 +192,11 @@ export class InboundQueue {
       t.unref();
       this.waiters.push(w);
     });
+  }
+
+  /** The writer thread's V8 heap (SQLite; /metrics), or null without one. */
+  async writerHeap(): Promise<ThreadHeap | null> {
+    return this.writer ? this.writer.heap() : null;
   }
 
   /** Stop taking rows; let the messages being processed finish (the rest waits for the next start). */

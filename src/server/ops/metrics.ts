@@ -4,6 +4,10 @@ import type { Event } from '../../contract/events.js';
 import { databaseSize } from '../../db/maintenance.js';
 import { queueDepths } from '../../db/repos/stats.js';
 import type { DiskGuard } from './disk-guard.js';
+import { threadHeap, type ThreadHeap } from '../../shared/thread-heap.js';
+
+/** Heaps of the daemon's other threads (each its own V8 isolate), by thread name; null: no answer. */
+export type ThreadHeapSource = () => Promise<{ thread: string; heap: ThreadHeap | null }[]>;
 
 /** What a webhook attempt reports on the bus (workers/webhook-delivery.ts). */
 export interface WebhookAttemptReport {
@@ -16,6 +20,8 @@ export interface SmtpObserver {
   sessionOpened(): void;
   sessionClosed(): void;
   refused(reason: string): void;
+  /** The inbound queue's writer thread heap, for mailagent_thread_heap_bytes. */
+  threads?(source: ThreadHeapSource): void;
 }
 
 /**
@@ -39,6 +45,7 @@ export class Metrics {
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   private readonly httpLatency: Histogram<'method' | 'route' | 'status'>;
   private readonly onEvent = (e: Event) => this.observeEvent(e);
+  private readonly threadSources: ThreadHeapSource[] = [];
   private readonly onAttempt = (a: WebhookAttemptReport) => {
     this.webhookOutcomes.inc({ outcome: a.outcome });
     this.webhookLatency.observe(a.durationMs / 1000);
@@ -85,6 +92,20 @@ export class Metrics {
       });
       new Gauge({ name: 'mailagent_disk_guard_bytes', help: 'The low-disk guard threshold (0: off)', registers: [r] }).set(disk.minFreeBytes);
     }
+    const threads = this.threadSources;
+    new Gauge({
+      name: 'mailagent_thread_heap_bytes',
+      help: 'V8 heap per thread (main, pipeline-N, ...): used, total, young (new space), external (ArrayBuffers etc.), limit',
+      labelNames: ['thread', 'kind'], registers: [r],
+      async collect() {
+        this.reset();
+        const all = [{ thread: 'main', heap: threadHeap() as ThreadHeap | null }, ...(await Promise.all(threads.map((t) => t()))).flat()];
+        for (const { thread, heap } of all) {
+          if (!heap) continue;
+          for (const kind of ['used', 'total', 'young', 'external', 'limit'] as const) this.set({ thread, kind }, heap[kind]);
+        }
+      },
+    });
     ctx.bus.on('event', this.onEvent);
     ctx.bus.on('webhook-attempt', this.onAttempt);
   }
@@ -99,6 +120,11 @@ export class Metrics {
     } else if (['message.sent', 'message.failed', 'message.bounced', 'message.delivered', 'message.complained'].includes(e.type)) {
       this.sent.inc({ type: e.type, mode });
     }
+  }
+
+  /** Report another thread group's heaps (the pipeline pool) in mailagent_thread_heap_bytes. */
+  addThreads(source: ThreadHeapSource): void {
+    this.threadSources.push(source);
   }
 
   refused(channel: 'smtp' | 'api', reason: string): void {
@@ -126,6 +152,7 @@ export class Metrics {
       sessionOpened: () => { this.smtpSessions.inc(); this.smtpOpen.inc(); },
       sessionClosed: () => this.smtpOpen.dec(),
       refused: (reason) => this.refused('smtp', reason),
+      threads: (source) => this.addThreads(source),
     };
   }
 

@@ -5,6 +5,7 @@ import {
 import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
 import type { MessageWork } from '../../services/message-work.js';
 import type { Logger } from '../../shared/log.js';
+import type { ThreadHeap } from '../../shared/thread-heap.js';
 import { PoolClosed, WorkerPool, type PoolStats } from './pool.js';
 
 export { BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
@@ -12,6 +13,8 @@ export { BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } 
 /** Defaults (README configuration table; docs/inbound.md "Limits"). */
 export const DEFAULT_BUDGET_MS = 5_000;
 export const DEFAULT_WORKER_HEAP_MB = 512;
+/** A worker's young generation (new space 2/3 of it: 8 MB instead of V8's 32 MB; pool.ts). */
+export const DEFAULT_WORKER_YOUNG_MB = 12;
 /** One worker per core, at least two: a message that holds one worker for its whole budget leaves another for the rest. */
 export function defaultWorkerCount(): number {
   return Math.max(2, availableParallelism());
@@ -26,6 +29,7 @@ export interface PipelineOptions {
   workers: number;
   budgetMs: number;
   maxHeapMb?: number;
+  maxYoungMb?: number;
   log: Logger;
 }
 
@@ -33,6 +37,8 @@ export interface Pipeline {
   work: MessageWork;
   ready(): Promise<void>;
   stats(): PoolStats;
+  /** Each pool worker's V8 heap (null: starting, or busy; /metrics mailagent_thread_heap_bytes). */
+  heap(): Promise<(ThreadHeap | null)[]>;
   close(): Promise<void>;
 }
 
@@ -52,7 +58,8 @@ function revive(p: PreparedInbound): PreparedInbound {
  */
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const pool = new WorkerPool({
-    size: opts.workers, budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB, log: opts.log,
+    size: opts.workers, budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB,
+    maxYoungMb: opts.maxYoungMb ?? DEFAULT_WORKER_YOUNG_MB, log: opts.log,
   });
   const cutShort = (what: string, err: unknown) => {
     if (err instanceof PoolClosed) throw err;
@@ -113,5 +120,5 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
   };
 
-  return { work, ready: () => pool.ready(), stats: () => pool.stats(), close: () => pool.close() };
+  return { work, ready: () => pool.ready(), stats: () => pool.stats(), heap: () => pool.heap(), close: () => pool.close() };
 }

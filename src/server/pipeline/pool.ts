@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../shared/log.js';
+import type { ThreadHeap } from '../../shared/thread-heap.js';
 import { workerEntry } from '../../shared/worker-entry.js';
 import type { FromWorker, Job } from './protocol.js';
 
@@ -27,6 +28,13 @@ export interface PoolOptions {
   budgetMs: number;
   /** V8 old-generation heap cap per worker, MB (a message that needs more kills only its worker). */
   maxHeapMb: number;
+  /**
+   * V8 young-generation cap per worker, MB. V8 grows a busy isolate's new space to 32 MB (two
+   * 16 MB semi-spaces) and keeps it; a worker's garbage per message is small and short-lived, so
+   * a small new space costs a few more scavenges and saves that memory per worker. Big objects
+   * (a message's bytes, long strings) live in the large-object space and are not limited by it.
+   */
+  maxYoungMb?: number;
   log: Logger;
   /** The worker entry (tests); default: worker.js beside this file, or worker.ts under tsx/vitest. */
   workerUrl?: URL;
@@ -73,6 +81,7 @@ export class WorkerPool {
   private readonly counters = { jobs: 0, overruns: 0, crashes: 0, restarts: 0 };
   private bootFailures = 0;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private readonly heapWaiters = new Map<number, (h: ThreadHeap) => void>();
 
   constructor(private readonly opts: PoolOptions) {
     this.entry = workerEntry(import.meta.url, 'worker', opts.workerUrl);
@@ -95,6 +104,28 @@ export class WorkerPool {
     };
   }
 
+  /**
+   * Each worker's V8 heap (its own isolate), in slot order; null for a worker that is starting, or
+   * busy past `waitMs` (a worker answers between jobs, so a long job delays its answer).
+   */
+  heap(waitMs = 1000): Promise<(ThreadHeap | null)[]> {
+    return Promise.all(this.slots.map((slot) => {
+      if (!slot.ready || slot.gone) return null;
+      const id = this.nextId++;
+      return new Promise<ThreadHeap | null>((resolve) => {
+        const timer = setTimeout(() => {
+          this.heapWaiters.delete(id);
+          resolve(null);
+        }, waitMs);
+        this.heapWaiters.set(id, (h) => {
+          clearTimeout(timer);
+          resolve(h);
+        });
+        slot.worker.postMessage({ heap: id });
+      });
+    }));
+  }
+
   /** Run one job; rejects with BudgetExceeded, WorkerFailed or PoolClosed. */
   run(job: Job): Promise<unknown> {
     if (this.closed) return Promise.reject(new PoolClosed());
@@ -115,7 +146,10 @@ export class WorkerPool {
   private spawn(): Slot {
     const worker = new Worker(this.entry.script, {
       eval: this.entry.eval,
-      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb },
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.opts.maxHeapMb,
+        ...(this.opts.maxYoungMb ? { maxYoungGenerationSizeMb: this.opts.maxYoungMb } : {}),
+      },
       stdout: false,
       stderr: false,
     });
@@ -129,6 +163,12 @@ export class WorkerPool {
         this.bootFailures = 0;
         if (this.slots.every((s) => s.ready)) for (const w of this.readyWaiters.splice(0)) w.resolve();
         this.dispatch();
+        return;
+      }
+      if ('heap' in msg) {
+        const w = this.heapWaiters.get(msg.heap);
+        this.heapWaiters.delete(msg.heap);
+        w?.(msg.stats);
         return;
       }
       const p = slot.current;

@@ -1,4 +1,5 @@
 import type { InboundInput as ClassifierInput, OutboundInput } from '../../classifier/index.js';
+import type { ThreadHeap } from '../../shared/thread-heap.js';
 
 /**
  * Messages between the pool (main thread) and a worker. Kept to plain data: structured clone
@@ -9,9 +10,11 @@ export type Job =
   | { kind: 'classify'; input: ClassifierInput; now: number }
   | { kind: 'screen'; input: OutboundInput };
 
-export type ToWorker = { id: number; job: Job };
+/** A job, or a request for the worker's heap statistics (answered between jobs). */
+export type ToWorker = { id: number; job: Job } | { heap: number };
 
 export type FromWorker =
   | { ready: true }
+  | { heap: number; stats: ThreadHeap }
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: string };

@@ -4,6 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import { parseAndExtract } from '../../mail/parse.js';
 import { classifyInbound, screenOutbound } from '../../classifier/index.js';
+import { threadHeap } from '../../shared/thread-heap.js';
 import type { FromWorker, Job, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -21,6 +22,10 @@ async function run(job: Job): Promise<unknown> {
 }
 
 port.on('message', (msg: ToWorker) => {
+  if ('heap' in msg) {
+    port.postMessage({ heap: msg.heap, stats: threadHeap() } satisfies FromWorker);
+    return;
+  }
   run(msg.job).then(
     (result) => port.postMessage({ id: msg.id, ok: true, result } satisfies FromWorker),
     (err: unknown) => port.postMessage({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies FromWorker),

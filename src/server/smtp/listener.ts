@@ -253,6 +253,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
   });
   if (queue) {
     await queue.start();
+    opts.observer?.threads?.(async () => [{ thread: 'queue-writer', heap: await queue.writerHeap() }]);
     // Several listeners on one context (tests): a read waits for each one's queue.
     const others = ctx.inboundSettled;
     ctx.inboundSettled = others ? async () => { await Promise.all([others(), queue.settled()]); } : () => queue.settled();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { loadConfig, type ConfigInput } from '../../../src/server/config.js';
 import { Daemon } from '../../../src/server/daemon.js';
+import { DEFAULT_WORKER_YOUNG_MB } from '../../../src/server/pipeline/index.js';
 import { SmtpPipe } from '../inbound/smtp-client.js';
 import { rawMessage } from './helpers.js';
 
@@ -86,6 +87,23 @@ describe('Prometheus /metrics', () => {
     const json = await fetch(d.url + '/v1/metrics', { headers: { authorization: `Bearer ${d.live}` } });
     expect(json.status).toBe(200);
     expect(json.headers.get('content-type')).toMatch(/json/);
+  });
+
+  it('mailagent_thread_heap_bytes: the V8 heap of each thread (main, pool workers, inbound queue writer); the workers\' young generation under its cap', async () => {
+    const d = await start({ pipelineWorkers: 2 });
+    // A worker still starting has no heap to report yet (it is left out of the scrape).
+    await daemon!.pipeline.ready();
+    const fams = parsePrometheusTextFormat((await scrape(d.url)).text) as Family[];
+    const heap = family(fams, 'mailagent_thread_heap_bytes')!;
+    expect(heap.type).toBe('GAUGE');
+    for (const thread of ['main', 'pipeline-0', 'pipeline-1', 'queue-writer']) {
+      const used = valueOf(heap, { thread, kind: 'used' });
+      expect(used, thread).toBeGreaterThan(1024 * 1024);
+      expect(valueOf(heap, { thread, kind: 'total' }), thread).toBeGreaterThanOrEqual(used);
+      expect(valueOf(heap, { thread, kind: 'limit' }), thread).toBeGreaterThan(used);
+    }
+    // V8's new space is 2/3 of the young generation cap (src/server/pipeline/index.ts).
+    for (const thread of ['pipeline-0', 'pipeline-1']) expect(valueOf(heap, { thread, kind: 'young' })).toBeLessThanOrEqual(DEFAULT_WORKER_YOUNG_MB * 2 / 3 * 1024 * 1024);
   });
 
   it('counts webhook deliveries by outcome with their latency', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { openDatabase, migrate, isInitialised } from '../../../src/db/open.js';
+import { openDatabase, migrate, isInitialised, SQLITE_CACHE_KIB } from '../../../src/db/open.js';
 import { migrations } from '../../../src/db/migrations/index.js';
 
 // DESIGN.md "Data": pragmas in one place; synchronous=FULL must stick (better-sqlite3 defaults
@@ -31,6 +31,9 @@ describe('openDatabase', () => {
       expect(sync.rows[0].synchronous).toBe(2);
       const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(o.db);
       expect(fk.rows[0].foreign_keys).toBe(1);
+      // The page cache cap (docs/security.md), not better-sqlite3's 16 MB default.
+      const cache = await sql<{ cache_size: number }>`pragma cache_size`.execute(o.db);
+      expect(cache.rows[0].cache_size).toBe(-SQLITE_CACHE_KIB);
     } finally {
       await o.close();
     }

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, WorkerPool, BudgetExceeded, PoolClosed, type Pipeline } from '../../../src/server/pipeline/index.js';
+import {
+  createPipeline, WorkerPool, BudgetExceeded, PoolClosed, DEFAULT_WORKER_YOUNG_MB, type Pipeline,
+} from '../../../src/server/pipeline/index.js';
 import { silentLogger } from '../../../src/shared/log.js';
 
 const HISTORY = {
@@ -88,5 +90,50 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
     expect([a.extracted, b.extracted]).toEqual(['first', 'second']);
     await pool.close();
     await expect(pool.run({ kind: 'parse', raw: eml('late'), safe: false })).rejects.toBeInstanceOf(PoolClosed);
+  });
+
+  describe('memory caps (docs/security.md: heap and young generation of one worker thread)', () => {
+    /** A message with one base64 attachment of `mb` MB (random bytes: they do not compress into anything smaller). */
+    const withAttachment = (mb: number) => {
+      const bytes = Buffer.alloc(mb * 1024 * 1024);
+      for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE((i * 2654435761) >>> 0, i);
+      return Buffer.from([
+        'From: Alice <alice@sender.test>', 'To: agent@local.mailagent.localhost', 'Subject: The big file', 'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="b1"', '', '--b1', 'Content-Type: text/plain; charset=utf-8', '', 'See attached.', '--b1',
+        'Content-Type: application/octet-stream; name="big.bin"', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment; filename="big.bin"', '',
+        bytes.toString('base64').match(/.{1,76}/g)!.join('\r\n'), '--b1--', '',
+      ].join('\r\n'));
+    };
+
+    it('each worker reports its heap; the young generation stays under its cap and a big legitimate message parses in full', async () => {
+      const p = await pipeline(60_000);
+      const r = await p.work.parse(withAttachment(20));
+      expect(r.truncated).toBe(false);
+      expect(r.parsed.attachments.map((a) => a.content.length)).toEqual([20 * 1024 * 1024]);
+      expect(r.extracted).toBe('See attached.');
+      for (let i = 0; i < 200; i++) await p.work.parse(eml(`Message ${i} `.repeat(100)));
+      const heaps = await p.heap();
+      expect(heaps).toHaveLength(2);
+      for (const h of heaps) {
+        expect(h).not.toBeNull();
+        expect(h!.used).toBeGreaterThan(1024 * 1024);
+        expect(h!.total).toBeGreaterThanOrEqual(h!.used);
+        // V8's new space is 2/3 of the young generation (two semi-spaces of a third each).
+        expect(h!.young).toBeLessThanOrEqual((DEFAULT_WORKER_YOUNG_MB * 2 / 3) * 1024 * 1024);
+        expect(h!.limit).toBeGreaterThan(512 * 1024 * 1024);
+      }
+    });
+
+    it('a message of the default size cap (40 MB of text) parses in full within the caps', async () => {
+      // The old-generation cap stays far above what a message within smtpMaxMessageBytes needs: a
+      // worker that reaches it while allocating one big string can abort the whole process, not
+      // just its thread (Node issue 47224), so the cap is not a way to bound a message's memory.
+      const p = await pipeline(120_000, 1);
+      const line = 'All work and no play makes Jack a dull boy. '.repeat(22) + '\r\n';
+      const r = await p.work.parse(eml(line.repeat(Math.floor((40 * 1024 * 1024 - 200) / line.length))));
+      expect(r.truncated).toBe(false);
+      expect(r.parsed.text!.length).toBeGreaterThan(39 * 1024 * 1024);
+      expect(p.stats()).toMatchObject({ crashes: 0, overruns: 0 });
+    });
   });
 });
