@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery } from './common.js';
+import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery, ERROR_MESSAGE } from './common.js';
 import { route } from './route.js';
 
 /** Spec: Limits → Single-message payload. */
@@ -22,10 +22,7 @@ export type RoutingPool = (typeof ROUTING_POOLS)[number];
 export const MESSAGE_STATUSES = ['sent', 'scheduled', 'canceled', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-/**
- * `errorMessage` (shared/schema-check.ts) completes "The field `x` …" where a schema refuses a
- * value and ajv's own wording would only quote a pattern.
- */
+/** `[ERROR_MESSAGE]` (contract/common.ts): what a refusal of that value says. */
 export const Address = Type.String({ minLength: 1, maxLength: 998 });
 export const AddressList = Type.Union([Address, Type.Array(Address, { maxItems: SEND_LIMITS.recipients })]);
 const Body = Type.String({ maxLength: SEND_LIMITS.body });
@@ -33,7 +30,7 @@ const Body = Type.String({ maxLength: SEND_LIMITS.body });
 export const Tag = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Type.String({ maxLength: 256 }) });
 export type Tag = Static<typeof Tag>;
 
-const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/\\s]*={0,2}\\s*$', errorMessage: 'is not base64' });
+const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/\\s]*={0,2}\\s*$', [ERROR_MESSAGE]: 'is not base64' });
 
 /** compat.md: attachment item `{filename, content_base64, content_type}` (one of content_base64 / content: services/send.ts). */
 export const AttachmentInput = Type.Object({
@@ -42,7 +39,7 @@ export const AttachmentInput = Type.Object({
   /** Alias some clients send for content_base64. */
   content: Type.Optional(Base64),
   content_type: Type.Optional(Type.String({
-    maxLength: 255, pattern: '^\\s*[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+\\s*$', errorMessage: 'is not a MIME type such as application/pdf',
+    maxLength: 255, pattern: '^\\s*[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+\\s*$', [ERROR_MESSAGE]: 'is not a MIME type such as application/pdf',
   })),
 }, { additionalProperties: true });
 
@@ -53,7 +50,7 @@ export const AttachmentInput = Type.Object({
 export const SendMetadata = Type.Record(Type.String(), Type.String({ maxLength: SEND_LIMITS.metadataValue }), {
   propertyNames: {
     type: 'string', minLength: 1, maxLength: SEND_LIMITS.metadataKey,
-    errorMessage: `is not a valid key: metadata keys must be 1 to ${SEND_LIMITS.metadataKey} characters long`,
+    [ERROR_MESSAGE]: `is not a valid key: metadata keys must be 1 to ${SEND_LIMITS.metadataKey} characters long`,
   },
 });
 
@@ -85,7 +82,7 @@ export const SendRequest = Type.Object({
   references: Type.Optional(Type.Array(Type.String({
     minLength: 1, maxLength: 998,
     // eslint-disable-next-line no-control-regex
-    pattern: '^\\s*<?[^\\s<>\\u0000-\\u001f\\u007f]+>?\\s*$', errorMessage: 'is not a Message-ID such as <abc@example.com>',
+    pattern: '^\\s*<?[^\\s<>\\u0000-\\u001f\\u007f]+>?\\s*$', [ERROR_MESSAGE]: 'is not a Message-ID such as <abc@example.com>',
   }), { maxItems: 100 })),
   in_reply_to_message_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
   pool_hint: Type.Optional(Type.Enum(['clean', 'mixed'] as const)),

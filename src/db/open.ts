@@ -403,17 +403,22 @@ const sqliteHandles = new WeakMap<object, { sqlite: BetterSqlite3.Database; file
  * checkpoints come back on the main connection. Stopped (and automatic checkpoints restored) by
  * opened.close(). A no-op on PostgreSQL and in-memory databases.
  */
-export async function checkpointOffThread(opened: OpenedDb): Promise<void> {
+export function checkpointOffThread(opened: OpenedDb): void {
   const h = sqliteHandles.get(opened.db);
   if (!h || h.file === ':memory:') return;
   const restore = () => {
     if (h.sqlite.open) h.sqlite.pragma('wal_autocheckpoint = 1000');
   };
   const cp = new Checkpointer(h.file, () => h.epochs.writes, restore);
-  await cp.ready();
-  h.sqlite.pragma('wal_autocheckpoint = 0');
+  let closed = false;
+  // The thread starts while the rest of the daemon boots; until it is up, the main connection
+  // keeps checkpointing as before (a thread that cannot start leaves it so).
+  void cp.ready().then(() => {
+    if (!closed && h.sqlite.open) h.sqlite.pragma('wal_autocheckpoint = 0');
+  }, () => undefined);
   const close = opened.close;
   opened.close = async () => {
+    closed = true;
     await cp.close();
     restore();
     await close();

@@ -88,7 +88,7 @@ export class Daemon {
     try {
       const upgrade = await migrateWithBackup(opened, config);
       // WAL checkpoints on a worker thread, not inside the main thread's COMMITs (db/checkpointer.ts).
-      await checkpointOffThread(opened);
+      checkpointOffThread(opened);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
       configureEventStream(ctx, {
         maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import { ApiError, pointerToParam } from '../contract/errors.js';
+import { ERROR_MESSAGE } from '../contract/common.js';
 import { Errors } from './errors.js';
 
 /**
@@ -64,19 +65,12 @@ export function checkBody(schema: object, value: unknown): void {
   if (errors) throw validationToApiError(errors, 'body', { schema, data: value });
 }
 
-/**
- * An optional annotation on a contract schema: what to tell a client whose value this schema
- * refused, as a predicate that completes "The field `x` …" (e.g. "is not base64"). Used where
- * ajv's own wording would quote a pattern.
- */
-export const ERROR_MESSAGE = 'errorMessage';
-
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string', array: 'an array', object: 'an object', integer: 'a whole number', number: 'a number', boolean: 'true or false', null: 'null',
 };
 
 /** The schema node an ajv schemaPath (`#/properties/to/anyOf/1/maxItems`) points into (its keyword's parent). */
-function schemaNode(root: unknown, schemaPath: string): Record<string, unknown> | null {
+function schemaNode(root: unknown, schemaPath: string): Record<string | symbol, unknown> | null {
   const segs = schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   segs.pop(); // the keyword
   let node: unknown = root;
@@ -84,7 +78,7 @@ function schemaNode(root: unknown, schemaPath: string): Record<string, unknown> 
     if (!node || typeof node !== 'object') return null;
     node = (node as Record<string, unknown>)[s];
   }
-  return node && typeof node === 'object' ? node as Record<string, unknown> : null;
+  return node && typeof node === 'object' ? node as Record<string | symbol, unknown> : null;
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
@@ -117,7 +111,8 @@ function pick(errors: ErrorObject[]): ErrorObject {
  * unknown field or a body of the wrong shape → invalid_field; anything else (type, length,
  * range, pattern, enum, format) → invalid_param_value. `param` names the field as the client
  * wrote it (`to[3]`, `metadata.key`); the message says what is allowed. With the schema and the
- * value (both optional), the message can quote the schema's `errorMessage` and the actual size.
+ * value (both optional), the message can quote the schema's ERROR_MESSAGE (contract/common.ts) and
+ * the actual size.
  */
 export function validationToApiError(errors: ErrorObject[], context: string, opts: { schema?: unknown; data?: unknown } = {}): ApiError {
   const err = errors.length ? pick(errors) : ({ keyword: 'type', instancePath: '', schemaPath: '#/type', params: {} } as ErrorObject);
