@@ -15,6 +15,14 @@ export const StringMap = Type.Record(Type.String(), Type.String());
  */
 export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f]*$';
 
+/**
+ * What to tell a client whose value a schema refused, completing "The field `x` …" (e.g. "is not
+ * base64"), where the validator's own wording would quote a pattern (shared/schema-check.ts).
+ * A symbol key: JSON Schema validators in strict mode (the MCP SDK's) refuse unknown keywords,
+ * and the published OpenAPI/MCP schemas leave it out.
+ */
+export const ERROR_MESSAGE = Symbol.for('mailagent.errorMessage');
+
 /** Shared list conventions: limit 1..100 (default 25), opaque cursor. */
 export const ListQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),

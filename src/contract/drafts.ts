@@ -1,13 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp, ListQuery, Page, IdParams, StringMap, Deleted, Opt } from './common.js';
 import { route } from './route.js';
-import { SEND_LIMITS, Tag, AttachmentInput } from './messages.js';
+import { SEND_LIMITS, Tag, SendRequest } from './messages.js';
 
 export const DRAFT_STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'failed', 'canceled'] as const;
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 
-const Address = Type.String({ minLength: 1, maxLength: 998 });
-const AddressList = Type.Union([Address, Type.Array(Address, { maxItems: SEND_LIMITS.recipients })]);
 const Body = Type.String({ maxLength: SEND_LIMITS.body });
 const When = Type.String({ format: 'date-time' });
 
@@ -36,23 +34,27 @@ export const Draft = Type.Object({
 });
 export type Draft = Static<typeof Draft>;
 
-/** The draft's content: the send request's fields, every one optional until the draft is sent. */
+/**
+ * The draft's content: the send request's fields (the same schemas: contract/messages.ts
+ * SendRequest), every one optional until the draft is sent; the bodies may be null (cleared).
+ */
+const Send = SendRequest.properties;
 const DraftFields = {
-  to: Type.Optional(AddressList),
-  cc: Type.Optional(AddressList),
-  bcc: Type.Optional(AddressList),
-  reply_to: Type.Optional(AddressList),
-  subject: Type.Optional(Type.String({ maxLength: SEND_LIMITS.subject })),
+  to: Send.to,
+  cc: Send.cc,
+  bcc: Send.bcc,
+  reply_to: Send.reply_to,
+  subject: Send.subject,
   body_text: Type.Optional(Nullable(Body)),
   body_html: Type.Optional(Nullable(Body)),
-  text: Type.Optional(Body),
-  html: Type.Optional(Body),
-  body: Type.Optional(Body),
-  tags: Type.Optional(Type.Array(Tag, { maxItems: SEND_LIMITS.tags })),
-  metadata: Type.Optional(StringMap),
-  attachments: Type.Optional(Type.Array(AttachmentInput, { maxItems: SEND_LIMITS.attachments })),
-  in_reply_to_message_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-  references: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 998 }), { maxItems: 100 })),
+  text: Send.text,
+  html: Send.html,
+  body: Send.body,
+  tags: Send.tags,
+  metadata: Send.metadata,
+  attachments: Send.attachments,
+  in_reply_to_message_id: Send.in_reply_to_message_id,
+  references: Send.references,
 };
 
 export const DraftCreate = Type.Object(

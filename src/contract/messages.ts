@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery } from './common.js';
+import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery, ERROR_MESSAGE } from './common.js';
 import { route } from './route.js';
 
 /** Spec: Limits → Single-message payload. */
@@ -22,26 +22,45 @@ export type RoutingPool = (typeof ROUTING_POOLS)[number];
 export const MESSAGE_STATUSES = ['sent', 'scheduled', 'canceled', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-const Address = Type.String({ minLength: 1, maxLength: 998 });
-const AddressList = Type.Union([Address, Type.Array(Address)]);
+/** `[ERROR_MESSAGE]` (contract/common.ts): what a refusal of that value says. */
+export const Address = Type.String({ minLength: 1, maxLength: 998 });
+export const AddressList = Type.Union([Address, Type.Array(Address, { maxItems: SEND_LIMITS.recipients })]);
 const Body = Type.String({ maxLength: SEND_LIMITS.body });
 
 export const Tag = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Type.String({ maxLength: 256 }) });
 export type Tag = Static<typeof Tag>;
 
-/** compat.md: attachment item `{filename, content_base64, content_type}`. */
+const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/\\s]*={0,2}\\s*$', [ERROR_MESSAGE]: 'is not base64' });
+
+/** compat.md: attachment item `{filename, content_base64, content_type}` (one of content_base64 / content: services/send.ts). */
 export const AttachmentInput = Type.Object({
   filename: Type.String({ minLength: 1, maxLength: 255 }),
-  content_base64: Type.Optional(Type.String()),
+  content_base64: Type.Optional(Base64),
   /** Alias some clients send for content_base64. */
-  content: Type.Optional(Type.String()),
-  content_type: Type.Optional(Type.String({ maxLength: 255 })),
+  content: Type.Optional(Base64),
+  content_type: Type.Optional(Type.String({
+    maxLength: 255, pattern: '^\\s*[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+\\s*$', [ERROR_MESSAGE]: 'is not a MIME type such as application/pdf',
+  })),
 }, { additionalProperties: true });
 
 /**
- * The send request (spec: Messages → Send request fields, plus compat.md extras). Send routes
- * tolerate unknown fields; the service validates every known one again (batch items are only
- * validated there, so that one bad item stays inline).
+ * Metadata (spec: Limits): string values up to 500 characters, keys 1 to 64 (a record's key
+ * schema does not constrain keys in JSON Schema, hence `propertyNames`).
+ */
+export const SendMetadata = Type.Record(Type.String(), Type.String({ maxLength: SEND_LIMITS.metadataValue }), {
+  propertyNames: {
+    type: 'string', minLength: 1, maxLength: SEND_LIMITS.metadataKey,
+    [ERROR_MESSAGE]: `is not a valid key: metadata keys must be 1 to ${SEND_LIMITS.metadataKey} characters long`,
+  },
+});
+
+/**
+ * The send request (spec: Messages → Send request fields, plus compat.md extras): the one
+ * definition of its shape. fastify validates POST /v1/messages, reply and forward with it, and
+ * services/send.ts checks every other send (batch items, drafts) against the same schema, so that
+ * one bad batch item stays inline; the service adds only what a schema cannot say (one mailbox per
+ * address, which fields are required together, the decoded attachment total). Send routes
+ * tolerate unknown fields.
  */
 export const SendRequest = Type.Object({
   agent: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
@@ -57,10 +76,14 @@ export const SendRequest = Type.Object({
   html: Type.Optional(Body),
   body: Type.Optional(Body),
   tags: Type.Optional(Type.Array(Tag, { maxItems: SEND_LIMITS.tags })),
-  metadata: Type.Optional(StringMap),
+  metadata: Type.Optional(SendMetadata),
   attachments: Type.Optional(Type.Array(AttachmentInput, { maxItems: SEND_LIMITS.attachments })),
   scheduled_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
-  references: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 998 }), { maxItems: 100 })),
+  references: Type.Optional(Type.Array(Type.String({
+    minLength: 1, maxLength: 998,
+    // eslint-disable-next-line no-control-regex
+    pattern: '^\\s*<?[^\\s<>\\u0000-\\u001f\\u007f]+>?\\s*$', [ERROR_MESSAGE]: 'is not a Message-ID such as <abc@example.com>',
+  }), { maxItems: 100 })),
   in_reply_to_message_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
   pool_hint: Type.Optional(Type.Enum(['clean', 'mixed'] as const)),
 }, { additionalProperties: true });

@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { dialectOf, hasTable, isRetryableConflict, type DialectName } from './dialect.js';
+import { Checkpointer } from './checkpointer.js';
 
 /** Where the data lives: a SQLite file (the default) or a PostgreSQL server shared by several daemons. */
 export type DatabaseSpec =
@@ -292,6 +293,97 @@ export function changeMark(db: Kysely<Database>): string | null {
   return changeMarks.get(db)?.() ?? null;
 }
 
+const tableMarks = new WeakMap<object, (tables: readonly string[]) => string | null>();
+
+/**
+ * SQLite only: like changeMark, but it moves only when one of `tables` may have been written —
+ * by another connection (`PRAGMA data_version`), or by any statement of this connection that
+ * writes one of them (an INSERT/UPDATE/DELETE naming it, or any statement whose target cannot be
+ * read off its text: DDL, ROLLBACK, raw SQL; see writeTargets). So a cache of workspaces, agents
+ * or webhook endpoints survives the sends and inbound mail that never write those tables, where
+ * changeMark moves with every row written. null on PostgreSQL (nothing is cached there).
+ */
+export function tableMark(db: Kysely<Database>, tables: readonly string[]): string | null {
+  // null also inside a transaction that has written one of `tables` (see WriteEpochs).
+  return tableMarks.get(db)?.(tables) ?? null;
+}
+
+/**
+ * Per-table write counters of one connection ('*' counts statements that may write any table),
+ * and what the open transaction has written so far: a read inside a transaction that wrote a
+ * table sees rows that may still be rolled back, so no mark is given for that table until it ends.
+ */
+class WriteEpochs {
+  private readonly byTable = new Map<string, number>();
+  private any = 0;
+  private readonly targets = new Map<string, string | null>();
+  /** Tables written by the open transaction; null outside one. */
+  private txWrites: Set<string> | null = null;
+  /** Statements that may have written, in all (the checkpointer looks whether it moved). */
+  writes = 0;
+  /** data_version as read inside the open transaction once it has written (see tableMark). */
+  txVersion: number | undefined = undefined;
+
+  holdsWriteLock(): boolean {
+    return !!this.txWrites?.size;
+  }
+
+  /** Note a statement about to run (called for every statement the connection prepares). */
+  note(sql: string): void {
+    let target = this.targets.get(sql);
+    if (target === undefined) {
+      target = writeTargets(sql);
+      if (this.targets.size >= 2000) this.targets.clear();
+      this.targets.set(sql, target);
+    }
+    if (target === null) return;
+    if (target === BEGIN || target === END) {
+      this.txWrites = target === BEGIN ? new Set() : null;
+      this.txVersion = undefined;
+      return;
+    }
+    this.writes++;
+    if (target === '*' || target === ROLLBACK) this.any++;
+    else this.byTable.set(target, (this.byTable.get(target) ?? 0) + 1);
+    if (target === ROLLBACK) {
+      this.txWrites = null;
+      this.txVersion = undefined;
+    } else this.txWrites?.add(target);
+  }
+
+  mark(tables: readonly string[]): string | null {
+    if (this.txWrites && (this.txWrites.has('*') || tables.some((t) => this.txWrites!.has(t)))) return null;
+    let m = String(this.any);
+    for (const t of tables) m += `:${this.byTable.get(t) ?? 0}`;
+    return m;
+  }
+}
+
+const BEGIN = ' begin';
+const END = ' end';
+const ROLLBACK = ' rollback';
+
+/**
+ * Which table a statement writes: null for statements that write nothing (SELECT, SAVEPOINT,
+ * RELEASE, PRAGMA), the table for a plain INSERT/UPDATE/DELETE, BEGIN/END/ROLLBACK for the
+ * transaction's bounds, '*' for anything else (`rollback to` undoes writes to any table; DDL,
+ * CTEs, raw SQL). Triggers write only the
+ * search tables (migration 0011) and no foreign key cascades, so a write to one table changes no
+ * other table a cache keeps.
+ */
+function writeTargets(sql: string): string | null {
+  const head = sql.trimStart().slice(0, 200);
+  if (/^begin\b/i.test(head)) return BEGIN;
+  if (/^(commit|end)\b/i.test(head)) return END;
+  // A whole transaction rolled back (not `rollback to savepoint`, which leaves it open: '*').
+  if (/^rollback\s*(transaction\s*)?;?\s*$/i.test(head)) return ROLLBACK;
+  // PRAGMAs set connection state (synchronous around an off-thread commit) or read; none here
+  // changes a row.
+  if (/^(select|savepoint|release|pragma)\b/i.test(head)) return null;
+  const m = /^(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+(?:"(\w+)"|(\w+))/i.exec(head);
+  return m ? (m[1] ?? m[2]).toLowerCase() : '*';
+}
+
 /**
  * Whether the calling async chain is inside a transaction of `db` (its root-db queries run in
  * that transaction and can see rows it may still roll back): such reads must not be cached.
@@ -299,6 +391,38 @@ export function changeMark(db: Kysely<Database>): string | null {
 export function inTransactionChain(db: Kysely<Database>): boolean {
   const driver = driverOf.get(db);
   return !!held.getStore()?.some((h) => h.driver === driver && h.live);
+}
+
+/** The raw connection and write epochs of each SQLite database opened here. */
+const sqliteHandles = new WeakMap<object, { sqlite: BetterSqlite3.Database; file: string; epochs: WriteEpochs }>();
+
+/**
+ * The daemon's SQLite file: WAL checkpoints leave the main thread (db/checkpointer.ts). The main
+ * connection stops checkpointing inside its COMMITs (wal_autocheckpoint=0) and a worker thread's
+ * connection checkpoints whenever something was written; if that thread dies, automatic
+ * checkpoints come back on the main connection. Stopped (and automatic checkpoints restored) by
+ * opened.close(). A no-op on PostgreSQL and in-memory databases.
+ */
+export function checkpointOffThread(opened: OpenedDb): void {
+  const h = sqliteHandles.get(opened.db);
+  if (!h || h.file === ':memory:') return;
+  const restore = () => {
+    if (h.sqlite.open) h.sqlite.pragma('wal_autocheckpoint = 1000');
+  };
+  const cp = new Checkpointer(h.file, () => h.epochs.writes, restore);
+  let closed = false;
+  // The thread starts while the rest of the daemon boots; until it is up, the main connection
+  // keeps checkpointing as before (a thread that cannot start leaves it so).
+  void cp.ready().then(() => {
+    if (!closed && h.sqlite.open) h.sqlite.pragma('wal_autocheckpoint = 0');
+  }, () => undefined);
+  const close = opened.close;
+  opened.close = async () => {
+    closed = true;
+    await cp.close();
+    restore();
+    await close();
+  };
 }
 
 /** Open a SQLite file (a path) or whatever the spec names. */
@@ -335,12 +459,23 @@ function openSqlite(file: string): OpenedDb {
     foreign_keys: Number(sqlite.pragma('foreign_keys', { simple: true })),
     busy_timeout: Number(sqlite.pragma('busy_timeout', { simple: true })),
   };
-  const dialect = new ReentrantSqliteDialect({ database: cachingStatements(sqlite) });
+  const epochs = new WriteEpochs();
+  const dialect = new ReentrantSqliteDialect({ database: cachingStatements(sqlite, epochs) });
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);
+  sqliteHandles.set(db, { sqlite, file, epochs });
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
   changeMarks.set(db, () => `${dataVersion.get() as number}:${totalChanges.get() as number}`);
+  tableMarks.set(db, (tables) => {
+    const m = epochs.mark(tables);
+    if (m === null) return null;
+    // Once a transaction has written, this connection holds SQLite's write lock: no other
+    // connection can commit until it ends, so data_version is read once for the rest of it (a
+    // send's events look up webhook endpoints twice after its first insert).
+    if (epochs.holdsWriteLock()) return `${(epochs.txVersion ??= dataVersion.get() as number)}:${m}`;
+    return `${dataVersion.get() as number}:${m}`;
+  });
   const wal = file === ':memory:' ? null : walSyncer(`${file}-wal`);
   if (wal) walSyncs.set(db, wal.sync);
   return {
@@ -436,16 +571,20 @@ function walSyncer(path: string): { sync: () => Promise<void>; close: () => Prom
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
- * The database as kysely's driver sees it, with `prepare` answered from a small LRU cache: the
+ * The database as kysely's driver sees it, with `prepare` answered from a small LRU cache (and
+ * every statement noted in the connection's write epochs, for tableMark): the
  * same few hundred statements run on every request, and compiling them again each time was ~5%
  * of the inbound pipeline's CPU. A statement still being iterated (`busy`) is never handed out
  * twice; SQLite re-prepares cached statements itself after a schema change (sqlite3_prepare_v2).
  */
-function cachingStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
+function cachingStatements(sqlite: BetterSqlite3.Database, epochs: WriteEpochs): SqliteDatabase {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
+      // kysely's driver prepares every statement right before running it, synchronously: the
+      // epoch moves before the write happens, never after a reader has looked.
+      epochs.note(sql);
       const hit = cache.get(sql);
       if (hit && !hit.busy) {
         cache.delete(sql); // re-insert: Map order is the LRU order

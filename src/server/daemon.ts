@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createOwnerLink } from '../services/web-sessions.js';
 import { signInUrl } from './http/routes/web.js';
-import { openDatabase, migrate, isInitialised, type OpenedDb } from '../db/open.js';
+import { openDatabase, migrate, isInitialised, checkpointOffThread, type OpenedDb } from '../db/open.js';
 import { migrateWithBackup } from './upgrade.js';
 import { createOps, registerRuntimeChecks, type FreeSpaceFn, type Ops } from './ops/index.js';
 import { startMetricsListener } from './ops/metrics-listener.js';
@@ -87,6 +87,8 @@ export class Daemon {
     let pipeline: Pipeline | null = null;
     try {
       const upgrade = await migrateWithBackup(opened, config);
+      // WAL checkpoints on a worker thread, not inside the main thread's COMMITs (db/checkpointer.ts).
+      checkpointOffThread(opened);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
       configureEventStream(ctx, {
         maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,

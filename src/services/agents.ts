@@ -2,7 +2,7 @@ import type { Agent, AgentCreate, AgentUpdate, AgentListQuery } from '../contrac
 import { AGENT_NAME_PATTERN } from '../contract/agents.js';
 import type { PageOf } from '../contract/common.js';
 import {
-  agentByEmail, agentsByName, getAgent, insertAgent, listAgents, updateAgent, countLiveAgents, type AgentRow,
+  agentByEmail, agentsByName, getAgent, insertAgent, listAgents, updateAgent, countLiveAgents, liveAgents, type AgentRow,
 } from '../db/repos/agents.js';
 import { agentHasLiveKey } from '../db/repos/api-keys.js';
 import { agentHasLiveThreads } from '../db/repos/threads.js';
@@ -18,7 +18,7 @@ import { recordAudit } from './audit-log.js';
 import { requireVerifiedDomain } from './domains.js';
 import { agentHasLiveDraft } from '../db/repos/drafts.js';
 import { pageOf } from '../db/paginate.js';
-import { changeMark, inTransactionChain } from '../db/open.js';
+import { ReadCache } from './read-cache.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -68,30 +68,42 @@ function checkLimitsAgainstPlan(tier: string, body: { daily_send_limit?: number 
 
 /**
  * Workspace rows by id, so GET /v1/me and the send path do not each SELECT a row that changes
- * only when an operator sets the tier. An entry is used only while db/open.ts `changeMark` has
- * not moved since it was read: any row written on this connection (whatever the table, whatever
- * the code path, even if rolled back) or any commit by another connection or process drops it;
- * on /v1/me the next request-log batch does, about every 200 requests. Never filled from inside
- * a transaction (it could see rows still to be rolled back), nor on PostgreSQL (changeMark null).
+ * only when an operator sets the tier: kept while nothing writes the workspaces table (ReadCache,
+ * services/read-cache.ts: any write to it by any path, a rolled-back one included, or any commit
+ * by another process drops it).
  */
-const workspaceCaches = new WeakMap<object, Map<string, { row: WorkspaceRow; mark: string }>>();
-const WORKSPACE_CACHE_MAX = 1000;
+const workspaceCache = new ReadCache<WorkspaceRow | undefined>(['workspaces'], 1000, (r) => r && { ...r });
 
 export async function requireWorkspace(ctx: AppContext, id: string): Promise<WorkspaceRow> {
-  const cacheable = !inTransactionChain(ctx.db);
-  const mark = cacheable ? changeMark(ctx.db) : null;
-  let cache = workspaceCaches.get(ctx.db);
-  const hit = mark !== null ? cache?.get(id) : undefined;
-  if (hit && hit.mark === mark) return { ...hit.row };
-  const ws = await getWorkspace(ctx.db, id);
+  const ws = await workspaceCache.get(ctx, id, () => getWorkspace(ctx.db, id));
   if (!ws) throw Errors.notFound('workspace', id);
-  // Kept only if nothing was written while the SELECT waited for the connection.
-  if (mark !== null && changeMark(ctx.db) === mark) {
-    if (!cache) workspaceCaches.set(ctx.db, (cache = new Map()));
-    if (cache.size >= WORKSPACE_CACHE_MAX) cache.clear();
-    cache.set(id, { row: { ...ws }, mark });
-  }
   return ws;
+}
+
+/**
+ * Agent rows as the send path looks them up (by id, address or name; the live ones of a
+ * workspace), kept while nothing writes the agents table: every send names its agent, and agents
+ * change only when created, edited, paused or archived. Each caller gets its own copies.
+ */
+const agentCache = new ReadCache<AgentRow[]>(['agents'], 2000, (rows) => rows.map((a) => ({ ...a })));
+
+async function agentLookup(ctx: AppContext, workspaceId: string, raw: string): Promise<AgentRow[]> {
+  return agentCache.get(ctx, `${workspaceId}\u0000${raw}`, async () => {
+    if (hasPrefix(raw, 'agt')) {
+      const a = await getAgent(ctx.db, workspaceId, raw);
+      return a ? [a] : [];
+    }
+    if (raw.includes('@')) {
+      const a = await agentByEmail(ctx.db, raw);
+      return a && a.workspace_id === workspaceId ? [a] : [];
+    }
+    return agentsByName(ctx.db, workspaceId, raw.toLowerCase());
+  });
+}
+
+/** Up to `max` live (not archived) agents of a workspace, oldest first (cached as above). */
+export async function liveAgentsOf(ctx: AppContext, workspaceId: string, max: number): Promise<AgentRow[]> {
+  return agentCache.get(ctx, `${workspaceId}\u0000live:${max}`, () => liveAgents(ctx.db, workspaceId, max));
 }
 
 /** Create an agent row (used by the API and by bootstrap); the caller owns the transaction. */
@@ -145,16 +157,7 @@ export async function resolveAgent(
   ctx: AppContext, auth: AuthContext, ref: string, purpose: AgentRefPurpose, param: string | null = 'agent',
 ): Promise<AgentRow> {
   const raw = ref.trim();
-  let candidates: AgentRow[];
-  if (hasPrefix(raw, 'agt')) {
-    const a = await getAgent(ctx.db, auth.workspaceId, raw);
-    candidates = a ? [a] : [];
-  } else if (raw.includes('@')) {
-    const a = await agentByEmail(ctx.db, raw);
-    candidates = a && a.workspace_id === auth.workspaceId ? [a] : [];
-  } else {
-    candidates = await agentsByName(ctx.db, auth.workspaceId, raw.toLowerCase());
-  }
+  const candidates = await agentLookup(ctx, auth.workspaceId, raw);
   if (auth.agentId) {
     const own = candidates.find((a) => a.id === auth.agentId);
     if (own) return own;

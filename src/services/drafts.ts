@@ -49,8 +49,10 @@ interface DraftContent {
 function validateContent(c: Content): DraftContent {
   const body_text = c.body_text ?? c.text ?? c.body ?? null;
   const body_html = c.body_html ?? c.html ?? null;
-  const n = normalizeSendRequest({ ...c, body_text, body_html, text: undefined, html: undefined, body: undefined },
-    { requireTo: false, requireSubject: false, requireBody: false });
+  // A stored draft holds NULL where a send request leaves the field out.
+  const fields = Object.fromEntries(Object.entries({ ...c, body_text, body_html, text: undefined, html: undefined, body: undefined })
+    .filter(([, v]) => v !== undefined && v !== null));
+  const n = normalizeSendRequest(fields, { requireTo: false, requireSubject: false, requireBody: false });
   const extra: Record<string, unknown> = {};
   for (const k of EXTRA_FIELDS) if (c[k] !== undefined && c[k] !== null) extra[k] = c[k];
   return {

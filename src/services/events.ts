@@ -5,6 +5,7 @@ import { insertEvent, orderEventWrite } from '../db/repos/events.js';
 import { idAt, newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { AppContext, Tx } from './context.js';
+import { ReadCache } from './read-cache.js';
 
 export interface ClassificationFields {
   intent: string;
@@ -39,6 +40,24 @@ export function endpointWants(subscribed: string[], type: string): boolean {
  * endpoint of the workspace that wants it (paused endpoints too: they are delivered once the
  * endpoint is active again). Subscribers of the bus hear of it only after the commit.
  */
+/**
+ * A workspace's live webhook endpoints (id and subscribed types), read by every event: kept while
+ * nothing writes the webhook_endpoints table (services/read-cache.ts), so a send's two events do
+ * not each SELECT them. A new, edited or deleted endpoint is seen by the very next event.
+ */
+const endpointCache = new ReadCache<{ id: string; eventTypes: string[] }[]>(['webhook_endpoints'], 1000);
+
+/** Events this daemon wrote with no webhook delivery row (the delivery worker need not look). */
+const undelivered = new WeakSet<object>();
+
+/**
+ * Whether an event heard on the bus is known to have no webhook delivery: written here with no
+ * endpoint wanting it. False for anything else (events relayed from other daemons included).
+ */
+export function hasNoDeliveries(event: object): boolean {
+  return undelivered.has(event);
+}
+
 export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Promise<Event> {
   const now = ctx.clock.now();
   const orderedAt = await orderEventWrite(tx.db, now);
@@ -61,9 +80,11 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
   omitAbsent(EventSchema, event);
   await insertEvent(tx.db, event);
 
-  const endpoints = await tx.db.selectFrom('webhook_endpoints').select(['id', 'event_types'])
-    .where('workspace_id', '=', input.workspaceId).where('deleted_at', 'is', null).execute();
-  const wanted = endpoints.filter((e) => endpointWants(JSON.parse(e.event_types) as string[], event.type));
+  const endpoints = await endpointCache.get(ctx, input.workspaceId, async () =>
+    (await tx.db.selectFrom('webhook_endpoints').select(['id', 'event_types'])
+      .where('workspace_id', '=', input.workspaceId).where('deleted_at', 'is', null).execute())
+      .map((e) => ({ id: e.id, eventTypes: JSON.parse(e.event_types) as string[] })));
+  const wanted = endpoints.filter((e) => endpointWants(e.eventTypes, event.type));
   if (wanted.length) {
     const at = isoAt(now);
     await tx.db.insertInto('webhook_deliveries').values(wanted.map((e) => ({
@@ -82,6 +103,7 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
       updated_at: at,
     }))).execute();
   }
+  if (!wanted.length) undelivered.add(event);
   tx.afterCommit(() => ctx.bus.publish(event));
   return event;
 }

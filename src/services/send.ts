@@ -1,6 +1,7 @@
-import { SEND_LIMITS, type SentMessage, type ClassifierWarning } from '../contract/messages.js';
+import { SEND_LIMITS, SendRequest, type SentMessage, type ClassifierWarning } from '../contract/messages.js';
+import { checkBody } from '../shared/schema-check.js';
 import { workOf } from './message-work.js';
-import { liveAgents, type AgentRow } from '../db/repos/agents.js';
+import type { AgentRow } from '../db/repos/agents.js';
 import {
   insertSentMessage, updateSentMessage, insertSimulatedReply, getSentMessage, listAttachments,
   type SentMessageRow, type AttachmentRow,
@@ -13,7 +14,7 @@ import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE } from '../shared/clock.js';
 import { groupedTransaction, inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
-import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName } from './agents.js';
+import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName, liveAgentsOf } from './agents.js';
 import { hasScope } from './auth.js';
 import { emitEvent } from './events.js';
 import { assignThread, bareMessageId } from './threads.js';
@@ -45,30 +46,18 @@ export interface NormalizedSend {
   poolHint: 'clean' | 'mixed' | null;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const BASE64_RE = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
-// eslint-disable-next-line no-control-regex
-const MSGID_RE = /^<?[^\s<>\u0000-\u001f\u007f]+>?$/;
-
-function str(v: unknown, param: string, max: number, opts: { allowEmpty?: boolean } = {}): string {
-  if (typeof v !== 'string') throw Errors.invalidParam(param, `\`${param}\` must be a string.`);
-  if (!opts.allowEmpty && !v.length) throw Errors.invalidParam(param, `\`${param}\` must not be empty.`);
-  if (v.length > max) throw Errors.invalidParam(param, `\`${param}\` is ${v.length} characters long; at most ${max} are allowed.`);
-  return v;
-}
-
-function addressList(v: unknown, param: string): Mailbox[] {
-  if (v === undefined || v === null) return [];
+/**
+ * The address fields after the schema (a string or an array of at most 50 strings): each item
+ * must be one mailbox (nodemailer would read "a@x, b@y" as two: DESIGN.md known traps);
+ * duplicates are dropped.
+ */
+function addressList(v: string | string[] | undefined, param: string): Mailbox[] {
+  if (v === undefined) return [];
   const items = typeof v === 'string' ? [v] : v;
-  if (!Array.isArray(items)) throw Errors.invalidParam(param, `\`${param}\` must be an address or an array of addresses.`);
-  if (items.length > SEND_LIMITS.recipients) {
-    throw Errors.invalidParam(param, `\`${param}\` has ${items.length} addresses; at most ${SEND_LIMITS.recipients} are allowed.`);
-  }
   const seen = new Set<string>();
   const out: Mailbox[] = [];
   items.forEach((item, i) => {
     const p = typeof v === 'string' ? param : `${param}[${i}]`;
-    if (typeof item !== 'string') throw Errors.invalidParam(p, `\`${p}\` must be a string.`);
     const m = parseMailbox(item);
     if (!m) {
       throw Errors.invalidParam(p, `${JSON.stringify(item.slice(0, 200))} is not one valid email address (give one address per item, e.g. "bob@example.com" or "Bob <bob@example.com>").`);
@@ -94,15 +83,21 @@ function guessType(filename: string): string {
 
 /**
  * Validate a send request (spec: Messages → send request; Limits → Single-message payload;
- * compat.md extras). Unknown fields are ignored; each known one is checked and a refusal names it.
+ * compat.md extras). Its shape — types, lengths, counts, patterns, enums — is the contract's
+ * SendRequest schema, checked with the same validator and messages as the HTTP layer
+ * (shared/schema-check.ts; a body fastify already checked is not walked again). Only what a
+ * schema cannot say is checked here: one mailbox per address, `from` as a handle or an address,
+ * which fields the caller requires (`to`/`cc`/`bcc`, `subject`, a body), one of
+ * `content_base64`/`content` per attachment, the decoded attachment total. Unknown fields are
+ * ignored; each refusal names its field.
  */
 export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean; requireSubject?: boolean; requireBody?: boolean } = {}): NormalizedSend {
-  if (!isObj(body)) throw Errors.invalidField('body', 'The request body must be a JSON object (a send request).');
-  const b = body;
-  const agentRef = b.agent === undefined || b.agent === null ? null : str(b.agent, 'agent', 320).trim();
+  checkBody(SendRequest, body);
+  const b = body as SendRequest;
+  const agentRef = b.agent === undefined ? null : b.agent.trim();
   let fromRef: NormalizedSend['fromRef'] = null;
-  if (b.from !== undefined && b.from !== null) {
-    const raw = str(b.from, 'from', 998).trim();
+  if (b.from !== undefined) {
+    const raw = b.from.trim();
     const m = raw.includes('@') ? parseMailbox(raw) : null;
     if (raw.includes('@') && !m) throw Errors.invalidParam('from', `${JSON.stringify(raw)} is not an agent handle or one address.`);
     const name = m ? localPartOf(m.address) : raw;
@@ -113,106 +108,45 @@ export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean;
   const bcc = addressList(b.bcc, 'bcc');
   const replyTo = addressList(b.reply_to, 'reply_to');
   if (opts.requireTo !== false && !to.length && !cc.length && !bcc.length) {
-    if (b.to === undefined || b.to === null) throw Errors.missingField('to', 'Give at least one recipient in `to`.');
+    if (b.to === undefined) throw Errors.missingField('to', 'Give at least one recipient in `to`.');
     throw Errors.invalidParam('to', '`to` must name at least one recipient.');
   }
-  let subject: string | null = null;
-  if (b.subject !== undefined && b.subject !== null) subject = str(b.subject, 'subject', SEND_LIMITS.subject, { allowEmpty: true });
-  else if (opts.requireSubject !== false) throw Errors.missingField('subject');
+  const subject = b.subject ?? null;
+  if (subject === null && opts.requireSubject !== false) throw Errors.missingField('subject');
 
-  const pick = (...names: string[]): string | null => {
-    for (const n of names) {
-      if (b[n] !== undefined && b[n] !== null) return str(b[n], n, SEND_LIMITS.body, { allowEmpty: true });
-    }
-    return null;
-  };
-  const text = pick('body_text', 'text', 'body');
-  const html = pick('body_html', 'html');
+  // Aliases (compat.md): the first one present wins.
+  const text = b.body_text ?? b.text ?? b.body ?? null;
+  const html = b.body_html ?? b.html ?? null;
   if (opts.requireBody !== false && text === null && html === null) {
     throw Errors.missingField('body_text', 'Give a body: `body_text`, `body_html` or both.');
   }
 
-  const tags: { name: string; value: string }[] = [];
-  if (b.tags !== undefined && b.tags !== null) {
-    if (!Array.isArray(b.tags)) throw Errors.invalidParam('tags', '`tags` must be an array of {name, value}.');
-    if (b.tags.length > SEND_LIMITS.tags) throw Errors.invalidParam('tags', `\`tags\` has ${b.tags.length} items; at most ${SEND_LIMITS.tags} are allowed.`);
-    b.tags.forEach((t, i) => {
-      if (!isObj(t)) throw Errors.invalidParam(`tags[${i}]`, `\`tags[${i}]\` must be an object {name, value}.`);
-      if (t.name === undefined) throw Errors.missingField(`tags[${i}].name`);
-      tags.push({ name: str(t.name, `tags[${i}].name`, 256), value: t.value === undefined || t.value === null ? '' : str(t.value, `tags[${i}].value`, 256, { allowEmpty: true }) });
-    });
-  }
-
-  const metadata: Record<string, string> = {};
-  if (b.metadata !== undefined && b.metadata !== null) {
-    if (!isObj(b.metadata)) throw Errors.invalidParam('metadata', '`metadata` must be an object of string keys and string values.');
-    for (const [k, v] of Object.entries(b.metadata)) {
-      const p = `metadata.${k.slice(0, 80)}`;
-      if (!k.length || k.length > SEND_LIMITS.metadataKey) throw Errors.invalidParam(p, `Metadata keys must be 1 to ${SEND_LIMITS.metadataKey} characters long.`);
-      if (typeof v !== 'string') throw Errors.invalidParam(p, `Metadata value \`${k}\` must be a string.`);
-      if (v.length > SEND_LIMITS.metadataValue) throw Errors.invalidParam(p, `Metadata value \`${k}\` is ${v.length} characters long; at most ${SEND_LIMITS.metadataValue} are allowed.`);
-      metadata[k] = v;
-    }
-  }
-
   const attachments: NormalizedSend['attachments'] = [];
-  if (b.attachments !== undefined && b.attachments !== null) {
-    if (!Array.isArray(b.attachments)) throw Errors.invalidParam('attachments', '`attachments` must be an array.');
-    if (b.attachments.length > SEND_LIMITS.attachments) {
-      throw Errors.invalidParam('attachments', `\`attachments\` has ${b.attachments.length} files; at most ${SEND_LIMITS.attachments} are allowed.`);
-    }
-    let total = 0;
-    b.attachments.forEach((a, i) => {
-      const p = `attachments[${i}]`;
-      if (!isObj(a)) throw Errors.invalidParam(p, `\`${p}\` must be an object {filename, content_base64, content_type}.`);
-      if (a.filename === undefined || a.filename === null) throw Errors.missingField(`${p}.filename`);
-      const filename = str(a.filename, `${p}.filename`, 255);
-      const field = a.content_base64 !== undefined ? 'content_base64' : a.content !== undefined ? 'content' : null;
-      if (!field) throw Errors.missingField(`${p}.content_base64`);
-      const b64 = str(a[field], `${p}.${field}`, 40 * 1024 * 1024, { allowEmpty: true });
-      if (!BASE64_RE.test(b64)) throw Errors.invalidParam(`${p}.${field}`, `\`${p}.${field}\` is not base64.`);
-      const content = Buffer.from(b64, 'base64');
-      total += content.length;
-      let contentType = guessType(filename);
-      if (a.content_type !== undefined && a.content_type !== null) {
-        const ct = str(a.content_type, `${p}.content_type`, 255).trim().toLowerCase();
-        if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(ct)) throw Errors.invalidParam(`${p}.content_type`, `${JSON.stringify(ct)} is not a MIME type such as application/pdf.`);
-        contentType = ct;
-      }
-      attachments.push({ filename, contentType, content });
-    });
-    if (total > SEND_LIMITS.attachmentBytes) {
-      throw Errors.invalidField('attachments', `The attachments total ${total} bytes decoded; at most ${SEND_LIMITS.attachmentBytes} (25 MB) are allowed.`);
-    }
+  let total = 0;
+  (b.attachments ?? []).forEach((a, i) => {
+    const b64 = a.content_base64 ?? a.content;
+    if (b64 === undefined) throw Errors.missingField(`attachments[${i}].content_base64`);
+    const content = Buffer.from(b64, 'base64');
+    total += content.length;
+    const contentType = a.content_type !== undefined ? a.content_type.trim().toLowerCase() : guessType(a.filename);
+    attachments.push({ filename: a.filename, contentType, content });
+  });
+  if (total > SEND_LIMITS.attachmentBytes) {
+    throw Errors.invalidField('attachments', `The attachments total ${total} bytes decoded; at most ${SEND_LIMITS.attachmentBytes} (25 MB) are allowed.`);
   }
 
-  let scheduledAt: number | null = null;
-  if (b.scheduled_at !== undefined && b.scheduled_at !== null) {
-    const s = str(b.scheduled_at, 'scheduled_at', 64);
-    const t = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(s) ? Date.parse(s) : NaN;
-    if (!Number.isFinite(t)) throw Errors.invalidParam('scheduled_at', '`scheduled_at` must be an ISO 8601 timestamp with a time zone, e.g. 2026-05-01T09:00:00Z.');
-    scheduledAt = t;
+  // The schema's date-time format guarantees a time zone; Date.parse reads fewer spellings of it.
+  const scheduledAt = b.scheduled_at === undefined || b.scheduled_at === null ? null : Date.parse(b.scheduled_at);
+  if (scheduledAt !== null && !Number.isFinite(scheduledAt)) {
+    throw Errors.invalidParam('scheduled_at', 'The field `scheduled_at` must be an ISO 8601 timestamp with a time zone, e.g. 2026-05-01T09:00:00Z.');
   }
-
-  const references: string[] = [];
-  if (b.references !== undefined && b.references !== null) {
-    const list = typeof b.references === 'string' ? b.references.trim().split(/\s+/) : b.references;
-    if (!Array.isArray(list)) throw Errors.invalidParam('references', '`references` must be an array of Message-IDs.');
-    if (list.length > 100) throw Errors.invalidParam('references', 'At most 100 references are allowed.');
-    list.forEach((r, i) => {
-      const s = str(r, `references[${i}]`, 998).trim();
-      if (!MSGID_RE.test(s)) throw Errors.invalidParam(`references[${i}]`, `${JSON.stringify(s.slice(0, 200))} is not a Message-ID.`);
-      references.push(bareMessageId(s));
-    });
-  }
-  const inReplyToMessageId = b.in_reply_to_message_id === undefined || b.in_reply_to_message_id === null
-    ? null : str(b.in_reply_to_message_id, 'in_reply_to_message_id', 200).trim();
-  let poolHint: NormalizedSend['poolHint'] = null;
-  if (b.pool_hint !== undefined && b.pool_hint !== null) {
-    if (b.pool_hint !== 'clean' && b.pool_hint !== 'mixed') throw Errors.invalidParam('pool_hint', '`pool_hint` must be one of: clean, mixed.');
-    poolHint = b.pool_hint;
-  }
-  return { agentRef, fromRef, to, cc, bcc, replyTo, subject, text, html, attachments, tags, metadata, scheduledAt, references, inReplyToMessageId, poolHint };
+  const references = (b.references ?? []).map((r) => bareMessageId(r.trim()));
+  const inReplyToMessageId = b.in_reply_to_message_id === undefined || b.in_reply_to_message_id === null ? null : b.in_reply_to_message_id.trim();
+  return {
+    agentRef, fromRef, to, cc, bcc, replyTo, subject, text, html, attachments,
+    tags: (b.tags ?? []).map((t) => ({ name: t.name, value: t.value })), metadata: { ...b.metadata },
+    scheduledAt, references, inReplyToMessageId, poolHint: b.pool_hint ?? null,
+  };
 }
 
 /** What reply and forward add to a send (they know the agent, the thread and the headers). */
@@ -269,7 +203,7 @@ async function resolveSendAgent(ctx: AppContext, auth: AuthContext, ws: Workspac
     }
   }
   if (auth.agentId) return { agent: await resolveAgent(ctx, auth, auth.agentId, 'send', 'agent'), create: null };
-  const live = await liveAgents(ctx.db, ws.id, 2);
+  const live = await liveAgentsOf(ctx, ws.id, 2);
   if (live.length === 1) return { agent: live[0], create: null };
   throw Errors.missingField('agent', live.length
     ? 'This workspace has more than one live agent: name the sending agent in `agent` (name, address or id).'

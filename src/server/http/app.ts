@@ -267,7 +267,13 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
 function toApiError(error: FastifyError | ApiError, req: FastifyRequest, ctx: AppContext): ApiError {
   if (error instanceof ApiError) return error;
   const fe = error as FastifyError & { validation?: unknown; validationContext?: string };
-  if (fe.validation) return validationToApiError(fe.validation as never, fe.validationContext ?? 'body');
+  if (fe.validation) {
+    // The route's schema and the value let the message quote the schema's own wording and sizes.
+    const part = fe.validationContext ?? 'body';
+    const data = part === 'body' ? req.body : part === 'querystring' ? req.query : part === 'params' ? req.params : undefined;
+    const schema = (req.routeOptions.schema as Record<string, unknown> | undefined)?.[part];
+    return validationToApiError(fe.validation as never, part, { schema, data });
+  }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return Errors.bodyTooLarge(Number(req.routeOptions?.bodyLimit ?? DEFAULT_BODY_LIMIT));

@@ -1,25 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsImport from 'ajv-formats';
-import { ApiError, pointerToParam } from '../../contract/errors.js';
-import { Errors } from '../../shared/errors.js';
+import type { ValidateFunction } from 'ajv';
+import { pointerToParam } from '../../contract/errors.js';
+import { makeAjv, validateBody } from '../../shared/schema-check.js';
 
-// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: Ajv) => Ajv;
-
-function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: true,
-    removeAdditional: false,
-    allErrors: false,
-    strict: false,
-  });
-  addFormats(ajv);
-  return ajv;
-}
-
-/** Bodies are validated strictly; query strings and path params are strings, so those coerce. */
-const bodyAjv = makeAjv(false);
+/** Query strings and path params are strings, so those coerce; bodies use the shared strict validator. */
 const urlAjv = makeAjv(true);
 
 /**
@@ -28,7 +11,6 @@ const urlAjv = makeAjv(true);
  * `.errors` off the function it was given after a failed validation, so the wrapper mirrors it.
  */
 export function compileValidator(schema: object, httpPart: string | undefined) {
-  const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
   const integers = httpPart === 'body' ? [] : integerProperties(schema);
   let compiled: ValidateFunction | null = null;
   const validate = (data: unknown): boolean => {
@@ -36,11 +18,17 @@ export function compileValidator(schema: object, httpPart: string | undefined) {
     for (const name of integers) {
       const raw = (data as Record<string, unknown> | null)?.[name];
       if (typeof raw === 'string' && !/^-?\d+$/.test(raw)) {
-        validate.errors = [{ keyword: 'type', instancePath: `/${name}`, schemaPath: '', params: { type: 'integer' }, message: 'must be a whole number written in digits' }];
+        validate.errors = [{ keyword: 'pattern', instancePath: `/${name}`, schemaPath: '', params: { pattern: '^-?\\d+$' }, message: 'must be a whole number written in digits' }];
         return false;
       }
     }
-    compiled ??= ajv.compile(schema);
+    if (httpPart === 'body') {
+      // The body validator is shared with the services that check the same schema themselves
+      // (shared/schema-check.ts): one compilation, one behaviour, and a body is walked once.
+      validate.errors = validateBody(schema, data);
+      return validate.errors === null;
+    }
+    compiled ??= urlAjv.compile(schema);
     const ok = compiled(data);
     validate.errors = compiled.errors;
     return ok;
@@ -57,30 +45,4 @@ function integerProperties(schema: object): string[] {
   return Object.entries(props).filter(([, p]) => p.type === 'integer').map(([k]) => k);
 }
 
-/**
- * Ajv errors → the spec's validation codes: a missing required field → missing_field; an
- * unknown field or a body of the wrong shape → invalid_field; anything else (type, length,
- * range, pattern, enum, format) → invalid_param_value. `param` names the field.
- */
-export function validationToApiError(errors: ErrorObject[], context: string): ApiError {
-  const err = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0];
-  const base = pointerToParam(err.instancePath);
-  const join = (child: string) => (base ? `${base}.${child}` : child);
-  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'field';
-  switch (err.keyword) {
-    case 'required': {
-      const field = join(String((err.params as { missingProperty: string }).missingProperty));
-      return context === 'querystring' ? Errors.missingParam(field) : Errors.missingField(field);
-    }
-    case 'additionalProperties': {
-      const field = join(String((err.params as { additionalProperty: string }).additionalProperty));
-      return Errors.invalidField(field, `Unknown ${where} \`${field}\`.`);
-    }
-    default: {
-      if (!base && context === 'body') return Errors.invalidField('body', 'The request body must be a JSON object.');
-      const allowed = (err.params as { allowedValues?: unknown[] }).allowedValues;
-      const detail = allowed ? `must be one of: ${allowed.join(', ')}` : err.message ?? 'is not valid';
-      return Errors.invalidParam(base || context, `The ${where} \`${base || context}\` ${detail}.`);
-    }
-  }
-}
+export { validationToApiError } from '../../shared/schema-check.js';

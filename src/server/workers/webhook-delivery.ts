@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { AppContext } from '../../services/context.js';
 import { performAttempt, recordAttempts, type AttemptOutcome, type AttemptRecord } from '../../services/webhooks.js';
+import { hasNoDeliveries } from '../../services/events.js';
 import { closeWebhookAgents, DELIVERY_TIMEOUT_MS } from '../../services/webhook-dispatch.js';
 import { claimDeliveries, dueDeliveries, type DueDelivery } from '../../db/repos/webhooks.js';
 import { isoAt } from '../../shared/clock.js';
@@ -42,6 +43,11 @@ export class WebhookDeliveryWorker implements Worker {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly onBus = () => this.kick();
+  // Every event used to start a pass (a due-deliveries query on the main thread: two per send);
+  // one written with no delivery row has nothing for this worker.
+  private readonly onEvent = (event: object) => {
+    if (!hasNoDeliveries(event)) this.kick();
+  };
 
   constructor(private readonly ctx: AppContext, opts: WebhookWorkerOptions = {}) {
     this.concurrency = opts.concurrency ?? 16;
@@ -55,7 +61,7 @@ export class WebhookDeliveryWorker implements Worker {
 
   start(): void {
     this.stopped = false;
-    this.ctx.bus.on('event', this.onBus);
+    this.ctx.bus.on('event', this.onEvent);
     this.ctx.bus.on('webhook-deliveries', this.onBus);
     this.timer = setInterval(() => this.kick(), this.pollMs);
     this.timer.unref();
@@ -64,7 +70,7 @@ export class WebhookDeliveryWorker implements Worker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.ctx.bus.off('event', this.onBus);
+    this.ctx.bus.off('event', this.onEvent);
     this.ctx.bus.off('webhook-deliveries', this.onBus);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

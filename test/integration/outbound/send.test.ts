@@ -98,6 +98,51 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     expect(Number(n.n)).toBe(1);
   });
 
+  it('one schema, one refusal: POST, a batch item and a draft get the same code, param and message', async () => {
+    const base = { agent: 'agent', to: 'a@x.com', subject: 's', body_text: 'b' };
+    const cases: [Record<string, unknown>, string, string, RegExp][] = [
+      // Checks that moved from services/send.ts into the contract's SendRequest schema.
+      [{ to: Array.from({ length: 51 }, (_, i) => `u${i}@x.com`) }, 'invalid_param_value', 'to', /has 51 items; at most 50 are allowed/],
+      [{ cc: 7 }, 'invalid_param_value', 'cc', /must be a string or an array/],
+      [{ subject: 5 }, 'invalid_param_value', 'subject', /must be a string/],
+      [{ tags: [{ name: 'n' }] }, 'missing_field', 'tags[0].value', /value/],
+      [{ references: ['<ok@x.example>', 'two words'] }, 'invalid_param_value', 'references[1]', /is not a Message-ID/],
+      [{ attachments: [{ filename: 'a.pdf', content_base64: 'aGk=', content_type: 'pdf' }] }, 'invalid_param_value', 'attachments[0].content_type', /is not a MIME type such as application\/pdf/],
+      [{ metadata: { ['k'.repeat(65)]: 'v' } }, 'invalid_param_value', `metadata.${'k'.repeat(65)}`, /metadata keys must be 1 to 64 characters long/],
+      [{ metadata: { k: 'v'.repeat(501) } }, 'invalid_param_value', 'metadata.k', /is 501 characters long; at most 500 are allowed/],
+      [{ scheduled_at: '2026-05-01' }, 'invalid_param_value', 'scheduled_at', /ISO 8601 timestamp with a time zone/],
+      // Checks the schema cannot express, still in the service.
+      [{ attachments: [{ filename: 'a.txt' }] }, 'missing_field', 'attachments[0].content_base64', /content_base64/],
+      [{ to: ['ok@x.com', 'a@x.com, b@y.com'] }, 'invalid_param_value', 'to[1]', /not one valid email address/],
+    ];
+    for (const [patch, code, param, message] of cases) {
+      const body = { ...base, ...patch };
+      const r = await send(body, { key: t.testKey });
+      const label = JSON.stringify(patch).slice(0, 80);
+      expect(r.status, `${label} ${r.text}`).toBe(400);
+      expect(r.body.error, label).toMatchObject({ code, param });
+      expect(r.body.error.message, label).toMatch(message);
+      // A batch item is checked by the service against the same schema: same refusal, inline.
+      const b = await t.req('POST', '/v1/messages/batch', { key: t.testKey, body: [base, body] });
+      expect(b.status, `${label} ${b.text}`).toBe(201);
+      expect(b.body.data[0].id, label).toMatch(/^msg_/);
+      expect({ ...b.body.data[1].error, request_id: undefined }, label).toEqual({ ...r.body.error, request_id: undefined });
+    }
+  });
+
+  it('a draft with cleared (null) bodies and null in_reply_to_message_id is checked as a send without them', async () => {
+    const d = await t.req('POST', '/v1/drafts', { key: t.testKey, body: { agent: 'agent', to: 'a@x.com', subject: 's', body_text: null, body_html: null, in_reply_to_message_id: null } });
+    expect(d.status, d.text).toBe(201);
+    const u = await t.req('PATCH', `/v1/drafts/${d.body.id}`, { key: t.testKey, body: { body_text: 'now a body' } });
+    expect(u.status, u.text).toBe(200);
+    const s = await t.req('POST', `/v1/drafts/${d.body.id}/send`, { key: t.testKey, body: {} });
+    expect(s.status, s.text).toBe(200);
+    expect(s.body.status).toBe('sent');
+    // A draft's metadata is held to the send's limits when it is written.
+    const bad = await t.req('POST', '/v1/drafts', { key: t.testKey, body: { agent: 'agent', metadata: { k: 'v'.repeat(501) } } });
+    expect(bad.body.error).toMatchObject({ code: 'invalid_param_value', param: 'metadata.k' });
+  });
+
   it('tolerates unknown fields and accepts compat aliases (from, text/html, to as string, reply_to)', async () => {
     relay.messages.length = 0;
     const r = await send({ from: 'Acme Billing <agent@elsewhere.example>', to: 'bob@example.com', subject: 'Aliases', text: 'plain', html: '<p>rich</p>', reply_to: 'help@acme.example', unknown_field: { x: 1 } });

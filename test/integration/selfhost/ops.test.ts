@@ -46,6 +46,9 @@ describe('Prometheus /metrics', () => {
     expect(await smtp.send('alice@example.com', [d.agent], rawMessage({ to: d.agent, subject: 'metrics' }))).toMatch(/^250/);
     expect(await smtp.cmd('RCPT TO:<nobody@elsewhere.example>')).toMatch(/^5/); // refused (no MAIL FROM → 503, or relay 550)
     await smtp.quit();
+    // The 250 comes before processing (docs/inbound.md → Durability); a read of received mail
+    // waits for it, so the counters below include the message (a cached read no longer does).
+    expect((await fetch(d.url + '/v1/messages/received', { headers: { authorization: `Bearer ${d.live}` } })).status).toBe(200);
     const agents = await fetch(d.url + '/v1/agents', { headers: { authorization: `Bearer ${d.live}` } });
     expect(agents.status).toBe(200);
     const refused = await fetch(d.url + '/v1/messages', { method: 'POST', headers: { authorization: `Bearer ${d.test}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: ['not an address'], subject: 'x', text: 'y' }) });

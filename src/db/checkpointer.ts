@@ -1,0 +1,79 @@
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../shared/worker-entry.js';
+
+/** How often the main thread looks whether anything was written since the last checkpoint. */
+const CHECK_EVERY_MS = 100;
+
+type Reply = { ready: true } | { ok: true; log: number; checkpointed: number } | { ok: false; error: string };
+
+/**
+ * SQLite WAL checkpoints on a worker thread (the daemon's, db/open.ts checkpointOffThread). With
+ * SQLite's default, a COMMIT that takes the WAL past 1,000 pages copies them into the database
+ * file and fsyncs it twice, on the thread that committed: the main thread, every few group
+ * commits (measured: the main thread's fsyncs and half its pwrite calls under a send load). Here
+ * the main connection runs with wal_autocheckpoint=0 and this thread's connection runs a PASSIVE
+ * checkpoint every CHECK_EVERY_MS that something was written. Durability is unchanged: a checkpoint
+ * syncs the WAL before copying and the database after, whichever connection runs it.
+ *
+ * If the thread dies, `onDead` restores automatic checkpoints on the main connection.
+ */
+export class Checkpointer {
+  private readonly worker: Worker;
+  private readonly timer: NodeJS.Timeout;
+  private inFlight = false;
+  private lastWrites = -1;
+  private dead = false;
+  private readonly started: Promise<void>;
+  /** Checkpoints run and failed, pages in the WAL after the last one (tests, diagnostics). */
+  readonly stats = { runs: 0, failures: 0, walPages: 0 };
+
+  constructor(file: string, private readonly writes: () => number, private readonly onDead: (err: Error) => void) {
+    const entry = workerEntry(import.meta.url, 'checkpointer-thread');
+    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file }, stdout: false, stderr: false });
+    this.worker.unref();
+    this.started = new Promise((resolve, reject) => {
+      this.worker.once('message', () => resolve());
+      this.worker.once('error', reject);
+    });
+    this.worker.on('message', (m: Reply) => {
+      if ('ready' in m) return;
+      this.inFlight = false;
+      this.stats.runs++;
+      if (m.ok) this.stats.walPages = m.log;
+      else this.stats.failures++;
+    });
+    const fail = (err: Error) => {
+      if (this.dead) return;
+      this.dead = true;
+      clearInterval(this.timer);
+      this.onDead(err);
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`checkpointer exited with code ${code}`)));
+    this.timer = setInterval(() => this.tick(), CHECK_EVERY_MS);
+    this.timer.unref();
+  }
+
+  ready(): Promise<void> {
+    return this.started;
+  }
+
+  /** Ask for a checkpoint now if anything was written since the last one (and none is running). */
+  tick(): void {
+    if (this.dead || this.inFlight) return;
+    const w = this.writes();
+    if (w === this.lastWrites) return;
+    this.lastWrites = w;
+    this.inFlight = true;
+    this.worker.postMessage('checkpoint');
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    if (this.dead) return;
+    this.dead = true;
+    const exited = new Promise((r) => this.worker.once('exit', r));
+    this.worker.postMessage('close');
+    await exited;
+  }
+}
