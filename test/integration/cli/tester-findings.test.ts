@@ -1,0 +1,49 @@
+/**
+ * What an outside tester found following the README, each case end to end: the real CLI against
+ * a real `mailagent serve` (test/helpers/daemon.ts).
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, isolatedEnv, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+
+let d: TestDaemon;
+
+beforeAll(async () => {
+  d = await startDaemon();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
+
+describe('serve with a port in use', () => {
+  it('leaves the data dir uninitialised; the next start prints the keys and saves the profile; without a profile it names admin keys create', async () => {
+    const home = tempHome();
+    try {
+      const env = isolatedEnv(home);
+      const dataDir = join(home, 'data', 'mailagent');
+      const profileFile = join(env.XDG_CONFIG_HOME!, 'mailagent', 'config.json');
+      const clash = await runCli(['serve', '--port', new URL(d.url).port, '--smtp-port', '0', '--data-dir', dataDir], { env, timeoutMs: 30_000 });
+      expect(clash.code).toBe(1);
+      expect(clash.stderr).toMatch(/the port is in use/);
+      expect(clash.stderr).not.toMatch(/mk_(live|test)_/);
+      expect(existsSync(profileFile)).toBe(false);
+
+      const first = await startDaemon({ home, dataDir });
+      expect(first.stderr()).toMatch(/Initialised /);
+      expect(first.testKey).toMatch(/^mk_test_[0-9a-f]{32}$/);
+      expect(first.stderr()).toContain(first.liveKey);
+      expect(first.stderr()).toMatch(/Saved profile "default"/);
+      expect(first.stderr()).not.toMatch(/admin keys create/);
+      await first.stop({ keep: true });
+
+      rmSync(profileFile);
+      const again = await startDaemon({ home, dataDir });
+      await again.stop({ keep: true });
+      expect(again.stderr()).not.toMatch(/mk_(live|test)_/);
+      expect(again.stderr()).toContain(`${dataDir} is already initialised, but no CLI profile in ${profileFile} holds its keys; make one with \`mailagent admin keys create --data-dir ${dataDir}\``);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
