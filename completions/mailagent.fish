@@ -220,7 +220,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_
 complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from deliveries' -l limit -r -F -d 'page size 1..100 (default 25)'
 complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from deliveries' -l cursor -r -F -d 'continue after a previous page'
 complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from rotate-secret' -l previous-secret-ttl -r -F -d 'how long the previous secret keeps signing, 0..604800 (0: stop at once)'
-complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from listen' -l forward-to -r -F -d 'where to POST each event, e.g. http://127.0.0.1:3000/hooks (localhost:3000/hooks or a bare port means http://)'
+complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from listen' -l forward-to -r -F -d 'where to POST each event: http://127.0.0.1:3000/hooks; 3000/hooks or 3000 mean http://127.0.0.1:3000/…, localhost:3000/hooks means http://'
 complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from listen' -l type -r -F -d 'only these event types (repeatable, comma-separated; default all)'
 complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from listen' -l agent -r -F -d 'only this agent (id, name or address)'
 complete -c mailagent -n '__fish_seen_subcommand_from webhooks; and __fish_seen_subcommand_from listen' -l since -r -F -d 'first forward the events after this id, or at/after this time'

@@ -5,7 +5,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, isolatedEnv, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+import { runCli, isolatedEnv, spawnCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+import { startSink } from '../../helpers/sink.js';
 
 let d: TestDaemon;
 
@@ -46,4 +47,34 @@ describe('serve with a port in use', () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('webhooks listen --forward-to', () => {
+  it('PORT/path means http://127.0.0.1:PORT/path (never a number read as an IPv4 address)', async () => {
+    const sink = await startSink();
+    const l = spawnCli(['webhooks', 'listen', '--forward-to', `${sink.port}/listen`, '--type', 'agent.created'], d.env);
+    try {
+      await l.until((o) => o.stderr.includes('Ready!'));
+      expect(l.stderr()).toContain(`Forwarding events to http://127.0.0.1:${sink.port}/listen`);
+      await d.api('POST', '/v1/agents', { name: 'forwarded' });
+      const [r] = await sink.waitFor(1, 15_000);
+      expect(r.url).toBe('/listen');
+      expect(r.json().data.agent.name).toBe('forwarded');
+    } finally {
+      await l.interrupt();
+      await sink.close();
+    }
+  });
+
+  it('an ambiguous target exits 2 showing the accepted forms', async () => {
+    const bad = ['http://7612/listen', '127.1/listen', '0x7f.1:3000/x', '99999/listen', 'ftp://x'];
+    const runs = await Promise.all(bad.map((t) => d.cli(['webhooks', 'listen', '--forward-to', t])));
+    for (const [i, r] of runs.entries()) {
+      expect(r.code, `${bad[i]}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`--forward-to: "${bad[i]}"`);
+      expect(r.stderr).toContain('accepted: 3000 or 3000/hooks (http://127.0.0.1:3000/…), localhost:3000/hooks');
+      expect(r.stderr).not.toContain('Ready!');
+    }
+    expect(runs[0].stderr).toContain('the host "7612" would be read as the address 0.0.29.188');
+  });
 });
