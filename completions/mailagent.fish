@@ -171,6 +171,8 @@ complete -c mailagent -n '__fish_seen_subcommand_from wait' -l address -r -F -d 
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l since -r -F -d 'return mail received at/after this time or after this message (default: mail arriving from now on)'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l timeout -r -F -d 'give up after this long: 30s, 2m, 1h or plain seconds'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l extract -x -a 'code link' -d 'print only the first one-time code or link found in the message (exit 1 if none)'
+complete -c mailagent -n '__fish_seen_subcommand_from wait' -l from -r -F -d 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over'
+complete -c mailagent -n '__fish_seen_subcommand_from wait' -l include-quarantined -d 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l subject -r -F -d 'the refused subject'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l body -r -F -d 'the refused plain-text body (or pipe it on stdin)'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l body-file -r -F -d 'read it from a file'
