@@ -184,7 +184,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from events; and not __fish_see
 complete -c mailagent -n '__fish_seen_subcommand_from events; and not __fish_seen_subcommand_from list get redeliver tail' -a 'get' -d 'Show one event'
 complete -c mailagent -n '__fish_seen_subcommand_from events; and not __fish_seen_subcommand_from list get redeliver tail' -a 'redeliver' -d 'Queue an event again for webhook endpoints (all subscribed to its type, or those named)'
 complete -c mailagent -n '__fish_seen_subcommand_from events; and not __fish_seen_subcommand_from list get redeliver tail' -a 'tail' -d 'Follow events live: one line per event on stdout (NDJSON with --json); reconnects and resumes by itself'
-complete -c mailagent -n '__fish_seen_subcommand_from events; and __fish_seen_subcommand_from list' -l type -r -F -d 'only this event type (exact, e.g. message.received)'
+complete -c mailagent -n '__fish_seen_subcommand_from events; and __fish_seen_subcommand_from list' -l type -r -F -d 'only these event types (exact; repeatable, comma-separated, e.g. message.received,reply.received)'
 complete -c mailagent -n '__fish_seen_subcommand_from events; and __fish_seen_subcommand_from list' -l agent -r -F -d 'only this agent (id, name or address)'
 complete -c mailagent -n '__fish_seen_subcommand_from events; and __fish_seen_subcommand_from list' -l since -r -F -d 'only events after this event id, or at/after this time (ISO 8601 or YYYY-MM-DD, UTC unless an offset is given)'
 complete -c mailagent -n '__fish_seen_subcommand_from events; and __fish_seen_subcommand_from list' -l limit -r -F -d 'page size 1..100 (default 25)'

@@ -30,6 +30,7 @@ const urlAjv = makeAjv(true);
 export function compileValidator(schema: object, httpPart: string | undefined) {
   const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
   const integers = httpPart === 'body' ? [] : integerProperties(schema);
+  const known = Object.keys((schema as { properties?: object }).properties ?? {});
   let compiled: ValidateFunction | null = null;
   const validate = (data: unknown): boolean => {
     // Coercion would read `1e1` or `0x10` as a number; a query integer is written in digits.
@@ -42,7 +43,8 @@ export function compileValidator(schema: object, httpPart: string | undefined) {
     }
     compiled ??= ajv.compile(schema);
     const ok = compiled(data);
-    validate.errors = compiled.errors;
+    // An unknown top-level name carries the names the route does know, for a "did you mean".
+    validate.errors = compiled.errors?.map((e) => (e.keyword === 'additionalProperties' && e.instancePath === '' ? { ...e, params: { ...e.params, known } } : e));
     return ok;
   };
   validate.errors = null as ValidateFunction['errors'];
@@ -73,8 +75,10 @@ export function validationToApiError(errors: ErrorObject[], context: string): Ap
       return context === 'querystring' ? Errors.missingParam(field) : Errors.missingField(field);
     }
     case 'additionalProperties': {
-      const field = join(String((err.params as { additionalProperty: string }).additionalProperty));
-      return Errors.invalidField(field, `Unknown ${where} \`${field}\`.`);
+      const p = err.params as { additionalProperty: string; known?: string[] };
+      const field = join(String(p.additionalProperty));
+      const near = closest(String(p.additionalProperty), p.known ?? []);
+      return Errors.invalidField(field, `Unknown ${where} \`${field}\`${near ? `; did you mean \`${near}\`?` : '.'}`);
     }
     default: {
       if (!base && context === 'body') return Errors.invalidField('body', 'The request body must be a JSON object.');
@@ -83,4 +87,26 @@ export function validationToApiError(errors: ErrorObject[], context: string): Ap
       return Errors.invalidParam(base || context, `The ${where} \`${base || context}\` ${detail}.`);
     }
   }
+}
+
+/** The known name an unknown one was probably meant to be (a plural, a typo): edit distance ≤ 2. */
+function closest(name: string, known: string[]): string | null {
+  let best: string | null = null;
+  let bestD = 3;
+  for (const k of known) {
+    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }

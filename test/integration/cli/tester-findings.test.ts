@@ -151,3 +151,42 @@ describe('classify input', () => {
     expect(r.stderr.trim()).toBe('error: cannot read nonexist.eml: no such file. Give an .eml file, `-` for standard input, or pipe the text in.');
   });
 });
+
+describe('GET /v1/events event_type', () => {
+  const get = async (query: string) => {
+    const res = await fetch(`${d.url}/v1/events?${query}`, { headers: { authorization: `Bearer ${d.testKey}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('takes a comma list or the parameter repeated, like the stream\'s event_types; an unknown type is 400', async () => {
+    await d.api('POST', '/v1/agents', { name: 'evlist' });
+    const sim = await d.api('POST', '/v1/test/inbound', { agent: 'evlist', from: 'alice@example.com', subject: 'hi', body_text: 'hello' });
+    const agent = 'agent_id=evlist&limit=100';
+    const [comma, repeated, single, star, unknown] = await Promise.all([
+      get(`${agent}&event_type=message.received,agent.created`),
+      get(`${agent}&event_type=message.received&event_type=agent.created`),
+      get(`${agent}&event_type=message.received`),
+      get(`${agent}&event_type=*`),
+      get(`${agent}&event_type=message.received,bogus.type`),
+    ]);
+    for (const r of [comma, repeated]) {
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.data.map((e: { type: string }) => e.type).sort()).toEqual(['agent.created', 'message.received']);
+    }
+    expect(single.body.data.map((e: { id: string }) => e.id)).toEqual([sim.event_id]);
+    expect(star.body.data.length).toBeGreaterThanOrEqual(2);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'invalid_param_value', param: 'event_type' });
+    expect(unknown.body.error.message).toContain('"bogus.type" is not an event type');
+    const cli = await d.cli(['events', 'list', '--agent', 'evlist', '--type', 'message.received,agent.created', '--json']);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.json().data.map((e: { type: string }) => e.type).sort()).toEqual(['agent.created', 'message.received']);
+  });
+
+  it('event_types on the list gets a "did you mean event_type" hint', async () => {
+    const r = await get('event_types=message.received');
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('event_types');
+    expect(r.body.error.message).toBe('Unknown query parameter `event_types`; did you mean `event_type`?');
+  });
+});
