@@ -190,3 +190,21 @@ describe('GET /v1/events event_type', () => {
     expect(r.body.error.message).toBe('Unknown query parameter `event_types`; did you mean `event_type`?');
   });
 });
+
+describe('an agent-bound key naming another agent', () => {
+  it('gets 404 worded true whether or not that agent exists (not "no such agent in this workspace")', async () => {
+    await d.api('POST', '/v1/agents', { name: 'boundone' });
+    const key = (await d.api('POST', '/v1/api-keys', { name: 'bound', mode: 'test', scopes: ['send', 'read'], agent_id: 'boundone' })).key as string;
+    const send = (agent: string) => fetch(`${d.url}/v1/messages`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent, to: 'bob@example.com', subject: 's', body_text: 'b' }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const [other, ghost] = await Promise.all([send('agent'), send('ghost')]);
+    const bound = 'boundone <boundone@local.mailagent.localhost>';
+    expect(other.status).toBe(404);
+    expect(other.body.error).toMatchObject({ code: 'agent_not_found', param: 'agent', message: `No agent "agent" is visible to this key (it is bound to agent ${bound}).` });
+    // The same answer for an agent that does not exist: isolation reveals nothing.
+    expect(ghost.status).toBe(404);
+    expect(ghost.body.error).toMatchObject({ code: 'agent_not_found', param: 'agent', message: `No agent "ghost" is visible to this key (it is bound to agent ${bound}).` });
+  });
+});
