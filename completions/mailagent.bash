@@ -126,7 +126,7 @@ _mailagent() {
     "mailagent admin keys create") subs=''; opts='--name --mode --scopes --data-dir --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent backup") subs=''; opts='--data-dir --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent restore") subs=''; opts='--data-dir --yes --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent doctor") subs=''; opts='--data-dir --config --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent doctor") subs=''; opts='--data-dir --config --port --smtp-port --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent health") subs=''; opts='--ready --wait --url --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent completion") subs='bash zsh fish'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
   esac

@@ -347,6 +347,8 @@ complete -c mailagent -n '__fish_seen_subcommand_from restore' -l data-dir -r -F
 complete -c mailagent -n '__fish_seen_subcommand_from restore' -l yes -d 'replace an existing database without asking'
 complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l data-dir -r -F -d 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)'
 complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l config -r -F -d 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]'
+complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l port -r -F -d 'HTTP port to check, as serve takes it (default: the running daemon\'s, else the configured one)'
+complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l smtp-port -r -F -d 'SMTP port to check (default: the running daemon\'s, else the configured one)'
 complete -c mailagent -n '__fish_seen_subcommand_from health' -l ready -d 'check readiness (database writable, listeners, workers, disk above the guard) instead of liveness'
 complete -c mailagent -n '__fish_seen_subcommand_from health' -l wait -r -F -d 'keep asking until it answers yes or this long has passed: 30s, 2m'
 complete -c mailagent -n '__fish_seen_subcommand_from health' -l url -r -F -d 'daemon URL (default: --base-url, $MAILAGENT_BASE_URL, the profile\'s, else http://127.0.0.1:7420)'

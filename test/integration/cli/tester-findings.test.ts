@@ -5,7 +5,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, isolatedEnv, spawnCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+import { ROOT, runCli, isolatedEnv, spawnCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
 import { startSink } from '../../helpers/sink.js';
 
 let d: TestDaemon;
@@ -206,5 +206,49 @@ describe('an agent-bound key naming another agent', () => {
     // The same answer for an agent that does not exist: isolation reveals nothing.
     expect(ghost.status).toBe(404);
     expect(ghost.body.error).toMatchObject({ code: 'agent_not_found', param: 'agent', message: `No agent "ghost" is visible to this key (it is bound to agent ${bound}).` });
+  });
+});
+
+describe('doctor beside a running daemon', () => {
+  it('checks the ports the daemon on this data dir really uses (its lock), or the --port/--smtp-port given', async () => {
+    const byName = (r: { json(): any }, name: string) => (r.json() as { check: string; status: string; detail: string }[]).find((c) => c.check === name);
+    const port = new URL(d.url).port;
+    const smtp = /SMTP (\S+):(\d+)/.exec(d.stderr())!;
+    const env = { MAILAGENT_MIN_FREE_DISK_MB: '1' };
+    const r = await d.cli(['doctor', '--data-dir', d.dataDir, '--json'], { env, timeoutMs: 40_000 });
+    expect(byName(r, 'daemon')).toMatchObject({ status: 'ok', detail: expect.stringContaining(`mailagent PID ${d.child.pid} is running on this data dir (API ${d.url}, SMTP ${smtp[1]}:${smtp[2]})`) });
+    expect(byName(r, 'http port')).toMatchObject({ status: 'ok', detail: `127.0.0.1:${port} is served by a running mailagent (this data dir's, PID ${d.child.pid})` });
+    expect(byName(r, 'smtp port')).toMatchObject({ status: 'ok', detail: `${smtp[1]}:${smtp[2]} is served by a running mailagent (this data dir's, PID ${d.child.pid})` });
+    const { createServer } = await import('node:net');
+    const free = await new Promise<number>((res) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); }); });
+    const given = await d.cli(['doctor', '--data-dir', d.dataDir, '--port', String(free), '--smtp-port', '0', '--json'], { env, timeoutMs: 40_000 });
+    expect(byName(given, 'http port')).toMatchObject({ status: 'ok', detail: `127.0.0.1:${free} is free` });
+    expect(byName(given, 'smtp port')).toMatchObject({ status: 'ok', detail: 'port 0: any free port' });
+  }, 90_000);
+});
+
+describe('README and docs', () => {
+  it('the README configuration table is one table (no paragraph breaking it)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5));
+    const lines = section.split('\n');
+    const first = lines.findIndex((l) => l.startsWith('| Flag |'));
+    const last = lines.map((l) => l.startsWith('|')).lastIndexOf(true);
+    expect(first).toBeGreaterThan(0);
+    expect(lines.slice(first, last + 1).filter((l) => !l.startsWith('|'))).toEqual([]);
+    expect(section).toContain('`--no-backup-before-migrate`');
+  });
+
+  it('docs show the ready line the daemon prints', async () => {
+    const { readFileSync } = await import('node:fs');
+    const real = /ready: API http:\/\/127\.0\.0\.1:\d+ · SMTP 127\.0\.0\.1:\d+ · data/;
+    expect(d.stderr()).toMatch(real);
+    for (const file of ['docs/cli.md', 'docs/web.md']) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      const shown = text.match(/ready: API \S+ · SMTP \S+ · data/g) ?? [];
+      expect(shown.length, file).toBeGreaterThan(0);
+      for (const s of shown) expect(s, file).toMatch(real);
+    }
   });
 });
