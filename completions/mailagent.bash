@@ -60,7 +60,7 @@ _mailagent() {
     "mailagent inbox raw") subs=''; opts='--output --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent inbound") subs='simulate'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent inbound simulate") subs=''; opts='--agent --from --from-name --subject --body --body-file --html-file --in-reply-to --spf --dkim --to --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent wait") subs=''; opts='--agent --address --since --timeout --extract --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent wait") subs=''; opts='--agent --address --since --timeout --extract --from --include-quarantined --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent appeal") subs=''; opts='--subject --body --body-file --html-file --agent --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent classify") subs=''; opts='--agent --outbound --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent events") subs='list get redeliver tail'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
@@ -126,7 +126,7 @@ _mailagent() {
     "mailagent admin keys create") subs=''; opts='--name --mode --scopes --data-dir --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent backup") subs=''; opts='--data-dir --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent restore") subs=''; opts='--data-dir --yes --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent doctor") subs=''; opts='--data-dir --config --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent doctor") subs=''; opts='--data-dir --config --port --smtp-port --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent health") subs=''; opts='--ready --wait --url --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent completion") subs='bash zsh fish'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
   esac

@@ -143,7 +143,8 @@ export function missingKeyError(r: Resolved): CliError {
     ? `profile "${r.profile}" in ${r.configFile} has no ${which} key`
     : `no profile "${r.profile}" in ${r.configFile}`;
   return new CliError(
-    `no API key: ${hint}. Pass --api-key, set MAILAGENT_API_KEY, or run \`mailagent init\` (or \`mailagent serve\` on a fresh data dir) to create one`,
+    `no API key: ${hint}. Pass --api-key, set MAILAGENT_API_KEY, or run \`mailagent init\` (or \`mailagent serve\` on a fresh data dir) to create one; `
+      + 'for a data dir already initialised, `mailagent admin keys create --data-dir DIR` makes a new key',
     EXIT.auth,
   );
 }

@@ -65,7 +65,8 @@ export const WEBHOOK_EVENT_TYPES = ['*', ...EVENT_TYPES] as const;
 export const EventListQuery = Type.Object(
   {
     ...ListQuery,
-    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    /** One exact type, a comma-separated list, or the parameter repeated (as the stream's `event_types`). */
+    event_type: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 4000 }), Type.Array(Type.String({ maxLength: 4000 }), { maxItems: 100 })])),
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     /** ISO 8601 time (offset optional, UTC when absent) or a plain date; parsed by the service. */
     since: Type.Optional(Type.String({ maxLength: 100 })),

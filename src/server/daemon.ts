@@ -38,6 +38,12 @@ export interface DaemonOptions {
   quiet?: boolean;
   /** Free space of the data dir's filesystem (tests simulate a full disk). */
   freeSpace?: FreeSpaceFn;
+  /**
+   * Initialise an empty data dir in start(), once every port is bound, instead of in create()
+   * (`serve`: a port in use must leave the data dir untouched, so the next start that succeeds
+   * prints the keys and saves the profile).
+   */
+  bootstrapOnStart?: boolean;
 }
 
 /** A listener started with the daemon (the SMTP server); stop() closes it and drains sessions. */
@@ -57,14 +63,14 @@ export class Daemon {
   private listeners: Listener[] = [];
   private relay: EventRelay | null = null;
   private stopping: Promise<void> | null = null;
+  private boot: BootstrapResult | null;
 
   private constructor(
     readonly config: Config,
     readonly ctx: AppContext,
     readonly app: HttpApp,
     private readonly opened: OpenedDb,
-    /** Set when this start initialised an empty data dir: the keys, shown once. */
-    readonly bootstrapped: BootstrapResult | null,
+    bootstrapped: BootstrapResult | null,
     /** The worker pool for parsing and classification (ctx.work). */
     readonly pipeline: Pipeline,
     /** Metrics, readiness checks (others may register theirs) and the low-disk guard. */
@@ -72,7 +78,15 @@ export class Daemon {
     /** The copy taken before this start applied migrations, if any. */
     readonly preMigrateBackup: string | null,
     private readonly lock: DataLock,
-  ) {}
+    private readonly bootstrapOnStart: boolean,
+  ) {
+    this.boot = bootstrapped;
+  }
+
+  /** Set when this daemon initialised an empty data dir (in create(), or in start() with bootstrapOnStart): the keys, shown once. */
+  get bootstrapped(): BootstrapResult | null {
+    return this.boot;
+  }
 
   static async create(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
     // One daemon per data directory (server/data-lock.ts): throws DataDirLocked naming the other.
@@ -93,7 +107,7 @@ export class Daemon {
       configureEventStream(ctx, {
         maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,
       });
-      const bootstrapped = (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
+      const bootstrapped = opts.bootstrapOnStart || (await isInitialised(opened.db)) ? null : await bootstrapWorkspace(ctx, {});
       const ops = createOps(ctx, config, { freeSpace: opts.freeSpace });
       const app = await buildApp(ctx, {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: await logStream() },
@@ -109,7 +123,7 @@ export class Daemon {
       ctx.work = pipeline.work;
       const pool = pipeline;
       ops.metrics.addThreads(async () => (await pool.heap()).map((heap, i) => ({ thread: `pipeline-${i}`, heap })));
-      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup, lock);
+      return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup, lock, opts.bootstrapOnStart ?? false);
     } catch (err) {
       await pipeline?.close();
       await opened.close();
@@ -139,6 +153,7 @@ export class Daemon {
         listeners: [http, ...this.listeners].map((l) => ({ name: l.name, address: () => l.address(), listening: () => l.listening?.() ?? true })),
         workers: this.workers, isRunning: () => !this.stopping,
       });
+      if (this.bootstrapOnStart && !(await isInitialised(this.ctx.db))) this.boot = await bootstrapWorkspace(this.ctx, {});
     } catch (err) {
       // A port in use must not leave workers or the SMTP listener running behind the error.
       await this.stop();

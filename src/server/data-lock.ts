@@ -45,6 +45,12 @@ function readLock(file: string): LockInfo | null {
   }
 }
 
+/** The daemon using this data directory (its lock, with a live PID), or null. `doctor` checks its ports. */
+export function runningDaemon(dataDir: string): LockInfo | null {
+  const holder = readLock(join(dataDir, 'mailagent.lock'));
+  return holder && alive(holder.pid) ? holder : null;
+}
+
 export interface DataLock {
   file: string;
   /** Record the bound addresses, so a second daemon can name them. */

@@ -11,6 +11,7 @@ import { systemClock } from '../shared/clock.js';
 import { redact, type Config } from './config.js';
 import { createContext } from './context.js';
 import { DiskGuard, statfsFreeSpace, type FreeSpaceFn } from './ops/disk-guard.js';
+import { runningDaemon } from './data-lock.js';
 
 export interface DoctorCheck {
   check: string;
@@ -32,6 +33,8 @@ export interface DoctorOptions {
   /** A reference time (ms) to compare the local clock with, or null when none can be had. */
   referenceTime?: () => Promise<number | null>;
   timeoutMs?: number;
+  /** Ports given on the command line: checked as given, not replaced by the running daemon's. */
+  explicitPorts?: { http?: boolean; smtp?: boolean };
 }
 
 const missing = (err: unknown) => ['ENOTFOUND', 'ENODATA', 'ENONAME'].includes((err as { code?: string }).code ?? '');
@@ -102,8 +105,24 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
     out.push({ check: 'database', status: 'warn', detail: `${config.dbFile} does not exist yet`, fix: 'it is created by `mailagent init` or the first `mailagent serve`' });
   }
 
-  // Ports: free, or held by a mailagent that answers /v1/health.
-  for (const [name, host, port] of [['http port', config.host, config.port], ['smtp port', config.smtpHost, config.smtpPort]] as const) {
+  // Ports: free, or held by a mailagent that answers /v1/health. A daemon running on this data
+  // dir (its lock) may listen elsewhere than the configuration says: check what it really uses.
+  const running = runningDaemon(config.dataDir);
+  const hostPort = (addr: string | null) => {
+    const m = addr ? /^(?:[a-z]+:\/\/)?\[?([^\]]*?)\]?:(\d+)$/i.exec(addr) : null;
+    return m ? { host: m[1], port: Number(m[2]) } : null;
+  };
+  const httpAt = opts.explicitPorts?.http ? null : hostPort(running?.api ?? null);
+  const smtpAt = opts.explicitPorts?.smtp ? null : hostPort(running?.smtp ?? null);
+  if (running) out.push({ check: 'daemon', status: 'ok', detail: `mailagent PID ${running.pid} is running on this data dir (${[running.api && `API ${running.api}`, running.smtp && `SMTP ${running.smtp}`].filter(Boolean).join(', ') || 'still starting'})` });
+  for (const [name, host, port] of [['http port', httpAt?.host ?? config.host, httpAt?.port ?? config.port], ['smtp port', smtpAt?.host ?? config.smtpHost, smtpAt?.port ?? config.smtpPort]] as const) {
+    if (running && (name === 'http port' ? httpAt : smtpAt)) {
+      const ours = name === 'http port' ? await answersHealth(host, port) : (await tryListen(host, port)) === 'EADDRINUSE';
+      out.push(ours
+        ? { check: name, status: 'ok', detail: `${host}:${port} is served by a running mailagent (this data dir's, PID ${running.pid})` }
+        : { check: name, status: 'fail', detail: `the running mailagent (PID ${running.pid}) should listen on ${host}:${port}, but nothing answers there`, fix: 'restart the daemon (mailagent serve) and check its log' });
+      continue;
+    }
     if (port === 0) {
       out.push({ check: name, status: 'ok', detail: 'port 0: any free port' });
       continue;

@@ -164,7 +164,9 @@ export async function resolveAgent(
     if (candidates.length && purpose === 'filter') {
       throw Errors.insufficientScope(`This key is bound to agent ${auth.agentId} and cannot act on agent "${raw}".`);
     }
-    throw Errors.agentNotFound(raw, param);
+    // Isolation: 404 whether or not the agent exists, in words true either way.
+    const bound = await getAgent(ctx.db, auth.workspaceId, auth.agentId);
+    throw Errors.agentNotVisible(raw, param, bound ? `${bound.name} <${bound.email}>` : auth.agentId);
   }
   if (!candidates.length) throw Errors.agentNotFound(raw, param);
   const live = candidates.filter((a) => a.status !== 'archived');

@@ -61,6 +61,18 @@ export function checkEventType(type: string, param: string): string {
   return type;
 }
 
+/**
+ * An event-type filter as the list (`event_type`) and the stream (`event_types`) both take it:
+ * one type, a comma-separated list, or the parameter repeated (fastify gives an array). Each
+ * type is checked (400 naming `param`); `*` means every type; null means no filter.
+ */
+export function eventTypesParam(value: string | string[] | undefined, param: string): string[] | null {
+  const raw = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const list = raw.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  if (!list.length || list.includes('*')) return null;
+  return [...new Set(list.map((t) => checkEventType(t, param)))];
+}
+
 /** Which agent's events a caller sees: a bound key its own agent only; `agent_id` narrows further. */
 export async function agentScope(ctx: AppContext, auth: AuthContext, ref: string | undefined, param = 'agent_id'): Promise<string | null> {
   if (ref !== undefined && ref.trim() !== '') return (await resolveAgent(ctx, auth, ref, 'filter', param)).id;
@@ -69,10 +81,10 @@ export async function agentScope(ctx: AppContext, auth: AuthContext, ref: string
 
 export async function listEventsPage(ctx: AppContext, auth: AuthContext, q: EventListQuery): Promise<PageOf<Event>> {
   await inboundSettled(ctx);
-  const type = q.event_type !== undefined ? checkEventType(q.event_type, 'event_type') : null;
+  const types = eventTypesParam(q.event_type, 'event_type');
   const since = q.since !== undefined ? sinceToIso(q.since) : null;
   const agentId = await agentScope(ctx, auth, q.agent_id);
-  const res = await listEvents(ctx.db, auth.workspaceId, { agentId, type, since }, q);
+  const res = await listEvents(ctx.db, auth.workspaceId, { agentId, types, since }, q);
   return pageOf(res, res.rows);
 }
 

@@ -2,7 +2,7 @@ import type { Event, EventStreamQuery } from '../contract/events.js';
 import { listEvents } from '../db/repos/events.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext, AuthContext } from './context.js';
-import { agentScope, checkEventType, sinceToIso } from './event-queries.js';
+import { agentScope, eventTypesParam, sinceToIso } from './event-queries.js';
 
 /**
  * The live event stream, GET /v1/events/stream (compat.md: server-sent events).
@@ -103,9 +103,7 @@ export function closeEventStreams(ctx: AppContext): void {
 export async function planStream(
   ctx: AppContext, auth: AuthContext, q: EventStreamQuery, lastEventId: string | undefined,
 ): Promise<StreamPlan> {
-  const rawTypes = q.event_types === undefined ? [] : Array.isArray(q.event_types) ? q.event_types : [q.event_types];
-  const list = rawTypes.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
-  const types = list.length && !list.includes('*') ? [...new Set(list.map((t) => checkEventType(t, 'event_types')))] : null;
+  const types = eventTypesParam(q.event_types, 'event_types');
   const agentId = await agentScope(ctx, auth, q.agent_id);
   let afterId: string | null = null;
   let sinceIso: string | null = null;

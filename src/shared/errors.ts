@@ -82,6 +82,9 @@ export const Errors = {
     new ApiError(404, 'resource_error', 'resource_not_found', `No route ${method} ${path}. See GET /v1/openapi.json.`),
   agentNotFound: (ref: string, param: string | null = 'agent') =>
     new ApiError(404, 'resource_error', 'agent_not_found', `No agent "${ref}" exists in this workspace.`, { param }),
+  /** An agent-bound key asking for another agent: the same 404, worded so it is true whether or not that agent exists. */
+  agentNotVisible: (ref: string, param: string | null, boundTo: string) =>
+    new ApiError(404, 'resource_error', 'agent_not_found', `No agent "${ref}" is visible to this key (it is bound to agent ${boundTo}).`, { param }),
 
   // ---- abuse (422)
   agentPaused: (name: string) => new ApiError(422, 'abuse_error', 'agent_paused',

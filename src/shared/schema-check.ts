@@ -128,8 +128,10 @@ export function validationToApiError(errors: ErrorObject[], context: string, opt
       return context === 'querystring' ? Errors.missingParam(field) : Errors.missingField(field);
     }
     case 'additionalProperties': {
-      const field = join(String((err.params as { additionalProperty: string }).additionalProperty));
-      return Errors.invalidField(field, `Unknown ${where} \`${field}\`.`);
+      const p = err.params as { additionalProperty: string; known?: string[] };
+      const field = join(String(p.additionalProperty));
+      const near = closest(String(p.additionalProperty), p.known ?? []);
+      return Errors.invalidField(field, `Unknown ${where} \`${field}\`${near ? `; did you mean \`${near}\`?` : '.'}`);
     }
   }
   if (!base && context === 'body' && propertyName === undefined) return Errors.invalidField('body', 'The request body must be a JSON object.');
@@ -173,4 +175,26 @@ export function validationToApiError(errors: ErrorObject[], context: string, opt
     }
   }
   return Errors.invalidParam(param, `The ${where} \`${param}\` ${detail}.`);
+}
+
+/** The known name an unknown one was probably meant to be (a plural, a typo): edit distance ≤ 2. */
+function closest(name: string, known: string[]): string | null {
+  let best: string | null = null;
+  let bestD = 3;
+  for (const k of known) {
+    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }

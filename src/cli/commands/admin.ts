@@ -58,12 +58,12 @@ export function register(program: Command): void {
 const ACCESS = ['read', 'send', 'full_access'];
 
 /** The data dir's configuration, loaded the way `serve` loads it (flags > env > config file). */
-export async function loadDataDirConfig(ctx: CommandContext, dataDir: string | undefined, configFile?: string) {
+export async function loadDataDirConfig(ctx: CommandContext, dataDir: string | undefined, configFile?: string, ports: { port?: string; smtpPort?: string } = {}) {
   // The server side is loaded only here, as `init` does, so `mailagent --help` stays light.
   const { loadConfig, ConfigError } = await import('../../server/config.js');
   const { VERSION } = await import('../../server/version.js');
   try {
-    return loadConfig({ dataDir, config: configFile }, ctx.env, VERSION);
+    return loadConfig({ dataDir, config: configFile, port: ports.port, smtpPort: ports.smtpPort }, ctx.env, VERSION);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;

@@ -9,19 +9,22 @@ export function register(program: Command): void {
     .description('Check this machine for running the daemon: data dir, disk, ports, relay (EHLO), DNS of custom domains, clock')
     .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
     .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
+    .option('--port <n>', 'HTTP port to check, as serve takes it (default: the running daemon\'s, else the configured one)')
+    .option('--smtp-port <n>', 'SMTP port to check (default: the running daemon\'s, else the configured one)')
     .action(run(doctorAction));
   examples(cmd, [
     'mailagent doctor',
+    'mailagent doctor --data-dir ./data --port 8080 --smtp-port 2526',
     'sudo -u mailagent MAILAGENT_DATA_DIR=/var/lib/mailagent mailagent doctor',
     'mailagent doctor --json | jq \'.[] | select(.status != "ok")\'',
   ]);
   cmd.addHelpText('after', '\nExit code 1 when a check fails (warnings alone exit 0).');
 }
 
-async function doctorAction(ctx: CommandContext, opts: { dataDir?: string; config?: string }): Promise<void> {
-  const config = await loadDataDirConfig(ctx, opts.dataDir, opts.config);
+async function doctorAction(ctx: CommandContext, opts: { dataDir?: string; config?: string; port?: string; smtpPort?: string }): Promise<void> {
+  const config = await loadDataDirConfig(ctx, opts.dataDir, opts.config, { port: opts.port, smtpPort: opts.smtpPort });
   const { runDoctor } = await import('../../server/doctor.js');
-  const checks = await runDoctor(config);
+  const checks = await runDoctor(config, { explicitPorts: { http: opts.port !== undefined, smtp: opts.smtpPort !== undefined } });
   const failed = checks.filter((c) => c.status === 'fail');
   ctx.out.result(checks, () => {
     for (const c of checks) {

@@ -149,7 +149,7 @@ export async function follow(
 /** `2026-03-01 09:30:15.123` in UTC, the way the API writes times but easier to scan. */
 const shortTime = (iso: string) => iso.replace('T', ' ').replace(/Z$/, '');
 
-interface ListOptions { type?: string; agent?: string; since?: string; limit?: number; cursor?: string }
+interface ListOptions { type?: string[]; agent?: string; since?: string; limit?: number; cursor?: string }
 interface TailOptions { type?: string[]; agent?: string; since?: string }
 
 export function register(program: Command): void {
@@ -158,13 +158,13 @@ export function register(program: Command): void {
   const list = events
     .command('list')
     .description('List events, newest first')
-    .option('--type <type>', 'only this event type (exact, e.g. message.received)')
+    .option('--type <type>', 'only these event types (exact; repeatable, comma-separated, e.g. message.received,reply.received)', parseList)
     .option('--agent <agent>', 'only this agent (id, name or address)')
     .option('--since <id|time>', 'only events after this event id, or at/after this time (ISO 8601 or YYYY-MM-DD, UTC unless an offset is given)')
     .option('--limit <n>', 'page size 1..100 (default 25)', parseIntOption('--limit', 1, 100))
     .option('--cursor <cursor>', 'continue after a previous page')
     .action(run(async (ctx, o: ListOptions) => {
-      await checkEventTypes(o.type ? [o.type] : undefined, '--type', false);
+      const types = await checkEventTypes(o.type, '--type', false);
       const client = await ctx.client();
       // The list route takes a time; an id means "after that event": start at its time, drop it and older.
       let since = o.since === undefined || o.since.startsWith('evt_') ? o.since : parseTime('--since', o.since);
@@ -174,13 +174,14 @@ export function register(program: Command): void {
         since = (await client.call('events.get', { params: { id: afterId } })).created_at;
       }
       const page = await client.call('events.list', {
-        query: { event_type: o.type, agent_id: o.agent, since, limit: o.limit, cursor: o.cursor },
+        query: { event_type: types?.join(','), agent_id: o.agent, since, limit: o.limit, cursor: o.cursor },
       });
       if (afterId) page.data = page.data.filter((e) => e.id > afterId!);
       ctx.out.page(page, EVENT_COLUMNS, 'no events');
     }));
   examples(list, [
     'mailagent events list --type message.received --agent support',
+    'mailagent events list --type message.received,reply.received --limit 100',
     'mailagent events list --since 2026-03-01 --limit 100',
     'mailagent events list --since evt_01jq... --json | jq -r ".data[].type"',
   ]);

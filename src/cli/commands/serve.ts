@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
-import { DEFAULT_PROFILE, saveNewProfile, savedProfileText } from '../profiles.js';
+import { DEFAULT_PROFILE, configPath, readConfigFile, saveNewProfile, savedProfileText } from '../profiles.js';
 import { printKeys } from './init.js';
 
 interface ServeOptions {
@@ -110,7 +110,9 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
   const { Daemon, DataDirLocked } = await import('../../server/daemon.js');
   let daemon: Awaited<ReturnType<typeof Daemon.create>>;
   try {
-    daemon = await Daemon.create(config);
+    // The first-run setup waits until every port is bound: a port in use leaves the data dir
+    // uninitialised, and the next start that succeeds prints the keys and saves the profile.
+    daemon = await Daemon.create(config, { bootstrapOnStart: true });
   } catch (err) {
     // A second daemon on the same data directory: exit 1 naming the first (server/data-lock.ts).
     if (err instanceof DataDirLocked) throw new CliError(err.message);
@@ -146,6 +148,11 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     } catch (err) {
       ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }
+  } else if (!ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)) {
+    // Initialised earlier, but no profile here has its keys (shown once, only hashes stored):
+    // say how to get one instead of leaving the operator with a daemon nobody can call.
+    ctx.out.stderr.write(`${config.dataDir} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
+      + `make one with \`mailagent admin keys create --data-dir ${config.dataDir}\` (prints a new key once).\n`);
   }
   // The web inbox, with a one-time sign-in link for the local owner (docs/web.md).
   const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
@@ -155,6 +162,15 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
   const smtp = addr.smtp ? `SMTP ${addr.smtp}` : 'SMTP listener not enabled';
   // The one ready line (test helpers and the benchmark wait for it).
   ctx.out.stderr.write(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}\n`);
+}
+
+/** Whether some CLI profile was saved for this data dir with a key in it. */
+function profileHoldsKeysFor(dataDir: string, env: NodeJS.ProcessEnv): boolean {
+  try {
+    return Object.values(readConfigFile(configPath(env)).profiles).some((p) => p.data_dir === dataDir && !!(p.live_key || p.test_key));
+  } catch {
+    return true; // an unreadable CLI config: say nothing rather than something wrong
+  }
 }
 
 /**

@@ -24,7 +24,24 @@ function checkSince(since: string): string {
 
 const fmt = (s: number) => (s % 60 === 0 && s >= 60 ? `${s / 60} min` : `${s} s`);
 
-interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link' }
+interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link'; from?: (address: string) => boolean; includeQuarantined?: boolean }
+
+/**
+ * `--from`: an address (exact) or a domain (`example.com` / `@example.com`: that domain and its
+ * subdomains). Returns the test, or throws a usage error for something that is neither.
+ */
+export function parseFrom(v: string): (address: string) => boolean {
+  const want = v.trim().toLowerCase();
+  if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(want)) return (a) => a.trim().toLowerCase() === want;
+  const domain = want.replace(/^@/, '');
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) {
+    throw new InvalidArgumentError(`"${v}" is neither an address (codes@example.com) nor a domain (example.com)`);
+  }
+  return (a) => {
+    const d = a.trim().toLowerCase().split('@').pop() ?? '';
+    return d === domain || d.endsWith('.' + domain);
+  };
+}
 
 /** With --address, poll in chunks this long so held mail (never returned by a wait) is noticed soon. */
 const HELD_CHECK_S = 5;
@@ -37,6 +54,8 @@ export function register(program: Command): void {
     .option('--since <time|rcv_id>', 'return mail received at/after this time or after this message (default: mail arriving from now on)')
     .addOption(new Option('--timeout <duration>', 'give up after this long: 30s, 2m, 1h or plain seconds').argParser(parseDuration).default(60, '60s'))
     .addOption(new Option('--extract <what>', 'print only the first one-time code or link found in the message (exit 1 if none)').choices(['code', 'link']))
+    .addOption(new Option('--from <address|domain>', 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over').argParser(parseFrom))
+    .option('--include-quarantined', 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr')
     .addHelpText('after', [
       '',
       'Prints the message when it arrives (--json: the received message object) and exits 0.',
@@ -47,6 +66,11 @@ export function register(program: Command): void {
       'Mail to a plus address that is held (a sign-in code from a large provider, or past the plan\'s',
       'plus-address limit) is never returned by a wait: wait --address notices the record and says',
       'so (exit 1) instead of timing out silently.',
+      '',
+      'Quarantined mail (the injection scan flagged it) is skipped unless --include-quarantined:',
+      'a line on stderr names each one skipped, and the wait goes on for the next message. --from',
+      'passes over mail from other senders. A From address can be forged: check spf_pass/dkim_pass',
+      '(--json) before trusting what the mail says.',
     ].join('\n'))
     .action(run(async (ctx: CommandContext, o: WaitFlags) => {
       const agent = ctx.require(o.agent, '--agent');
@@ -75,6 +99,7 @@ export function register(program: Command): void {
       };
 
       let message: ReceivedMessage | null = null;
+      const passed = { quarantined: 0, sender: 0 };
       try {
         for (let first = true; ; first = false) {
           const left = Math.round((deadline - Date.now()) / 1000);
@@ -87,7 +112,23 @@ export function register(program: Command): void {
           });
           // A timed-out wait returned nothing after `since`, so the next one keeps the same `since`.
           if (r.message) {
-            message = r.message;
+            // Passed over: the next wait starts after it (ids are time-ordered), so nothing that
+            // arrives meanwhile is missed and the same message is not returned again.
+            const m = r.message;
+            if (m.quarantined && !o.includeQuarantined) {
+              passed.quarantined++;
+              const score = m.classification ? ` (injection score ${m.classification.injection_score.toFixed(2)})` : '';
+              ctx.out.warn(`skipped ${m.id} from ${m.from.address}: quarantined${score}; --include-quarantined returns it`);
+              since = m.id;
+              continue;
+            }
+            if (o.from && !o.from(m.from.address)) {
+              passed.sender++;
+              ctx.out.info(`passed over ${m.id} from ${m.from.address} (not --from)`);
+              since = m.id;
+              continue;
+            }
+            message = m;
             break;
           }
           if (signal.aborted) break;
@@ -105,7 +146,13 @@ export function register(program: Command): void {
         throw err;
       }
       if (signal.aborted && !message) return;
-      if (!message) throw new CliError(`timed out after ${fmt(o.timeout)}: no mail to ${target}`);
+      if (!message) {
+        const skipped = [
+          passed.quarantined ? `skipped ${passed.quarantined} quarantined` : '',
+          passed.sender ? `passed over ${passed.sender} from other senders` : '',
+        ].filter(Boolean).join(', ');
+        throw new CliError(`timed out after ${fmt(o.timeout)}: no mail to ${target}${o.from ? ' from the --from sender' : ''}${skipped ? ` (${skipped})` : ''}`);
+      }
       if (o.extract) {
         const value = extractFrom(message, o.extract);
         if (value === null) throw new CliError(`${message.id} arrived but holds no ${o.extract === 'code' ? 'one-time code' : 'link'} (entities are found when the agent has classify_inbound on)`);
@@ -120,5 +167,6 @@ export function register(program: Command): void {
     'LINK=$(mailagent wait --agent agent --extract link --timeout 2m)',
     'mailagent wait --agent support --since rcv_01j... --timeout 30s',
     'mailagent wait --agent agent --since 2026-03-01T09:00:00Z --timeout 0',
+    'CODE=$(mailagent wait --agent sarah --from accounts.example.com --extract code --timeout 2m)',
   ]);
 }

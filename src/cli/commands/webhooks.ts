@@ -71,17 +71,36 @@ interface UpdateOptions { url?: string; type?: string[]; description?: string; a
 interface ListenOptions { forwardTo?: string; type?: string[]; agent?: string; since?: string; secret?: string }
 interface VerifyOptions { secret?: string; header?: string; id?: string; timestamp?: string; tolerance?: number; bodyFile?: string }
 
-function checkUrl(flag: string, url: string): string {
-  // `localhost:3000/hooks` or `3000`: a local development server, so http:// (as `stripe listen` does).
-  if (/^\d{1,5}$/.test(url)) url = `http://127.0.0.1:${url}`;
-  else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `http://${url}`;
+const FORWARD_FORMS = 'accepted: 3000 or 3000/hooks (http://127.0.0.1:3000/…), localhost:3000/hooks, http://127.0.0.1:3000/hooks, https://example.com/hooks';
+
+/**
+ * `--forward-to`: a local development server by default (as `stripe listen` does): `3000` and
+ * `3000/hooks` mean http://127.0.0.1:3000/…, `localhost:3000/hooks` means http://. A host typed
+ * as a bare number (`7612/listen`, `http://7612/`) is refused rather than read as an IPv4
+ * address (7612 is 0.0.29.188 to the URL parser): that would post real events off this machine.
+ */
+function checkUrl(flag: string, input: string): string {
+  const refuse = (why: string) => new UsageError(`${flag}: "${input}" ${why}; ${FORWARD_FORMS}`);
+  let url = input.trim();
+  const local = /^:?(\d+)(\/.*)?$/.exec(url);
+  if (local) {
+    const port = Number(local[1]);
+    if (!(port >= 1 && port <= 65535)) throw refuse(`names port ${local[1]}, not 1..65535`);
+    url = `http://127.0.0.1:${port}${local[2] ?? '/'}`;
+  } else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `http://${url}`;
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new UsageError(`${flag}: "${url}" is not a URL (e.g. http://127.0.0.1:3000/hooks)`);
+    throw refuse('is not a URL');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${flag}: "${url}" must start with http:// or https://`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw refuse('must start with http:// or https://');
+  // The host as typed: a number the URL parser would turn into an address (7612, 127.1, 0x7f.1)
+  // is only accepted when it already is that address, written out (127.0.0.1).
+  const typed = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)?.[1] ?? '';
+  if (/^(0x[0-9a-f]*|\d+)(\.(0x[0-9a-f]*|\d*))*$/i.test(typed) && typed.toLowerCase() !== u.hostname) {
+    throw refuse(`is ambiguous: the host "${typed}" would be read as the address ${u.hostname}`);
+  }
   return u.toString();
 }
 
@@ -264,7 +283,7 @@ export function register(program: Command): void {
   const listen = webhooks
     .command('listen')
     .description('Forward live events to a local URL, signed like real deliveries (like `stripe listen`)')
-    .option('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:3000/hooks (localhost:3000/hooks or a bare port means http://)')
+    .option('--forward-to <url>', 'where to POST each event: http://127.0.0.1:3000/hooks; 3000/hooks or 3000 mean http://127.0.0.1:3000/…, localhost:3000/hooks means http://')
     .option('--type <type>', 'only these event types (repeatable, comma-separated; default all)', parseList)
     .option('--agent <agent>', 'only this agent (id, name or address)')
     .option('--since <id|time>', 'first forward the events after this id, or at/after this time')
@@ -325,6 +344,7 @@ export function register(program: Command): void {
   examples(listen, [
     'mailagent webhooks listen --forward-to http://127.0.0.1:3000/hooks',
     'mailagent webhooks listen --forward-to localhost:3000/hooks',
+    'mailagent webhooks listen --forward-to 3000/hooks',
     'mailagent webhooks listen --forward-to http://127.0.0.1:3000/hooks --type message.received,reply.received',
     'mailagent webhooks listen --forward-to http://127.0.0.1:3000/hooks --secret whsec_... --json',
   ]);

@@ -12,6 +12,7 @@ const urlAjv = makeAjv(true);
  */
 export function compileValidator(schema: object, httpPart: string | undefined) {
   const integers = httpPart === 'body' ? [] : integerProperties(schema);
+  const known = Object.keys((schema as { properties?: object }).properties ?? {});
   let compiled: ValidateFunction | null = null;
   const validate = (data: unknown): boolean => {
     // Coercion would read `1e1` or `0x10` as a number; a query integer is written in digits.
@@ -30,7 +31,8 @@ export function compileValidator(schema: object, httpPart: string | undefined) {
     }
     compiled ??= urlAjv.compile(schema);
     const ok = compiled(data);
-    validate.errors = compiled.errors;
+    // An unknown top-level name carries the names the route does know, for a "did you mean".
+    validate.errors = compiled.errors?.map((e) => (e.keyword === 'additionalProperties' && e.instancePath === '' ? { ...e, params: { ...e.params, known } } : e));
     return ok;
   };
   validate.errors = null as ValidateFunction['errors'];
