@@ -5,16 +5,30 @@
  * on the same machine, each daemon a real `mailagent serve` process. Load: SMTP ingest over
  * persistent sessions, then test-mode sends over HTTP. Prints msgs/s, what was stored (nothing
  * may be lost) and the load average beside each figure.
- * Run: npm run build && npx tsx bench/cluster.bench.ts [--quick]
+ * Run: npm run build && npx tsx bench/cluster.bench.ts [--quick] [--only sqlite|postgres]
+ *
+ * Before/after in one run: `--baseline DIR` runs this bench (this checkout's load and
+ * measurement code) against the build in DIR (another worktree, built with `npm run build`) and
+ * then against this checkout's build, one after the other, each in a child process
+ * (MAILAGENT_BUILD_ROOT, test/helpers/daemon.ts). On PostgreSQL it also prints what the re-runs
+ * were: the mailagent_db_* counters of each daemon (builds that have them) and the statements
+ * PostgreSQL's log names for its serialization failures and deadlocks.
  */
 import { loadavg, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { isolatedEnv, runCli, startDaemon, type TestDaemon } from '../test/helpers/daemon.js';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { BUILD_ROOT, ROOT, isolatedEnv, runCli, startDaemon, type TestDaemon } from '../test/helpers/daemon.js';
 import { adminQuery, databaseUrl, postgresUnavailable, startPostgres } from '../test/helpers/postgres.js';
 import { SmtpPipe } from '../test/integration/inbound/smtp-client.js';
 
 const QUICK = process.argv.includes('--quick');
+const argValue = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const ONLY = argValue('--only');
+const BASELINE = argValue('--baseline');
 const SESSIONS = 8;
 const PER_SESSION = QUICK ? 25 : 100;
 const SENDS = QUICK ? 100 : 400;
@@ -95,8 +109,61 @@ async function measure(label: string, daemons: TestDaemon[], keys: { live: strin
   console.log(`  test-mode sends: ${sends.rate.toFixed(1)} msg/s (${sends.ok} created, ${sends.failed} refused; ${outbound} stored)   load avg → ${afterSends}`);
 }
 
-console.log(`cluster bench: SMTP ${SESSIONS} sessions × ${PER_SESSION}; ${SENDS} sends over HTTP, ${SEND_CONCURRENCY} at once`);
-{
+/** The mailagent_db_* counters of a daemon, summed per kind (empty for a build without them). */
+async function transactionMetrics(ds: TestDaemon[]): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const d of ds) {
+    const text = await (await fetch(`${d.url}/metrics`)).text().catch(() => '');
+    for (const m of text.matchAll(/^mailagent_db_(transactions|transaction_serial_lane|transaction_failures|transaction_retries)_total\{kind="([^"]+)"(?:,reason="([^"]+)")?\} (\d+)/gm)) {
+      const name = m[3] ? `${m[3]}` : { transactions: 'transactions', transaction_serial_lane: 'serial lane', transaction_failures: 'failed', transaction_retries: 'retries' }[m[1]]!;
+      const row = out.get(m[2]) ?? {};
+      row[name] = (row[name] ?? 0) + Number(m[4]);
+      out.set(m[2], row);
+    }
+  }
+  return out;
+}
+
+/** Serialization failures and deadlocks in PostgreSQL's log: how many per reason and failing statement. */
+function conflictsInLog(file: string): { total: number; top: [string, number][] } {
+  if (!existsSync(file)) return { total: 0, top: [] };
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const m = /ERROR:\s+(could not serialize access due to [a-z/ ]+|deadlock detected)/.exec(lines[i]);
+    if (!m) continue;
+    total++;
+    let detail = '';
+    let statement = '';
+    for (let j = i + 1; j < lines.length && j < i + 12 && !/\b(ERROR|LOG|FATAL):/.test(lines[j]); j++) {
+      const d = /DETAIL:\s+(.*)/.exec(lines[j]);
+      if (d) detail = d[1].replace(/Process \d+/g, 'P').replace(/transaction \d+/g, 'tx').replace(/[0-9,]+ of relation \d+/g, '').slice(0, 90);
+      const st = /STATEMENT:\s+(.*)/.exec(lines[j]);
+      if (st) statement = st[1].replace(/\s+/g, ' ').replace(/\$\d+(, \$\d+)*/g, '$…').slice(0, 110);
+    }
+    const key = `${m[1].replace('could not serialize access due to ', '')} | ${detail} | ${statement || '(at commit)'}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return { total, top: [...counts].sort((a, b) => b[1] - a[1]).slice(0, 10) };
+}
+
+if (BASELINE) {
+  // Each build in a child process of its own (the helpers pick the build at import time).
+  const builds: [string, string][] = [[`baseline (${resolve(BASELINE)})`, resolve(BASELINE)], [`this build (${ROOT})`, ROOT]];
+  for (const [label, root] of builds) {
+    console.log(`==== ${label}   load avg ${load()}`);
+    const args = process.argv.slice(2).filter((a, i, all) => a !== '--baseline' && all[i - 1] !== '--baseline');
+    const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1], ...args], {
+      stdio: 'inherit', env: { ...process.env, MAILAGENT_BUILD_ROOT: root },
+    });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  process.exit(0);
+}
+
+console.log(`cluster bench: SMTP ${SESSIONS} sessions × ${PER_SESSION}; ${SENDS} sends over HTTP, ${SEND_CONCURRENCY} at once; build ${BUILD_ROOT}`);
+if (ONLY !== 'postgres') {
   const d = await startDaemon({ timeoutMs: 60_000 });
   try {
     await measure('one daemon, SQLite', [d], { live: d.liveKey, test: d.testKey });
@@ -104,7 +171,7 @@ console.log(`cluster bench: SMTP ${SESSIONS} sessions × ${PER_SESSION}; ${SENDS
     await d.stop();
   }
 }
-const missing = postgresUnavailable();
+const missing = ONLY === 'sqlite' ? 'not asked for (--only sqlite)' : postgresUnavailable();
 if (missing) {
   console.log(`two daemons, PostgreSQL: skipped (${missing})`);
 } else {
@@ -120,6 +187,16 @@ if (missing) {
     const ds = await Promise.all(['a', 'b'].map((n) => startDaemon({ home, dataDir: join(home, n), env, timeoutMs: 60_000 })));
     try {
       await measure('two daemons, one PostgreSQL (same machine)', ds, { live: boot.keys.live.key, test: boot.keys.test.key });
+      const tx = await transactionMetrics(ds);
+      if (tx.size) {
+        console.log('  transactions by kind (both daemons, warm-up included): kind: transactions / serialization retries / deadlocks / serial lane / failed');
+        for (const [kind, c] of [...tx].sort((a, b) => (b[1].transactions ?? 0) - (a[1].transactions ?? 0))) {
+          console.log(`    ${kind}: ${c.transactions ?? 0} / ${c.serialization ?? 0} / ${c.deadlock ?? 0} / ${c['serial lane'] ?? 0} / ${c.failed ?? 0}`);
+        }
+      }
+      const conflicts = conflictsInLog(join(pg.dir, 'server.log'));
+      console.log(`  PostgreSQL log: ${conflicts.total} serialization failures / deadlocks${conflicts.top.length ? '; most frequent (reason | detail | failing statement):' : ''}`);
+      for (const [k, n] of conflicts.top) console.log(`    ${n} × ${k}`);
     } finally {
       await Promise.all(ds.map((d) => d.stop()));
     }

@@ -1,7 +1,7 @@
 import {
   allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { isSharedStore, setWriteGate } from '../db/open.js';
+import { isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -165,7 +165,7 @@ export class InboundQueue {
         message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
       });
     } else {
-      await groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced);
+      await withTransactionKind('inbound.accept', () => groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced));
     }
     this.counters.accepted++;
     this.depth++;
@@ -285,7 +285,7 @@ export class InboundQueue {
   private store(unit: (tx: Tx) => Promise<void>, isPrepared: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       // Not announced: a batch of acknowledgements must not wait for processing.
-      this.ready.push(() => { groupedTransaction(this.ctx, unit, NOT_ANNOUNCED).then(() => resolve(), reject); });
+      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED)).then(() => resolve(), reject); });
       isPrepared();
     });
   }

@@ -6,6 +6,7 @@ import {
 import { suppressionsFor } from '../db/repos/suppression.js';
 import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
+import { withTransactionKind } from '../db/open.js';
 import { isQuarantined, type Classification } from '../classifier/index.js';
 import type { ParsedInbound } from '../mail/parse.js';
 import { excerptOf } from '../mail/extract.js';
@@ -138,7 +139,7 @@ export async function ingestInbound(ctx: AppContext, input: InboundInput, announ
   try {
     const p = await prepareIngest(ctx, input);
     // One transaction per batch of concurrent messages (group commit: services/context.ts).
-    if (p.store) await groupedTransaction(ctx, p.store, arrival);
+    if (p.store) await withTransactionKind('inbound.store', () => groupedTransaction(ctx, p.store!, arrival));
     return p.result;
   } finally {
     arrival.release();
