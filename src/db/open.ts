@@ -221,6 +221,10 @@ function countsFor(db: Kysely<Database>): TransactionCounts {
  * idle_in_transaction_session_timeout). A shared attempt that waited behind it took its snapshot
  * before that commit and may have to run again: the price of the guarantee, paid only under
  * contention.
+ *
+ * `options.isolation: 'read committed'` (Isolation above) runs the attempts at READ COMMITTED,
+ * in the same lane; such a transaction is re-run only after a deadlock. Attempts, re-runs and
+ * serial-lane entries are counted per kind (withTransactionKind, transactionCounts).
  */
 export async function runTransaction<T>(
   db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>, options: CommitSync | TransactionOptions = 'inline',

@@ -159,7 +159,14 @@ export class InboundQueue {
       remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
     };
     const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
-    if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
+    if (this.shared) {
+      // One INSERT of a new id, reading nothing: atomic and durable (synchronous_commit) as a
+      // statement of its own. As a SERIALIZABLE transaction it also queued behind the serial
+      // lane (db/open.ts) whenever a store transaction was running alone there, and the 250
+      // waited with it.
+      announced.release();
+      await insertQueued(ctx.db, row, lease);
+    } else if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
       await this.writer.insert({
         id: row.id, received_at: row.receivedAt, mail_from: row.mailFrom, rcpt_to: JSON.stringify(row.rcptTo),
         message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
