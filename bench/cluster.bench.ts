@@ -15,7 +15,7 @@
  * PostgreSQL's log names for its serialization failures and deadlocks.
  */
 import { loadavg, tmpdir } from 'node:os';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { BUILD_ROOT, ROOT, isolatedEnv, runCli, startDaemon, type TestDaemon } from '../test/helpers/daemon.js';
@@ -95,18 +95,69 @@ async function stored(d: TestDaemon, key: string, path: string, tag: string): Pr
   }
 }
 
-async function measure(label: string, daemons: TestDaemon[], keys: { live: string; test: string }): Promise<void> {
-  await smtpLoad(daemons, 'warm'); // JIT, classifier tables
+/**
+ * CPU seconds used so far by these processes and, for a PostgreSQL server, by its backends
+ * (children of the postmaster, live or exited): a figure per message that the rest of a shared
+ * machine's load changes far less than a rate.
+ */
+function cpuSeconds(pids: number[], postmaster: number | null): number {
+  const ticks = (pid: number, withChildren: boolean) => {
+    try {
+      const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      // fields 14-17 of stat (utime stime cutime cstime), counted after "pid (comm) state"
+      return Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0);
+    } catch {
+      return 0;
+    }
+  };
+  let t = pids.reduce((a, p) => a + ticks(p, false), 0);
+  if (postmaster) {
+    t += ticks(postmaster, true);
+    for (const e of readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        const st = readFileSync(`/proc/${e}/stat`, 'utf8');
+        if (Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) t += ticks(Number(e), false);
+      } catch { /* gone */ }
+    }
+  }
+  return t / 100; // USER_HZ
+}
+
+/** stored(), polled until `expected` are there (the other daemon's queue may still be processing) or 120 s passed. */
+async function storedAll(d: TestDaemon, key: string, path: string, tag: string, expected: number): Promise<number> {
+  const end = Date.now() + 120_000;
+  for (;;) {
+    const n = await stored(d, key, path, tag);
+    if (n >= expected || Date.now() > end) return n;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function measure(label: string, daemons: TestDaemon[], keys: { live: string; test: string }, postmaster: number | null = null): Promise<void> {
+  const warm = await smtpLoad(daemons, 'warm'); // JIT, classifier tables
+  const pids = daemons.map((d) => d.child.pid!);
+  // The queue of the warm-up is processed before the measured run starts.
+  await storedAll(daemons[0], keys.live, '/v1/messages/received', 'warm', warm.ok);
   const before = load();
+  const cpu0 = cpuSeconds(pids, postmaster);
+  const t0 = performance.now();
   const smtp = await smtpLoad(daemons, 'inb');
   const afterSmtp = load();
+  // Processing after the 250s (inbound queue) is part of a message's cost: counted until stored.
+  const inbound = await storedAll(daemons[0], keys.live, '/v1/messages/received', 'inb', smtp.ok);
+  const storedRate = inbound / ((performance.now() - t0) / 1000);
+  const cpu1 = cpuSeconds(pids, postmaster);
   const sends = await sendLoad(daemons, keys.test, 'out');
   const afterSends = load();
-  const inbound = await stored(daemons[0], keys.live, '/v1/messages/received', 'inb');
+  const cpu2 = cpuSeconds(pids, postmaster);
   const outbound = await stored(daemons[daemons.length - 1], keys.test, '/v1/messages', 'out');
   console.log(`${label}`);
   console.log(`  SMTP ingest: ${smtp.rate.toFixed(1)} msg/s (${smtp.ok} accepted, ${smtp.failed} refused; ${inbound} stored)   load avg ${before} → ${afterSmtp}`);
+  console.log(`  SMTP ingest until stored (first MAIL FROM to the last message processed, read back through the API): ${storedRate.toFixed(1)} msg/s`);
   console.log(`  test-mode sends: ${sends.rate.toFixed(1)} msg/s (${sends.ok} created, ${sends.failed} refused; ${outbound} stored)   load avg → ${afterSends}`);
+  console.log(`  CPU per message (daemons${postmaster ? ' + PostgreSQL' : ''}): ingest ${((cpu1 - cpu0) * 1000 / Math.max(1, smtp.ok)).toFixed(1)} ms, send ${((cpu2 - cpu1) * 1000 / Math.max(1, sends.ok)).toFixed(1)} ms`);
 }
 
 /** The mailagent_db_* counters of a daemon, summed per kind (empty for a build without them). */
@@ -186,7 +237,8 @@ if (missing) {
     const env = { MAILAGENT_DATABASE_URL: url };
     const ds = await Promise.all(['a', 'b'].map((n) => startDaemon({ home, dataDir: join(home, n), env, timeoutMs: 60_000 })));
     try {
-      await measure('two daemons, one PostgreSQL (same machine)', ds, { live: boot.keys.live.key, test: boot.keys.test.key });
+      const postmaster = Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
+      await measure('two daemons, one PostgreSQL (same machine)', ds, { live: boot.keys.live.key, test: boot.keys.test.key }, postmaster);
       const tx = await transactionMetrics(ds);
       if (tx.size) {
         console.log('  transactions by kind (both daemons, warm-up included): kind: transactions / serialization retries / deadlocks / serial lane / failed');
