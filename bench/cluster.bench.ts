@@ -100,7 +100,7 @@ async function stored(d: TestDaemon, key: string, path: string, tag: string): Pr
  * (children of the postmaster, live or exited): a figure per message that the rest of a shared
  * machine's load changes far less than a rate.
  */
-function cpuSeconds(pids: number[], postmaster: number | null): number {
+function cpuSeconds(pids: number[], postmaster: number | null): { daemons: number; pg: number } {
   const ticks = (pid: number, withChildren: boolean) => {
     try {
       const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -111,7 +111,8 @@ function cpuSeconds(pids: number[], postmaster: number | null): number {
       return 0;
     }
   };
-  let t = pids.reduce((a, p) => a + ticks(p, false), 0);
+  const daemons = pids.reduce((a, p) => a + ticks(p, false), 0);
+  let t = 0;
   if (postmaster) {
     t += ticks(postmaster, true);
     for (const e of readdirSync('/proc')) {
@@ -122,7 +123,7 @@ function cpuSeconds(pids: number[], postmaster: number | null): number {
       } catch { /* gone */ }
     }
   }
-  return t / 100; // USER_HZ
+  return { daemons: daemons / 100, pg: t / 100 }; // USER_HZ
 }
 
 /** stored(), polled until `expected` are there (the other daemon's queue may still be processing) or 120 s passed. */
@@ -157,7 +158,11 @@ async function measure(label: string, daemons: TestDaemon[], keys: { live: strin
   console.log(`  SMTP ingest: ${smtp.rate.toFixed(1)} msg/s (${smtp.ok} accepted, ${smtp.failed} refused; ${inbound} stored)   load avg ${before} → ${afterSmtp}`);
   console.log(`  SMTP ingest until stored (first MAIL FROM to the last message processed, read back through the API): ${storedRate.toFixed(1)} msg/s`);
   console.log(`  test-mode sends: ${sends.rate.toFixed(1)} msg/s (${sends.ok} created, ${sends.failed} refused; ${outbound} stored)   load avg → ${afterSends}`);
-  console.log(`  CPU per message (daemons${postmaster ? ' + PostgreSQL' : ''}): ingest ${((cpu1 - cpu0) * 1000 / Math.max(1, smtp.ok)).toFixed(1)} ms, send ${((cpu2 - cpu1) * 1000 / Math.max(1, sends.ok)).toFixed(1)} ms`);
+  const perMsg = (a: { daemons: number; pg: number }, b: { daemons: number; pg: number }, n: number) => {
+    const ms = (x: number) => ((x * 1000) / Math.max(1, n)).toFixed(1);
+    return postmaster ? `${ms(b.daemons + b.pg - a.daemons - a.pg)} ms (daemons ${ms(b.daemons - a.daemons)}, PostgreSQL ${ms(b.pg - a.pg)})` : `${ms(b.daemons - a.daemons)} ms`;
+  };
+  console.log(`  CPU per message: ingest ${perMsg(cpu0, cpu1, smtp.ok)}; send ${perMsg(cpu1, cpu2, sends.ok)}`);
 }
 
 /** The mailagent_db_* counters of a daemon, summed per kind (empty for a build without them). */
