@@ -71,6 +71,19 @@ export function skipLocked(db: AnyDb) {
   return <QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB): QB => (pg ? qb.forUpdate().skipLocked() : qb);
 }
 
+/**
+ * A read that the transaction will write back (read-modify-write of one row): PostgreSQL takes
+ * the row lock an UPDATE that keeps the key takes (`FOR NO KEY UPDATE`: rows referencing this
+ * one by foreign key can still be inserted meanwhile), so under READ COMMITTED a concurrent
+ * writer of the row waits for this transaction and then reads what it wrote (no lost update);
+ * under SERIALIZABLE it only makes a conflict surface at the read. SQLite has one writer: the
+ * query is left as it is. Apply with `.$call(lockRowForUpdate(db))`.
+ */
+export function lockRowForUpdate(db: AnyDb) {
+  const pg = dialectOf(db) === 'postgres';
+  return <QB extends { forNoKeyUpdate(): QB }>(qb: QB): QB => (pg ? qb.forNoKeyUpdate() : qb);
+}
+
 /** Ids among `ids` that no other transaction holds a row lock on, locked for this one (see skipLocked). */
 export async function lockAvailable(db: AnyDb, table: string, column: string, ids: string[]): Promise<string[]> {
   if (!ids.length || dialectOf(db) !== 'postgres') return ids;

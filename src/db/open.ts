@@ -143,6 +143,60 @@ const SERIAL_LANE_KEY = 7420019;
 export type CommitSync = 'inline' | 'off-thread' | 'none';
 
 /**
+ * PostgreSQL isolation of one transaction (SQLite has one writer at a time: ignored there).
+ * `serializable` is the default and the right choice for code written against SQLite's
+ * one-writer model. `read committed` is for a transaction whose every read-check-then-write is
+ * protected by an explicit lock (a row lock, an advisory lock) and that therefore cannot lose a
+ * serialization conflict; the caller must say why in a comment (services/inbound.ts is the one
+ * user). It still takes the serial lane shared, so a transaction running alone in the lane does
+ * not meet its writes either.
+ */
+export type Isolation = 'serializable' | 'read committed';
+
+export interface TransactionOptions {
+  commit?: CommitSync;
+  isolation?: Isolation;
+}
+
+/**
+ * What runTransaction did, per kind of transaction (withTransactionKind; 'other' when none was
+ * named): PostgreSQL's re-runs are otherwise invisible, and they are where contention costs.
+ */
+export interface TransactionCounts {
+  /** Transactions run (each counted once, however many attempts it took). */
+  transactions: number;
+  /** Attempts that ended in a serialization failure (40001) and were run again or gave up. */
+  serializationFailures: number;
+  /** Attempts that ended in a deadlock (40P01). */
+  deadlocks: number;
+  /** Attempts run alone in the serial lane (the 4th attempt of a transaction and later ones). */
+  serialLane: number;
+  /** Transactions that gave up (a conflict on the last attempt, or any other error). */
+  failed: number;
+}
+const txCounts = new WeakMap<object, Map<string, TransactionCounts>>();
+const txKind = new AsyncLocalStorage<string>();
+
+/** Run fn with the transactions it starts counted under `kind` (transactionCounts). */
+export function withTransactionKind<T>(kind: string, fn: () => T): T {
+  return txKind.run(kind, fn);
+}
+
+/** Counts per transaction kind since the database was opened (metrics: mailagent_db_*). */
+export function transactionCounts(db: Kysely<Database>): ReadonlyMap<string, Readonly<TransactionCounts>> {
+  return txCounts.get(db) ?? new Map();
+}
+
+function countsFor(db: Kysely<Database>): TransactionCounts {
+  let byKind = txCounts.get(db);
+  if (!byKind) txCounts.set(db, (byKind = new Map()));
+  const kind = txKind.getStore() ?? 'other';
+  let c = byKind.get(kind);
+  if (!c) byKind.set(kind, (c = { transactions: 0, serializationFailures: 0, deadlocks: 0, serialLane: 0, failed: 0 }));
+  return c;
+}
+
+/**
  * Run fn in one transaction of `db`, its chain joined (see Holding above).
  *
  * On PostgreSQL every transaction is SERIALIZABLE and is run again when PostgreSQL reports a
@@ -168,10 +222,15 @@ export type CommitSync = 'inline' | 'off-thread' | 'none';
  * idle_in_transaction_session_timeout). A shared attempt that waited behind it took its snapshot
  * before that commit and may have to run again: the price of the guarantee, paid only under
  * contention.
+ *
+ * `options.isolation: 'read committed'` (Isolation above) runs the attempts at READ COMMITTED,
+ * in the same lane; such a transaction is re-run only after a deadlock. Attempts, re-runs and
+ * serial-lane entries are counted per kind (withTransactionKind, transactionCounts).
  */
 export async function runTransaction<T>(
-  db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>, commit: CommitSync = 'inline',
+  db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>, options: CommitSync | TransactionOptions = 'inline',
 ): Promise<T> {
+  const { commit = 'inline', isolation = 'serializable' } = typeof options === 'string' ? { commit: options } : options;
   const driver = driverOf.get(db);
   const body = (trx: Transaction<Database>) => (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
   if (!driver || driver.dialect === 'sqlite') {
@@ -206,11 +265,14 @@ export async function runTransaction<T>(
       return body(trx);
     }
     : body;
+  const counts = countsFor(db);
+  counts.transactions++;
   for (let attempt = 1; ; attempt++) {
     const alone = attempt > CONCURRENT_ATTEMPTS;
+    if (alone) counts.serialLane++;
     try {
       if (!alone) {
-        return await db.transaction().setIsolationLevel('serializable').execute(async (trx) => {
+        return await db.transaction().setIsolationLevel(isolation).execute(async (trx) => {
           await sql`select pg_advisory_xact_lock_shared(${SERIAL_LANE_KEY})`.execute(trx);
           return pgBody(trx);
         });
@@ -219,7 +281,7 @@ export async function runTransaction<T>(
         await sql`select pg_advisory_lock(${SERIAL_LANE_KEY})`.execute(conn);
         let sessionLock = true;
         try {
-          return await conn.transaction().setIsolationLevel('serializable').execute(async (trx) => {
+          return await conn.transaction().setIsolationLevel(isolation).execute(async (trx) => {
             await sql`select pg_advisory_xact_lock(${SERIAL_LANE_KEY})`.execute(trx);
             await sql`select pg_advisory_unlock(${SERIAL_LANE_KEY})`.execute(trx);
             sessionLock = false;
@@ -230,7 +292,13 @@ export async function runTransaction<T>(
         }
       });
     } catch (err) {
-      if (!isRetryableConflict(err) || attempt >= MAX_TX_ATTEMPTS) throw err;
+      const code = (err as { code?: unknown } | null)?.code;
+      if (code === '40001') counts.serializationFailures++;
+      else if (code === '40P01') counts.deadlocks++;
+      if (!isRetryableConflict(err) || attempt >= MAX_TX_ATTEMPTS) {
+        counts.failed++;
+        throw err;
+      }
       // Jittered backoff so the transactions that collided do not collide again in lockstep.
       if (!alone) await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
     }

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { apiKeyByHash, apiKeysEpoch, setApiKeysLastUsed, type ApiKeyRow } from '../db/repos/api-keys.js';
 import { grantByAccessHash, setGrantLastUsed, type GrantRow } from '../db/repos/connected-apps.js';
 import { Errors } from '../shared/errors.js';
-import { runTransaction } from '../db/open.js';
+import { runTransaction, withTransactionKind } from '../db/open.js';
 import { isoAt, DAY, MINUTE } from '../shared/clock.js';
 import { GRANT_IDLE_DAYS } from '../contract/oauth.js';
 import type { ScopeRule } from '../contract/route.js';
@@ -101,7 +101,7 @@ export async function flushLastUsed(ctx: AppContext): Promise<void> {
   p.rows.clear();
   try {
     // A usage timestamp, not a promise to a client: no fsync of its own (db/open.ts CommitSync).
-    await runTransaction(ctx.db, (trx) => setApiKeysLastUsed(trx, entries), 'none');
+    await withTransactionKind('api_keys.last_used', () => runTransaction(ctx.db, (trx) => setApiKeysLastUsed(trx, entries), 'none'));
   } catch (err) {
     ctx.log.error({ err, keys: entries.length }, 'last_used_at: could not write');
   }

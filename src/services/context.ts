@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { batchesCommits, inTransactionChain, runTransaction } from '../db/open.js';
+import { batchesCommits, inTransactionChain, runTransaction, type Isolation } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -103,7 +103,7 @@ let savepoints = 0;
  * Run fn in one short transaction. An event row, its webhook delivery rows and the change
  * that caused them commit together; bus notifications run only after the commit.
  */
-export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>, opts: { isolation?: Isolation } = {}): Promise<T> {
   // A service calling another service that opens its own transaction joins the enclosing one
   // (SQLite cannot nest BEGIN) under a savepoint: if the inner work fails, only it is undone
   // (and its afterCommit callbacks dropped); otherwise its callbacks wait for the outer commit.
@@ -130,7 +130,7 @@ export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<
     after = [];
     const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
     return currentTx.run({ root: ctx.db, tx }, () => fn(tx));
-  });
+  }, { isolation: opts.isolation });
   for (const f of after) {
     try {
       f();
@@ -215,16 +215,19 @@ export async function withAnnouncement<T>(a: WriteAnnouncement, fn: () => Promis
 
 /**
  * inTransaction, committed together with concurrent units (group commit, above). Inside an
- * enclosing transaction it simply joins it, as inTransaction does.
+ * enclosing transaction it simply joins it, as inTransaction does. `isolation` applies where the
+ * unit is its own transaction (PostgreSQL: db/open.ts Isolation); a batch (SQLite) has one writer.
  */
-export function groupedTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement): Promise<T> {
+export function groupedTransaction<T>(
+  ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement, opts: { isolation?: Isolation } = {},
+): Promise<T> {
   const outer = currentTx.getStore();
   // Inside an enclosing transaction: join it. On a storage engine whose concurrent
   // transactions already share their commit flushes, each unit is simply its own transaction.
   if (outer && outer.root === ctx.db) return inTransaction(ctx, fn);
   if (!batchesCommits(ctx.db)) {
     (announced ?? currentAnnouncement.getStore())?.release();
-    return inTransaction(ctx, fn);
+    return inTransaction(ctx, fn, opts);
   }
   const q = commitQueueOf(ctx);
   return new Promise<T>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import {
   allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { isSharedStore, setWriteGate } from '../db/open.js';
+import { isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
 import type { ThreadHeap } from '../shared/thread-heap.js';
 import { newId } from '../shared/ids.js';
@@ -160,13 +160,20 @@ export class InboundQueue {
       remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
     };
     const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
-    if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
+    if (this.shared) {
+      // One INSERT of a new id, reading nothing: atomic and durable (synchronous_commit) as a
+      // statement of its own. As a SERIALIZABLE transaction it also queued behind the serial
+      // lane (db/open.ts) whenever a store transaction was running alone there, and the 250
+      // waited with it.
+      announced.release();
+      await insertQueued(ctx.db, row, lease);
+    } else if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
       await this.writer.insert({
         id: row.id, received_at: row.receivedAt, mail_from: row.mailFrom, rcpt_to: JSON.stringify(row.rcptTo),
         message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
       });
     } else {
-      await groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced);
+      await withTransactionKind('inbound.accept', () => groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced));
     }
     this.counters.accepted++;
     this.depth++;
@@ -291,7 +298,7 @@ export class InboundQueue {
   private store(unit: (tx: Tx) => Promise<void>, isPrepared: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       // Not announced: a batch of acknowledgements must not wait for processing.
-      this.ready.push(() => { groupedTransaction(this.ctx, unit, NOT_ANNOUNCED).then(() => resolve(), reject); });
+      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED)).then(() => resolve(), reject); });
       isPrepared();
     });
   }

@@ -1,11 +1,12 @@
 import { agentByEmail, type AgentRow } from '../db/repos/agents.js';
 import { getWorkspace } from '../db/repos/workspaces.js';
 import {
-  insertReceived, senderCounts, setReceivedEvent, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow,
+  insertReceived, lockPlusAddressWindow, senderCounts, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow,
 } from '../db/repos/received.js';
 import { suppressionsFor } from '../db/repos/suppression.js';
 import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
+import { withTransactionKind, type Isolation } from '../db/open.js';
 import { isQuarantined, type Classification } from '../classifier/index.js';
 import type { ParsedInbound } from '../mail/parse.js';
 import { excerptOf } from '../mail/extract.js';
@@ -17,6 +18,7 @@ import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
 import { findSuppression } from './suppression.js';
 import { recordFeedback } from './feedback.js';
+import { readReport } from '../mail/dsn.js';
 import { workOf } from './message-work.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
 
@@ -138,7 +140,7 @@ export async function ingestInbound(ctx: AppContext, input: InboundInput, announ
   try {
     const p = await prepareIngest(ctx, input);
     // One transaction per batch of concurrent messages (group commit: services/context.ts).
-    if (p.store) await groupedTransaction(ctx, p.store, arrival);
+    if (p.store) await withTransactionKind('inbound.store', () => groupedTransaction(ctx, p.store!, arrival, { isolation: p.isolation }));
     return p.result;
   } finally {
     arrival.release();
@@ -149,6 +151,8 @@ export async function ingestInbound(ctx: AppContext, input: InboundInput, announ
 export interface PreparedIngest {
   result: InboundResult;
   store: ((tx: Tx) => Promise<void>) | null;
+  /** How `store` must be isolated where it is a transaction of its own (PostgreSQL; see storeIsolation). */
+  isolation: Isolation;
 }
 
 /**
@@ -166,10 +170,44 @@ export async function prepareIngest(ctx: AppContext, input: InboundInput): Promi
   if (!routes.length) {
     // Queued, and no recipient exists any more (archived since the 250): nothing to store.
     const q = input.queued;
-    return { result, store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id))) throw new AlreadyProcessed(q.id); } : null };
+    return {
+      result, isolation: 'read committed',
+      store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id))) throw new AlreadyProcessed(q.id); } : null,
+    };
   }
   const prepared = await prepareInbound(ctx, input, routes);
-  return { result, store: prepared.store(result) };
+  return { result, store: prepared.store(result), isolation: prepared.isolation };
+}
+
+/**
+ * The isolation of a message's store transaction on PostgreSQL. READ COMMITTED for ordinary mail
+ * (the bulk of the traffic), because every read in it that a decision depends on is protected
+ * by a lock or is insensitive to a concurrent writer, so it cannot lose a serialization conflict
+ * and be run again (under SERIALIZABLE, 16 sessions into one mailbox ran ~65% of these
+ * transactions again, as btree leaf pages shared by neighbouring inserts count as conflicts):
+ * - the queue row: DELETE by id takes its row lock; a second daemon deleting it waits, then
+ *   deletes nothing and gives up (AlreadyProcessed): stored and evented exactly once.
+ * - the thread: read FOR NO KEY UPDATE before its count and participants are written back
+ *   (threads.ts assignThread); a concurrent message of the thread waits and reads the result.
+ * - Message-ID refs: inserted ON CONFLICT DO NOTHING under the (agent, Message-ID) key. A reply
+ *   stored at the same instant as its parent may not see the parent's uncommitted ref and start
+ *   a thread of its own: the outcome of storing it just before the parent, as a serial order
+ *   could have (it cannot arrive before the parent was sent in the first place, except in tests).
+ * - plus-address windows and the over-limit record cap: counted and written under a
+ *   per-workspace advisory lock (received.ts lockPlusAddressWindow); READ COMMITTED reads each
+ *   statement afresh, so the count after the lock includes every earlier holder's rows.
+ * - events: ids in commit order by the event turn (events.ts orderEventWrite), an explicit
+ *   lock held to commit; webhook endpoints are read as committed (an endpoint created during
+ *   the transaction gets the event or not, as if created just after it).
+ * - the workspace tier, routing and the classifier's sender history were read before (outside
+ *   any transaction) on both engines already.
+ * A delivery or feedback report about our own mail also updates sent messages, suppressions and
+ * their events (feedback.ts), read-check-then-write sequences written for one writer at a time:
+ * such a message keeps SERIALIZABLE. test/integration/cluster/concurrent-ingest.test.ts checks
+ * thread counts and the plus-address window under concurrent sessions on both engines.
+ */
+function storeIsolation(raw: Buffer, parsed: ParsedInbound, mailFrom: string): Isolation {
+  return readReport(raw, parsed, mailFrom) ? 'serializable' : 'read committed';
 }
 
 /** A message on its way to ingestInbound, counted so a group commit waits for it. */
@@ -187,7 +225,7 @@ export function announceInbound(ctx: AppContext): InboundAnnouncement {
 /** Parse, route and classify one message (everything before its transaction). */
 async function prepareInbound(
   ctx: AppContext, input: InboundInput, routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[],
-): Promise<{ store: (result: InboundResult) => (tx: Tx) => Promise<void> }> {
+): Promise<{ store: (result: InboundResult) => (tx: Tx) => Promise<void>; isolation: Isolation }> {
   // Parse, extract and classify run in the worker pool (src/server/pipeline) under a per-message
   // budget; only the database work below stays on this thread.
   const work = workOf(ctx);
@@ -213,6 +251,7 @@ async function prepareInbound(
   }
 
   return {
+    isolation: storeIsolation(input.raw, parsed, input.mailFrom),
     store: (result) => {
       const routedAccepted = result.accepted.length;
       const routedRefused = result.refused.length;
@@ -264,6 +303,7 @@ async function storeForAgent(
   // Spec: Limits → Plus addresses. The simulator is not counted.
   let overLimit: OverLimit | null = null;
   if (plus && input.source !== 'simulator') {
+    await lockPlusAddressWindow(tx.db, agent.workspace_id);
     if (isHeldCode(fromDomain, parsed.subject, d.text)) overLimit = 'held_code';
     else if ((await plusAddressDecision(tx.db, agent.workspace_id, ws?.tier ?? 'free', plus, d.now)) === 'over_limit') overLimit = 'plus_address_limit';
     if (overLimit) {
@@ -284,8 +324,8 @@ async function storeForAgent(
   };
 
   if (overLimit) {
-    // A record of sender, recipient and time only; no body is kept.
-    await insertReceived(tx.db, base, null);
+    // A record of sender, recipient and time only; no body is kept. Its event first, so the row
+    // is inserted with the event's id (no UPDATE of the row just written).
     let eventId: string | null = null;
     let eventType: EventType | null = null;
     if (overLimit === 'plus_address_limit') {
@@ -299,15 +339,15 @@ async function storeForAgent(
       });
       eventId = ev.id;
       eventType = 'message.received.over_limit';
-      await setReceivedEvent(tx.db, id, ev.id, ev.type);
     }
+    await insertReceived(tx.db, { ...base, event_id: eventId, event_type: eventType }, null);
     return { messageId: id, agentId: agent.id, threadId: null, eventId, eventType, quarantined: false, classification: null, overLimit };
   }
 
   const thread = await assignThread(ctx, tx, {
     workspaceId: agent.workspace_id, agentId: agent.id, subject: parsed.subject, direction: 'inbound', messageId: id,
     rfcMessageId: parsed.messageId, inReplyTo: parsed.inReplyTo, references: parsed.references,
-    participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now,
+    participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
   });
   const answers = thread.answers?.direction === 'outbound' ? thread.answers.message_id : null;
   const quarantined = isQuarantined(classification);
@@ -323,12 +363,16 @@ async function storeForAgent(
     id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
     disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content,
   }));
-  await insertReceived(tx.db, row, input.raw, attachments);
-
   // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead.
   const type: EventType = input.auth?.spf === false && input.auth?.dkim === false
     ? 'message.received.unauthenticated'
     : answers ? 'reply.received' : 'message.received';
+  // The events go last but one: on PostgreSQL the first event takes the cluster's event turn,
+  // held until commit (db/repos/events.ts orderEventWrite), so everything that needs no event id
+  // (the thread, its refs) is written before it. The message row follows its event, carrying the
+  // event's id (no UPDATE of the row just inserted: a second write of a wide row, and, under
+  // SERIALIZABLE, a read of the primary key's page every concurrent ingest inserts into).
+  if (thread.event) await emitEvent(ctx, tx, thread.event);
   const ev = await emitEvent(ctx, tx, {
     type, workspaceId: agent.workspace_id, agentId: agent.id, threadId: thread.threadId, sourceMessageId: id,
     testMode: d.testMode, classification: classificationFields(classification), quarantined,
@@ -339,7 +383,7 @@ async function storeForAgent(
       spf_pass: row.spf_pass, dkim_pass: row.dkim_pass, attachments: attachments.length, received_at: at,
     },
   });
-  await setReceivedEvent(tx.db, id, ev.id, ev.type);
+  await insertReceived(tx.db, { ...row, event_id: ev.id, event_type: ev.type }, input.raw, attachments);
   // A bounce or complaint about our own mail: its events and suppressions join this transaction.
   await recordFeedback(ctx, tx, { workspaceId: agent.workspace_id, agentId: agent.id, receivedId: id, raw: input.raw, parsed, mailFrom: input.mailFrom, testMode: d.testMode });
   return {

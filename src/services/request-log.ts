@@ -9,7 +9,7 @@ import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
-import { runTransaction } from '../db/open.js';
+import { runTransaction, withTransactionKind } from '../db/open.js';
 
 export interface RequestRecord {
   auth: AuthContext;
@@ -77,7 +77,7 @@ export async function flushRequestLog(ctx: AppContext): Promise<void> {
   try {
     // No client waits for these rows and none was promised them: committed without an fsync of
     // their own (db/open.ts CommitSync 'none').
-    await runTransaction(ctx.db, (trx) => insertLogs(trx, rows), 'none');
+    await withTransactionKind('request_log', () => runTransaction(ctx.db, (trx) => insertLogs(trx, rows), 'none'));
   } catch (err) {
     ctx.log.error({ err, rows: rows.length }, 'request log: could not write');
   }

@@ -16,7 +16,7 @@ import { isoAt, SECOND, MINUTE } from '../shared/clock.js';
 import { groupedTransaction, inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
 import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName, liveAgentsOf } from './agents.js';
 import { hasScope } from './auth.js';
-import { emitEvent } from './events.js';
+import { emitEvent, type EmitInput } from './events.js';
 import { assignThread, bareMessageId } from './threads.js';
 import { findSuppression } from './suppression.js';
 import { isLocalRecipient } from './inbound.js';
@@ -343,13 +343,16 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
     row.agent_id = agent.id;
     row.from_address = agent.email;
   };
-  const thread = async (tx: Tx): Promise<void> => {
+  // deferEvent: the thread event is returned for the caller to emit just before its own (see
+  // threads.ts ThreadAssignment.deferEvent: the event turn is then taken after the message row).
+  const thread = async (tx: Tx, deferEvent = false): Promise<EmitInput | null> => {
     row.rfc_message_id = `${id}@${agent.domain}`;
     const t = await assignThread(ctx, tx, {
       workspaceId: ws.id, agentId: agent.id, subject, direction: 'outbound', messageId: id, rfcMessageId: row.rfc_message_id,
-      inReplyTo, references, threadId, participants: [agent.email, ...allAddresses], testMode: !live, at: now,
+      inReplyTo, references, threadId, participants: [agent.email, ...allAddresses], testMode: !live, at: now, deferEvent,
     });
     row.thread_id = t.threadId;
+    return t.event;
   };
 
   if (scheduled || !live) {
@@ -361,8 +364,9 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
     await groupedTransaction(ctx, async (tx) => {
       await ensureAgent(tx);
       if (live) await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
-      await thread(tx);
+      const threadEvent = await thread(tx, true);
       await insertSentMessage(tx.db, row, attachments);
+      if (threadEvent) await emitEvent(ctx, tx, threadEvent);
       await emitMessageEvent(ctx, tx, row, scheduled ? 'message.scheduled' : 'message.sent');
       if (!scheduled && recipients.some((r) => r.kind === 'test')) {
         await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
@@ -400,7 +404,7 @@ export { emitMessageEvent };
  */
 async function transmit(
   ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], recipients: { address: string; kind: Recipient['kind'] }[],
-  h: { ws: WorkspaceRow; agent: AgentRow; thread: ((tx: Tx) => Promise<void>) | null },
+  h: { ws: WorkspaceRow; agent: AgentRow; thread: ((tx: Tx) => Promise<unknown>) | null },
 ): Promise<SentMessage> {
   const raw = await buildWireMessage(ctx, row, attachments, h.agent);
   const externals = recipients.filter((r) => r.kind === 'external').map((r) => r.address);

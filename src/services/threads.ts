@@ -1,8 +1,8 @@
-import { findRefThread, getThread, insertRef, insertThread, updateThread, type ThreadRow } from '../db/repos/threads.js';
+import { findRefThread, getThreadForUpdate, insertRef, insertThread, updateThread, type ThreadRow } from '../db/repos/threads.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { AppContext, Tx } from './context.js';
-import { emitEvent } from './events.js';
+import { emitEvent, type EmitInput } from './events.js';
 
 /** `Re: Re: Fwd: Hello` → `hello`, for grouping and for never writing `Re: Re:`. */
 export function normalizeSubject(subject: string): string {
@@ -29,6 +29,13 @@ export interface ThreadAssignment {
   participants: string[];
   testMode: boolean;
   at: number;
+  /**
+   * Leave thread.created / thread.updated to the caller (ThreadResult.event), to be emitted when
+   * it emits its own events: on PostgreSQL event writers take turns until they commit
+   * (db/repos/events.ts orderEventWrite), so the later a transaction writes its first event, the
+   * shorter it holds the others up.
+   */
+  deferEvent?: boolean;
 }
 
 export interface ThreadResult {
@@ -36,6 +43,8 @@ export interface ThreadResult {
   created: boolean;
   /** The message this one answers, when found by In-Reply-To/References. */
   answers: { message_id: string; direction: string } | null;
+  /** deferEvent: the thread event, for the caller to emit (before its own events). */
+  event: EmitInput | null;
 }
 
 /**
@@ -48,7 +57,9 @@ export async function assignThread(ctx: AppContext, tx: Tx, a: ThreadAssignment)
   let thread: ThreadRow | undefined;
   const knownId = a.threadId ?? hit?.thread_id;
   if (knownId) {
-    thread = await getThread(tx.db, a.workspaceId, knownId);
+    // Locked: its message count and participants are read, then written back (no lost update
+    // when two messages of one thread are stored at once under READ COMMITTED: services/inbound.ts).
+    thread = await getThreadForUpdate(tx.db, a.workspaceId, knownId);
     if (thread && (thread.deleted_at || thread.agent_id !== a.agentId)) thread = undefined;
   }
   const at = isoAt(a.at);
@@ -98,11 +109,12 @@ export async function assignThread(ctx: AppContext, tx: Tx, a: ThreadAssignment)
       message_id: a.messageId, thread_id: thread.id, direction: a.direction, created_at: at,
     });
   }
-  await emitEvent(ctx, tx, {
+  const event: EmitInput = {
     type: created ? 'thread.created' : 'thread.updated',
     workspaceId: a.workspaceId, agentId: a.agentId, threadId: thread.id, sourceMessageId: a.messageId,
     testMode: a.testMode,
     data: { thread_id: thread.id, subject: thread.subject, message_count: thread.message_count, last_message_at: thread.last_message_at, status: thread.status },
-  });
-  return { threadId: thread.id, created, answers: hit ? { message_id: hit.message_id, direction: hit.direction } : null };
+  };
+  if (!a.deferEvent) await emitEvent(ctx, tx, event);
+  return { threadId: thread.id, created, answers: hit ? { message_id: hit.message_id, direction: hit.direction } : null, event: a.deferEvent ? event : null };
 }

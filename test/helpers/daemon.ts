@@ -12,7 +12,12 @@ import { testDatabase, type TestDatabase } from './db.js';
  */
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = join(ROOT, 'bin', 'mailagent');
+/**
+ * The build the helpers run: this checkout's, or another checkout's when MAILAGENT_BUILD_ROOT
+ * names one (a benchmark measuring a baseline build with this checkout's bench code).
+ */
+export const BUILD_ROOT = process.env.MAILAGENT_BUILD_ROOT ? resolve(process.env.MAILAGENT_BUILD_ROOT) : ROOT;
+export const BIN = join(BUILD_ROOT, 'bin', 'mailagent');
 
 export interface CliResult {
   code: number | null;
@@ -42,7 +47,7 @@ export function isolatedEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS
 }
 
 function assertBuilt(): void {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+  if (!existsSync(join(BUILD_ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/cli/main.js is missing: run `npm run build` first (npm test does it)');
   }
 }

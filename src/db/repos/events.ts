@@ -25,9 +25,11 @@ export const EVENTS_CHANNEL = 'mailagent_events';
  */
 export async function orderEventWrite(db: Db, nowMs: number): Promise<number | null> {
   if (dialectOf(db) !== 'postgres') return null;
-  await sql`select pg_advisory_xact_lock(7420018)`.execute(db);
-  const r = await sql<{ at: string }>`select setval('event_clock', greatest(nextval('event_clock'), ${nowMs}::bigint)) as at`.execute(db);
-  await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(db);
+  // One statement (one round trip while others may be waiting for the turn): the materialized CTE
+  // takes the lock and queues the NOTIFY before its row exists, so the outer select reads the
+  // sequence only once the turn is held.
+  const r = await sql<{ at: string }>`with turn as materialized (select pg_advisory_xact_lock(7420018), pg_notify(${EVENTS_CHANNEL}, ''))
+    select setval('event_clock', greatest(nextval('event_clock'), ${nowMs}::bigint)) as at from turn`.execute(db);
   return Number(r.rows[0].at);
 }
 

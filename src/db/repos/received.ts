@@ -2,6 +2,7 @@ import type { Db } from '../schema.js';
 import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
+import { lockKey } from '../dialect.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
 export type InboundSource = 'smtp' | 'local' | 'simulator';
@@ -127,10 +128,6 @@ export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | nul
   }
 }
 
-export async function setReceivedEvent(db: Db, id: string, eventId: string, eventType: string): Promise<void> {
-  await db.updateTable('received_messages').set({ event_id: eventId, event_type: eventType }).where('id', '=', id).execute();
-}
-
 export async function getReceived(db: Db, workspaceId: string, id: string): Promise<ReceivedRow | undefined> {
   const r = await db.selectFrom('received_messages').select(FULL_COLUMNS)
     .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
@@ -214,6 +211,16 @@ export async function senderCounts(db: Db, workspaceId: string, from: string, do
 }
 
 // ---- plus addresses (spec: Limits → Plus addresses)
+
+/**
+ * Plus-address windows and the over-limit record cap are read-check-then-write (count, decide,
+ * insert): concurrent messages of one workspace take turns from here to their commit
+ * (PostgreSQL: an advisory lock; SQLite has one writer), so the count each one reads includes
+ * the others' rows even under READ COMMITTED (services/inbound.ts).
+ */
+export async function lockPlusAddressWindow(db: Db, workspaceId: string): Promise<void> {
+  await lockKey(db, `plus-addresses:${workspaceId}`);
+}
 
 export async function plusAddressLastReceived(db: Db, workspaceId: string, address: string): Promise<string | undefined> {
   const r = await db.selectFrom('inbound_plus_addresses').select('last_received_at')

@@ -1,5 +1,5 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
-import { jsonArrayHas } from '../dialect.js';
+import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
 import type { Db, ThreadsTable } from '../schema.js';
 import { insertRow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
@@ -52,6 +52,13 @@ export async function updateThread(db: Db, id: string, patch: Partial<ThreadRow>
 
 export async function getThread(db: Db, workspaceId: string, id: string): Promise<ThreadRow | undefined> {
   const r = await db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r && decode(r);
+}
+
+/** getThread, the row locked until the transaction ends (it is about to be updated: dialect.ts lockRowForUpdate). */
+export async function getThreadForUpdate(db: Db, workspaceId: string, id: string): Promise<ThreadRow | undefined> {
+  const r = await db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id)
+    .$call(lockRowForUpdate(db)).executeTakeFirst();
   return r && decode(r);
 }
 

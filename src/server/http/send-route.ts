@@ -3,6 +3,7 @@ import { ApiError } from '../../contract/errors.js';
 import type { RouteDef } from '../../contract/route.js';
 import { announceWrite, withAnnouncement, type AppContext, type AuthContext } from '../../services/context.js';
 import { beginIdempotent, finishIdempotent, requestFingerprint } from '../../services/idempotency.js';
+import { withTransactionKind } from '../../db/open.js';
 import { takeBurstSlot, BURST_LIMIT, BURST_WINDOW_MS, type RateLimitState } from '../../services/limits.js';
 
 function rateHeaders(reply: FastifyReply, s: RateLimitState): void {
@@ -24,14 +25,15 @@ export async function runSendRoute(
   const auth = (req as FastifyRequest & { auth?: AuthContext }).auth!;
   // The send's transaction is committed together with concurrent ones (group commit,
   // services/context.ts): announcing it lets a batch being formed wait for it.
-  return withAnnouncement(announceWrite(ctx), () => sendRoute(ctx, id, def, req, reply, run, auth));
+  // Transactions are counted by kind (db/open.ts): the idempotency records, the burst slot, the send.
+  return withTransactionKind('send.idempotency', () => withAnnouncement(announceWrite(ctx), () => sendRoute(ctx, id, def, req, reply, run, auth)));
 }
 
 async function sendRoute(
   ctx: AppContext, id: string, def: RouteDef, req: FastifyRequest, reply: FastifyReply, run: () => Promise<unknown>, auth: AuthContext,
 ): Promise<unknown> {
   try {
-    rateHeaders(reply, await takeBurstSlot(ctx, auth));
+    rateHeaders(reply, await withTransactionKind('send.burst', () => takeBurstSlot(ctx, auth)));
   } catch (err) {
     const state = (err as { rateLimit?: RateLimitState }).rateLimit;
     if (state) rateHeaders(reply, state);
@@ -45,9 +47,9 @@ async function sendRoute(
     if (r.requestId) reply.header('x-request-id', r.requestId);
     return reply.send(r.body);
   }
-  if (begin.kind === 'none') return run();
+  if (begin.kind === 'none') return withTransactionKind('send', run);
   try {
-    const result = await run();
+    const result = await withTransactionKind('send', run);
     const status = reply.statusCode === 200 && def.status !== 200 ? def.status : reply.statusCode;
     await finishIdempotent(ctx, begin, { status, body: JSON.stringify(result), requestId: String(req.id) });
     return result;

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { AppContext } from '../../services/context.js';
 import type { Event } from '../../contract/events.js';
 import { databaseSize } from '../../db/maintenance.js';
+import { transactionCounts } from '../../db/open.js';
 import { queueDepths } from '../../db/repos/stats.js';
 import type { DiskGuard } from './disk-guard.js';
 import { threadHeap, type ThreadHeap } from '../../shared/thread-heap.js';
@@ -82,6 +83,28 @@ export class Metrics {
         this.set({ part: 'file' }, s.bytes);
         this.set({ part: 'free' }, s.freeBytes);
         this.set({ part: 'wal' }, s.walBytes);
+      },
+    });
+    // What PostgreSQL's re-runs cost, per kind of transaction (db/open.ts runTransaction; on
+    // SQLite every transaction commits at its first attempt). Read from the counters at scrape time.
+    const txMetric = (name: string, help: string, field: 'transactions' | 'serialLane' | 'failed') => new Counter({
+      name, help, labelNames: ['kind'], registers: [r],
+      collect() {
+        this.reset();
+        for (const [kind, c] of transactionCounts(db)) this.inc({ kind }, c[field]);
+      },
+    });
+    txMetric('mailagent_db_transactions_total', 'PostgreSQL: transactions run, by kind (each counted once, whatever its attempts)', 'transactions');
+    txMetric('mailagent_db_transaction_serial_lane_total', 'PostgreSQL: transaction attempts run alone in the serial lane (after 3 lost conflicts), by kind', 'serialLane');
+    txMetric('mailagent_db_transaction_failures_total', 'PostgreSQL: transactions that failed (an error, or a conflict on the last attempt), by kind', 'failed');
+    new Counter({
+      name: 'mailagent_db_transaction_retries_total', help: 'PostgreSQL: transaction attempts lost to a serialization failure or a deadlock, by kind and reason', labelNames: ['kind', 'reason'], registers: [r],
+      collect() {
+        this.reset();
+        for (const [kind, c] of transactionCounts(db)) {
+          this.inc({ kind, reason: 'serialization' }, c.serializationFailures);
+          this.inc({ kind, reason: 'deadlock' }, c.deadlocks);
+        }
       },
     });
     const disk = opts.disk;

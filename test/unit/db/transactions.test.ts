@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, migrate, type OpenedDb } from '../../../src/db/open.js';
+import { openDatabase, migrate, transactionCounts, withTransactionKind, type OpenedDb } from '../../../src/db/open.js';
+import { sql } from 'kysely';
 import { inTransaction, type AppContext } from '../../../src/services/context.js';
 import { createContext } from '../../../src/server/context.js';
 import { loadConfig } from '../../../src/server/config.js';
@@ -180,6 +181,51 @@ describe('inTransaction', () => {
     expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
     expect(results.filter((r) => r.status === 'fulfilled' && r.value === 'inserted')).toHaveLength(1);
     expect(await count()).toBe(1);
+  });
+
+  it('re-runs are counted per kind of transaction (PostgreSQL; SQLite never re-runs)', async () => {
+    // The same read-check-then-write race, counted under a kind: every transaction once, and on
+    // PostgreSQL the attempts it lost (12 overlapping transactions cannot all commit first time).
+    await Promise.all(Array.from({ length: 12 }, (_, i) => withTransactionKind('race', () => inTransaction(ctx, async (tx) => {
+      const n = (await tx.db.selectFrom('workspaces').select('id').execute()).length;
+      if (n > 0) return;
+      await new Promise((r) => setTimeout(r, 5));
+      await tx.db.insertInto('workspaces').values(ws(`wsk_${i}`)).execute();
+    }))));
+    await inTransaction(ctx, async () => undefined);
+    const c = transactionCounts(opened.db);
+    if (!onPostgres) {
+      expect(c.size).toBe(0);
+      return;
+    }
+    expect(c.get('race')).toMatchObject({ transactions: 12, failed: 0 });
+    expect(c.get('race')!.serializationFailures + c.get('race')!.deadlocks).toBeGreaterThan(0);
+    expect(c.get('other')!.transactions).toBeGreaterThanOrEqual(1);
+  });
+
+  it('isolation: read committed where asked for, serializable otherwise (PostgreSQL)', async () => {
+    if (!onPostgres) return; // one writer: SQLite has no isolation levels to choose
+    const level = (isolation?: 'read committed') => inTransaction(ctx, async (tx) =>
+      (await sql<{ l: string }>`select current_setting('transaction_isolation') as l`.execute(tx.db)).rows[0].l, { isolation });
+    expect(await level()).toBe('serializable');
+    expect(await level('read committed')).toBe('read committed');
+    // Under READ COMMITTED each statement sees what committed before it: a row committed by
+    // another transaction while this one runs is seen by its next statement (under
+    // SERIALIZABLE the snapshot of the first statement would hold).
+    let release!: () => void;
+    let firstRead!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const read = new Promise<void>((r) => (firstRead = r));
+    const seen = inTransaction(ctx, async (tx) => {
+      const before = (await tx.db.selectFrom('workspaces').select('id').execute()).length;
+      firstRead();
+      await gate;
+      return [before, (await tx.db.selectFrom('workspaces').select('id').execute()).length];
+    }, { isolation: 'read committed' });
+    await read;
+    await opened.db.insertInto('workspaces').values(ws('wsk_c')).execute();
+    release();
+    expect(await seen).toEqual([0, 1]);
   });
 
   it('a raw nested transaction fails loudly instead of hanging', async () => {
