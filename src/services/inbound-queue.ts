@@ -1,8 +1,9 @@
 import {
-  allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, type QueuedInbound,
+  allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, readQueuedRaw, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { isSharedStore, setWriteGate } from '../db/open.js';
+import { handOffCheckpoints, isSharedStore, setWriteGate } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
+import { isLarge, yieldTurn } from '../db/repos/blobs.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { announceWrite, groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
@@ -101,6 +102,9 @@ export class InboundQueue {
       this.writer = new QueueWriter(this.opts.file);
       await this.writer.ready();
       setWriteGate(this.ctx.db, this.writer.gate);
+      // The writer's checkpoint thread runs the WAL checkpoints from now on (db/queue-writer.ts).
+      handOffCheckpoints(this.ctx.db, true);
+      this.writer.onCheckpointerExit = () => handOffCheckpoints(this.ctx.db, false);
     }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
@@ -203,6 +207,7 @@ export class InboundQueue {
     if (this.writer) {
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
+      handOffCheckpoints(this.ctx.db, false);
     }
   }
 
@@ -250,9 +255,16 @@ export class InboundQueue {
       return;
     }
     try {
-      const { auth, raw } = await this.opts.authenticate({ raw: row.raw, ip: row.remoteAddress, helo: row.helo, mailFrom: row.mailFrom });
+      // A large message is read in pieces (repos/blobs.ts); its blob becomes the stored message's.
+      const queued = await readQueuedRaw(this.ctx.db, row);
+      // Each step over a large message's bytes (the copy just made, a prepended header, the
+      // hand-off to the pool) gets a turn of the event loop of its own, not one long turn.
+      if (isLarge(queued.length)) await yieldTurn();
+      const { auth, raw } = await this.opts.authenticate({ raw: queued, ip: row.remoteAddress, helo: row.helo, mailFrom: row.mailFrom });
+      if (isLarge(queued.length)) await yieldTurn();
       const p = await prepareIngest(this.ctx, {
         raw, mailFrom: row.mailFrom, rcptTo: row.rcptTo, source: 'smtp', remoteAddress: row.remoteAddress, auth,
+        storedTail: row.rawBlob ? { blobId: row.rawBlob, bytes: queued.length - row.raw.length } : undefined,
         queued: { id: row.id, receivedAt: Date.parse(row.receivedAt), messageIds: new Map(row.messageIds.map((m) => [m.agent_id, m.message_id])) },
       });
       await this.store(p.store!, isPrepared);

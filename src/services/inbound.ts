@@ -1,8 +1,9 @@
 import { agentByEmail, type AgentRow } from '../db/repos/agents.js';
 import { getWorkspace } from '../db/repos/workspaces.js';
 import {
-  insertReceived, senderCounts, setReceivedEvent, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow,
+  insertReceived, senderCounts, setReceivedEvent, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow, type StoredTail,
 } from '../db/repos/received.js';
+import { deleteBlobs } from '../db/repos/blobs.js';
 import { suppressionsFor } from '../db/repos/suppression.js';
 import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
@@ -39,6 +40,11 @@ export interface InboundInput {
    * the rcv ids are those the 250 named.
    */
   queued?: { id: string; receivedAt: number; messageIds: ReadonlyMap<string, string> };
+  /**
+   * The last bytes of `raw` are stored already (a large queued message's blob): the first copy
+   * stored takes the blob over instead of writing the bytes again; unused, it is deleted.
+   */
+  storedTail?: StoredTail;
 }
 
 /** The queued message was processed already (by another daemon, or an earlier attempt that committed). */
@@ -166,7 +172,7 @@ export async function prepareIngest(ctx: AppContext, input: InboundInput): Promi
   if (!routes.length) {
     // Queued, and no recipient exists any more (archived since the 250): nothing to store.
     const q = input.queued;
-    return { result, store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id))) throw new AlreadyProcessed(q.id); } : null };
+    return { result, store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id, true))) throw new AlreadyProcessed(q.id); } : null };
   }
   const prepared = await prepareInbound(ctx, input, routes);
   return { result, store: prepared.store(result) };
@@ -224,8 +230,10 @@ async function prepareInbound(
         result.stored!.length = 0;
         // The queue row goes in the same transaction as the message and its events: exactly once.
         if (input.queued && !(await deleteQueued(tx.db, input.queued.id))) throw new AlreadyProcessed(input.queued.id);
+        // One stored copy owns the queued blob; another agent's copy writes its own.
+        const tail = { unused: input.storedTail };
         for (const { routes: group, classification, truncated } of prepared) {
-          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated });
+          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail });
           if (!stored) {
             for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
             continue;
@@ -233,6 +241,8 @@ async function prepareInbound(
           result.stored!.push(stored);
           for (const r of group) result.accepted.push({ rcpt: r.rcpt, messageId: stored.messageId });
         }
+        // No copy kept the bytes (records only, or refused): the queued blob goes with the row.
+        if (tail.unused) await deleteBlobs(tx.db, [tail.unused.blobId]);
       };
     },
   };
@@ -246,6 +256,8 @@ interface Derived {
   now: number;
   /** The pool cut parsing or classification short (budget): stored as extraction_truncated. */
   truncated: boolean;
+  /** The queued blob (InboundInput.storedTail) while no copy has taken it over. */
+  tail: { unused?: StoredTail };
 }
 
 async function storeForAgent(
@@ -323,7 +335,9 @@ async function storeForAgent(
     id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
     disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content,
   }));
-  await insertReceived(tx.db, row, input.raw, attachments);
+  const tail = d.tail.unused;
+  d.tail.unused = undefined;
+  await insertReceived(tx.db, row, input.raw, attachments, tail);
 
   // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead.
   const type: EventType = input.auth?.spf === false && input.auth?.dkim === false
