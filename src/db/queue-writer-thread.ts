@@ -4,7 +4,7 @@
 // Started with role 'checkpoint', the same file runs the WAL checkpoints instead (see below).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { QueueWriterReply, QueueWriterRequest } from './queue-writer.js';
+import type { QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
 import { BLOB_CHUNK_BYTES, isLarge } from './repos/blobs.js';
 import { queuedBlobId } from './repos/inbound-queue.js';
 
@@ -47,9 +47,11 @@ function startWriter(): void {
     values (@id, @received_at, @mail_from, @rcpt_to, @message_ids, @remote_address, @helo, @raw, @raw_blob, null, 0, null)`);
   const insertPiece = db.prepare('insert into blob_chunks (blob_id, seq, data) values (?, ?, ?)');
   const empty = Buffer.alloc(0);
-  const writeAll = db.transaction((rows: QueueWriterRequest['rows']) => {
+  const writeAll = db.transaction((rows: QueueWriterRow[]) => {
     for (const r of rows) {
-      const raw = Buffer.from(r.raw.buffer, r.raw.byteOffset, r.raw.byteLength);
+      const view = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+      // Pieces from the listener are joined here, off the main thread.
+      const raw = Array.isArray(r.raw) ? Buffer.concat(r.raw.map(view)) : view(r.raw);
       // A large message in pieces (repos/blobs.ts), so the main thread later reads it a piece at a
       // time; the stored message takes the blob over (written once).
       const blob = isLarge(raw.length) ? queuedBlobId(r.id) : null;
@@ -58,24 +60,60 @@ function startWriter(): void {
     }
   });
 
+  const deletePieces = db.prepare('delete from blob_chunks where blob_id = ?');
+  /** Blobs, a few MB per transaction (the main thread waits for the gate meanwhile, without blocking). */
+  const writeBlobs = db.transaction((blobs: { id: string; data: Buffer; from: number; to: number }[]) => {
+    for (const b of blobs) {
+      if (b.from === 0) deletePieces.run(b.id);
+      for (let at = b.from; at < b.to; at += BLOB_CHUNK_BYTES) insertPiece.run(b.id, at / BLOB_CHUNK_BYTES, b.data.subarray(at, Math.min(b.to, at + BLOB_CHUNK_BYTES)));
+    }
+  });
+  const BLOB_TX_BYTES = 16 * BLOB_CHUNK_BYTES;
+
+  /** Run fn holding the write lock shared with the main thread (db/queue-writer.ts): this thread may block on it. */
+  function locked(fn: () => void): void {
+    while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
+    try {
+      fn();
+    } finally {
+      Atomics.store(gate, 0, 0);
+      Atomics.notify(gate, 0);
+    }
+  }
+
   let pending: QueueWriterRequest[] = [];
   let scheduled = false;
   function flush(): void {
     scheduled = false;
     const batch = pending;
     pending = [];
-    const seqs = batch.map((b) => b.seq);
-    // The write lock shared with the main thread (db/queue-writer.ts): this thread may block on it.
-    while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
+    const rowReqs = batch.filter((b) => b.rows);
+    for (const req of batch) {
+      if (!req.blobs) continue;
+      try {
+        // No sync of their own (see QueueWriter.writeBlobs): the referencing commit syncs the WAL.
+        db.pragma('synchronous = NORMAL');
+        for (const blob of req.blobs) {
+          const data = Buffer.from(blob.data.buffer, blob.data.byteOffset, blob.data.byteLength);
+          for (let from = 0; from === 0 || from < data.length; from += BLOB_TX_BYTES) {
+            locked(() => writeBlobs.immediate([{ id: blob.id, data, from, to: Math.min(data.length, from + BLOB_TX_BYTES) }]));
+          }
+        }
+        port!.postMessage({ seqs: [req.seq], ok: true } satisfies QueueWriterReply);
+      } catch (err) {
+        port!.postMessage({ seqs: [req.seq], ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);
+      } finally {
+        db.pragma('synchronous = FULL');
+      }
+    }
+    if (!rowReqs.length) return;
+    const seqs = rowReqs.map((b) => b.seq);
     try {
       // IMMEDIATE: take SQLite's write lock first (a deferred transaction could fail to upgrade).
-      writeAll.immediate(batch.flatMap((b) => b.rows));
+      locked(() => writeAll.immediate(rowReqs.flatMap((b) => b.rows!)));
       port!.postMessage({ seqs, ok: true } satisfies QueueWriterReply);
     } catch (err) {
       port!.postMessage({ seqs, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);
-    } finally {
-      Atomics.store(gate, 0, 0);
-      Atomics.notify(gate, 0);
     }
   }
 

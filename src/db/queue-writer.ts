@@ -7,6 +7,9 @@ const waitAsync = (Atomics as unknown as {
   waitAsync(a: Int32Array, i: number, v: number, t: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }).waitAsync;
 
+/** Whether a view covers all of its memory (so it can be moved to another thread). */
+const owns = (u: Uint8Array): boolean => u.byteOffset === 0 && u.byteLength === u.buffer.byteLength && !(u.buffer instanceof SharedArrayBuffer);
+
 /** One row of inbound_queue as the writer thread inserts it (migration 0017). */
 export interface QueueWriterRow {
   id: string;
@@ -16,9 +19,12 @@ export interface QueueWriterRow {
   message_ids: string;
   remote_address: string | null;
   helo: string | null;
-  raw: Uint8Array;
+  /** The message, whole or in pieces (in order). */
+  raw: Uint8Array | Uint8Array[];
 }
-export interface QueueWriterRequest { seq: number; rows: QueueWriterRow[] }
+/** A byte string to store as a blob (repos/blobs.ts) on the writer's connection. */
+export interface QueueWriterBlob { id: string; data: Uint8Array }
+export type QueueWriterRequest = { seq: number; rows: QueueWriterRow[]; blobs?: undefined } | { seq: number; blobs: QueueWriterBlob[]; rows?: undefined };
 export type QueueWriterReply = { seqs: number[]; ok: true } | { seqs: number[]; ok: false; error: string };
 
 /**
@@ -119,12 +125,28 @@ export class QueueWriter {
   insert(row: QueueWriterRow): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
     const seq = ++this.seq;
-    const raw = row.raw;
     // A pooled Buffer (small messages share one ArrayBuffer) is copied; a large one moved.
-    const movable = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.byteLength > 64 * 1024;
+    const move = (Array.isArray(row.raw) ? row.raw : [row.raw]).filter((p) => owns(p) && p.byteLength > 64 * 1024).map((p) => p.buffer as ArrayBuffer);
     return new Promise<void>((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      this.worker.postMessage({ seq, rows: [row] } satisfies QueueWriterRequest, movable ? [raw.buffer as ArrayBuffer] : []);
+      this.worker.postMessage({ seq, rows: [row] } satisfies QueueWriterRequest, [...new Set(move)]);
+    });
+  }
+
+  /**
+   * Store blobs (replacing any of the same id) on the writer's connection, committed without a
+   * sync of their own: the transaction that references them syncs the WAL, which holds these
+   * pages too. Large byte strings are thus written by this thread, not by the main thread, whose
+   * every write() of them could stall it (the kernel throttles a writer of much dirty data).
+   * Buffers that own their memory are moved, not copied (the caller must not use them afterwards).
+   */
+  writeBlobs(blobs: QueueWriterBlob[], move: boolean): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
+    const seq = ++this.seq;
+    const transfer = move ? blobs.map((b) => b.data).filter(owns).map((d) => d.buffer as ArrayBuffer) : [];
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      this.worker.postMessage({ seq, blobs } satisfies QueueWriterRequest, [...new Set(transfer)]);
     });
   }
 

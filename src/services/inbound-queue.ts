@@ -3,7 +3,7 @@ import {
 } from '../db/repos/inbound-queue.js';
 import { handOffCheckpoints, isSharedStore, setWriteGate } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
-import { isLarge, yieldTurn } from '../db/repos/blobs.js';
+import { BLOB_CHUNK_BYTES, isLarge, yieldTurn } from '../db/repos/blobs.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { announceWrite, groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
@@ -54,9 +54,16 @@ export interface InboundQueueOptions {
 export const DEFAULT_QUEUE_MAX_DEPTH = 10_000;
 export const DEFAULT_QUEUE_CONCURRENCY = 32;
 
+/** The size of the pieces a listener hands a message over in (QueueInput.raw). */
+export const QUEUE_PIECE_BYTES = BLOB_CHUNK_BYTES;
+
 /** The message a queue row holds, as ingestInbound takes it. */
 export interface QueueInput {
-  raw: Buffer;
+  /**
+   * The message, whole or in pieces (in order). Pieces go to the writer thread as they are (moved,
+   * not copied): the main thread never holds the whole message in one buffer.
+   */
+  raw: Buffer | Buffer[];
   mailFrom: string;
   rcptTo: string[];
   remoteAddress: string | null;
@@ -162,6 +169,7 @@ export class InboundQueue {
       messageIds: [...ids].map(([agent_id, message_id]) => ({ agent_id, message_id })),
       remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
     };
+    const whole = (): Buffer => (Array.isArray(row.raw) ? Buffer.concat(row.raw) : row.raw);
     const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
     if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
       await this.writer.insert({
@@ -169,7 +177,8 @@ export class InboundQueue {
         message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
       });
     } else {
-      await groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced);
+      const one = { ...row, raw: whole() };
+      await groupedTransaction(ctx, (tx) => insertQueued(tx.db, one, lease), announced);
     }
     this.counters.accepted++;
     this.depth++;
@@ -265,7 +274,10 @@ export class InboundQueue {
       const p = await prepareIngest(this.ctx, {
         raw, mailFrom: row.mailFrom, rcptTo: row.rcptTo, source: 'smtp', remoteAddress: row.remoteAddress, auth,
         storedTail: row.rawBlob ? { blobId: row.rawBlob, bytes: queued.length - row.raw.length } : undefined,
-        queued: { id: row.id, receivedAt: Date.parse(row.receivedAt), messageIds: new Map(row.messageIds.map((m) => [m.agent_id, m.message_id])) },
+        queued: {
+          id: row.id, receivedAt: Date.parse(row.receivedAt), messageIds: new Map(row.messageIds.map((m) => [m.agent_id, m.message_id])),
+          writeBlobs: this.writer?.alive() ? (blobs, move) => this.writer!.writeBlobs(blobs, move) : undefined,
+        },
       });
       await this.store(p.store!, isPrepared);
       this.counters.processed++;

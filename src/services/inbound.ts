@@ -3,7 +3,7 @@ import { getWorkspace } from '../db/repos/workspaces.js';
 import {
   insertReceived, senderCounts, setReceivedEvent, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow, type StoredTail,
 } from '../db/repos/received.js';
-import { deleteBlobs } from '../db/repos/blobs.js';
+import { deleteBlobs, isLarge } from '../db/repos/blobs.js';
 import { suppressionsFor } from '../db/repos/suppression.js';
 import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
@@ -39,7 +39,15 @@ export interface InboundInput {
    * the transaction that stores it (so it is stored and evented once), and the arrival time and
    * the rcv ids are those the 250 named.
    */
-  queued?: { id: string; receivedAt: number; messageIds: ReadonlyMap<string, string> };
+  queued?: {
+    id: string; receivedAt: number; messageIds: ReadonlyMap<string, string>;
+    /**
+     * SQLite with the queue's writer thread: large attachments are written there before the
+     * transaction that stores the message (db/queue-writer.ts writeBlobs), under ids derived from
+     * the queue row (`<inq id>.a<index>`: a retry after a crash writes the same ids again).
+     */
+    writeBlobs?: (blobs: { id: string; data: Uint8Array }[], move: boolean) => Promise<void>;
+  };
   /**
    * The last bytes of `raw` are stored already (a large queued message's blob): the first copy
    * stored takes the blob over instead of writing the bytes again; unused, it is deleted.
@@ -218,6 +226,19 @@ async function prepareInbound(
     prepared.push({ routes: group, classification: c.classification, truncated: parseCut || c.truncated });
   }
 
+  // Large attachments of a queued message go to disk from the writer thread, now: the main
+  // thread's transaction then only names them (docs/inbound.md → Large messages).
+  const written = new Map<number, string>();
+  const q = input.queued;
+  if (q?.writeBlobs) {
+    const big = parsed.attachments.flatMap((a, i) => (isLarge(a.content.length) ? [{ id: `${q.id}.a${i}`, data: a.content, i }] : []));
+    if (big.length) {
+      // Moved to the thread (not copied) unless a second agent's copy will need the bytes here.
+      await q.writeBlobs(big.map(({ id, data }) => ({ id, data })), byAgent.size === 1);
+      for (const b of big) written.set(b.i, b.id);
+    }
+  }
+
   return {
     store: (result) => {
       const routedAccepted = result.accepted.length;
@@ -231,7 +252,7 @@ async function prepareInbound(
         // The queue row goes in the same transaction as the message and its events: exactly once.
         if (input.queued && !(await deleteQueued(tx.db, input.queued.id))) throw new AlreadyProcessed(input.queued.id);
         // One stored copy owns the queued blob; another agent's copy writes its own.
-        const tail = { unused: input.storedTail };
+        const tail: Derived['tail'] = { unused: input.storedTail, attachments: written.size ? written : undefined };
         for (const { routes: group, classification, truncated } of prepared) {
           const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail });
           if (!stored) {
@@ -243,6 +264,7 @@ async function prepareInbound(
         }
         // No copy kept the bytes (records only, or refused): the queued blob goes with the row.
         if (tail.unused) await deleteBlobs(tx.db, [tail.unused.blobId]);
+        if (tail.attachments) await deleteBlobs(tx.db, [...tail.attachments.values()]);
       };
     },
   };
@@ -256,8 +278,11 @@ interface Derived {
   now: number;
   /** The pool cut parsing or classification short (budget): stored as extraction_truncated. */
   truncated: boolean;
-  /** The queued blob (InboundInput.storedTail) while no copy has taken it over. */
-  tail: { unused?: StoredTail };
+  /**
+   * What is on disk already while no copy has taken it over: the queued blob
+   * (InboundInput.storedTail) and the attachments the writer thread wrote (index → blob id).
+   */
+  tail: { unused?: StoredTail; attachments?: ReadonlyMap<number, string> };
 }
 
 async function storeForAgent(
@@ -331,9 +356,11 @@ async function storeForAgent(
     headers: parsed.headers, classification: classification as unknown as Record<string, unknown>, quarantined,
     answers_message_id: answers,
   };
-  const attachments: NewAttachment[] = parsed.attachments.map((a) => ({
+  const written = d.tail.attachments;
+  d.tail.attachments = undefined;
+  const attachments: NewAttachment[] = parsed.attachments.map((a, i) => ({
     id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
-    disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content,
+    disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content, storedBlob: written?.get(i),
   }));
   const tail = d.tail.unused;
   d.tail.unused = undefined;

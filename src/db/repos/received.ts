@@ -103,6 +103,8 @@ export interface NewAttachment {
   size: number;
   sha256: string;
   content: Buffer;
+  /** The content is stored already, as this blob (written by the queue's writer thread): only named here. */
+  storedBlob?: string;
 }
 
 /**
@@ -149,13 +151,13 @@ export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | nul
   await db.insertInto('received_messages').values(stored).execute();
   if (!attachments.length) return;
   const rows: ReceivedAttachmentsTable[] = [];
-  for (const [i, a] of attachments.entries()) {
-    const large = isLarge(a.content.length);
-    if (large) {
+  for (const [i, { storedBlob, ...a }] of attachments.entries()) {
+    let blob = storedBlob ?? null;
+    if (!blob && isLarge(a.content.length)) {
       await yieldTurn();
-      await writeBlob(db, a.id, a.content);
+      await writeBlob(db, (blob = a.id), a.content);
     }
-    rows.push({ ...a, content: large ? EMPTY : a.content, content_blob: large ? a.id : null, received_message_id: row.id, workspace_id: row.workspace_id, position: i });
+    rows.push({ ...a, content: blob ? EMPTY : a.content, content_blob: blob, received_message_id: row.id, workspace_id: row.workspace_id, position: i });
   }
   await db.insertInto('received_attachments').values(rows).execute();
 }

@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { createPipeline, type Pipeline } from '../../../src/server/pipeline/index.js';
 import { deleteMessages } from '../../../src/db/repos/retention.js';
 import { BLOB_CHUNK_BYTES } from '../../../src/db/repos/blobs.js';
+import { MAX_BODY_CHARS } from '../../../src/mail/parse.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
 import { eml, startSmtp, untilProcessed } from './helpers.js';
 import { SmtpPipe } from './smtp-client.js';
@@ -122,5 +123,24 @@ describe('a large message', () => {
     const msg = await t.req('GET', `/v1/messages/received/${id}`);
     const dl = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}/attachments/${msg.body.attachments[0].id}`, headers: { authorization: `Bearer ${t.liveKey}` } });
     expect(dl.rawPayload.equals(content)).toBe(true);
+  }, 60_000);
+
+  it('a text body over the stored-body cap is cut and flagged; the raw bytes keep it whole; search finds its start', async () => {
+    smtp = await startSmtp(t);
+    const line = 'needle-word lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor\r\n';
+    const body = line.repeat(Math.ceil((MAX_BODY_CHARS + 300_000) / line.length));
+    const big = Buffer.from(eml({ subject: 'long text', body }));
+    const c = await SmtpPipe.open(smtp.port);
+    const reply = await c.send('big@sender.test', [AGENT], big);
+    await c.quit();
+    expect(reply).toMatch(/^250 /);
+    await untilProcessed(t);
+    const msg = await t.req('GET', `/v1/messages/received/${idOf(reply)}`);
+    expect(msg.body.body_text.length).toBe(MAX_BODY_CHARS);
+    expect(msg.body.extraction_truncated).toBe(true);
+    const raw = await t.app.inject({ method: 'GET', url: `/v1/messages/${idOf(reply)}/raw`, headers: { authorization: `Bearer ${t.liveKey}` } });
+    expect(raw.rawPayload.equals(big)).toBe(true);
+    const found = await t.req('GET', '/v1/messages/received', { query: { q: 'needle' } });
+    expect(found.body.data.map((m: { id: string }) => m.id)).toContain(idOf(reply));
   }, 60_000);
 });
