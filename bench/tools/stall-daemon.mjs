@@ -18,7 +18,7 @@ const d = await Daemon.create(config, { quiet: true });
 const addr = await d.start();
 const h = monitorEventLoopDelay({ resolution: 1 });
 h.enable();
-process.stdout.write(JSON.stringify({ http: addr.http, smtp: addr.smtp, liveKey: d.bootstrapped?.keys.live.key ?? null }) + '\n');
+process.stdout.write(JSON.stringify({ http: addr.http, smtp: addr.smtp, liveKey: d.bootstrapped?.keys.live.key ?? null, testKey: d.bootstrapped?.keys.test.key ?? null }) + '\n');
 /** Until nothing acknowledged waits for processing (no inbound_queue table: processed before the 250). */
 async function processed() {
   for (;;) {

@@ -67,7 +67,67 @@ class BorrowedConnection implements DatabaseConnection {
   }
 }
 
+/**
+ * SQLite with another thread writing the same file (db/queue-writer.ts): a write statement run
+ * outside a transaction (a claim, a lease, the scheduler's requeue) takes the write gate first,
+ * awaited without blocking. Without it the statement would meet the other thread's lock inside
+ * SQLite and wait in SQLite's busy handler, which sleeps the whole main thread: as long as the
+ * writer's commit of a large message (100 ms and more at 40 MB).
+ */
+class GatedConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection, private readonly driver: ReentrantDriver) {}
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const gate = this.driver.gate;
+    if (!gate || this.driver.txGate || !writes(query)) return this.inner.executeQuery<R>(query);
+    await gate.acquire();
+    try {
+      return await this.inner.executeQuery<R>(query);
+    } finally {
+      gate.release();
+    }
+  }
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+/** Whether a statement may write (reads never wait for a writer in WAL mode). */
+function writes(query: CompiledQuery): boolean {
+  const kind = query.query.kind;
+  if (kind === 'SelectQueryNode') return false;
+  return kind !== 'RawNode' || !/^\s*(select|with)\b/i.test(query.sql);
+}
+
+/**
+ * The write gate as the main thread takes it: counted, so a transaction that holds it (and the
+ * statements inside it, and a runTransaction around it) do not wait for themselves.
+ */
+class MainThreadGate implements WriteGate {
+  private holders = 0;
+  private taken: Promise<void> | null = null;
+  constructor(private readonly inner: WriteGate) {}
+  async acquire(): Promise<void> {
+    if (this.holders++ === 0) this.taken = this.inner.acquire();
+    try {
+      await this.taken;
+    } catch (err) {
+      this.release();
+      throw err;
+    }
+  }
+  release(): void {
+    if (--this.holders === 0) {
+      this.taken = null;
+      this.inner.release();
+    }
+  }
+}
+
 class ReentrantDriver implements Driver {
+  /** The write gate of the file, while another thread writes it (setWriteGate). */
+  gate: WriteGate | null = null;
+  /** The gate a transaction of this (one) connection holds from BEGIN to its end. */
+  txGate: WriteGate | null = null;
   constructor(private readonly inner: Driver, readonly dialect: DialectName) {}
   init(): Promise<void> {
     return this.inner.init();
@@ -75,23 +135,47 @@ class ReentrantDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const mine = held.getStore()?.findLast((h) => h.driver === this && h.live);
     if (mine) return new BorrowedConnection(mine.trx);
-    return this.inner.acquireConnection();
+    const conn = await this.inner.acquireConnection();
+    return this.dialect === 'sqlite' ? new GatedConnection(conn, this) : conn;
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     if (connection instanceof BorrowedConnection) return; // the transaction releases the real one
-    return this.inner.releaseConnection(connection);
+    return this.inner.releaseConnection(connection instanceof GatedConnection ? connection.inner : connection);
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     // A raw db.transaction() inside a transaction callback: SQLite would refuse the BEGIN and
     // PostgreSQL only warn, then commit the outer transaction early at the inner COMMIT.
     if (connection instanceof BorrowedConnection) throw new Error('a transaction cannot begin inside another; nest with inTransaction (a savepoint)');
-    return this.inner.beginTransaction(connection, settings);
+    // The gate is held for the whole transaction: released between its statements, the other
+    // thread could take SQLite's lock while this transaction holds its own (each waiting for the other).
+    const gate = this.gate;
+    if (gate) await gate.acquire();
+    this.txGate = gate;
+    try {
+      return await this.inner.beginTransaction(connection, settings);
+    } catch (err) {
+      this.endTransaction();
+      throw err;
+    }
   }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      return await this.inner.commitTransaction(connection);
+    } finally {
+      this.endTransaction();
+    }
   }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      return await this.inner.rollbackTransaction(connection);
+    } finally {
+      this.endTransaction();
+    }
+  }
+  private endTransaction(): void {
+    const gate = this.txGate;
+    this.txGate = null;
+    gate?.release();
   }
   destroy(): Promise<void> {
     return this.inner.destroy();
@@ -312,10 +396,25 @@ export interface WriteGate {
 }
 const writeGates = new WeakMap<object, WriteGate>();
 
+const checkpointSetters = new WeakMap<object, (pages: number) => void>();
+
+/**
+ * SQLite: whether this connection runs WAL checkpoints itself (SQLite's default: inside the
+ * COMMIT that crosses 1,000 WAL pages, copying the WAL into the database and syncing both on the
+ * calling thread) or leaves them to a thread of their own (db/queue-writer.ts), so no commit on
+ * the main thread ever pays for one. No-op on PostgreSQL and in-memory databases.
+ */
+export function handOffCheckpoints(db: Kysely<Database>, elsewhere: boolean): void {
+  checkpointSetters.get(db)?.(elsewhere ? 0 : 1000);
+}
+
 /** Transactions of `db` take `gate` first (null: no longer). */
 export function setWriteGate(db: Kysely<Database>, gate: WriteGate | null): void {
-  if (gate) writeGates.set(db, gate);
+  const counted = gate ? new MainThreadGate(gate) : null;
+  if (counted) writeGates.set(db, counted);
   else writeGates.delete(db);
+  const driver = driverOf.get(db);
+  if (driver) driver.gate = counted;
 }
 
 async function joined<T>(driver: ReentrantDriver, trx: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
@@ -544,6 +643,7 @@ function openSqlite(file: string): OpenedDb {
     if (epochs.holdsWriteLock()) return `${(epochs.txVersion ??= dataVersion.get() as number)}:${m}`;
     return `${dataVersion.get() as number}:${m}`;
   });
+  if (file !== ':memory:') checkpointSetters.set(db, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`));
   const wal = file === ':memory:' ? null : walSyncer(`${file}-wal`);
   if (wal) walSyncs.set(db, wal.sync);
   return {

@@ -1,65 +1,143 @@
 // The inbound queue's writer thread (db/queue-writer.ts): its own connection to the SQLite file,
 // so the fsync of synchronous=FULL that acknowledges SMTP mail runs here, not on the main thread.
 // Rows that arrive while a commit runs are written together by the next one (group commit).
+// Started with role 'checkpoint', the same file runs the WAL checkpoints instead (see below).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { threadHeap } from '../shared/thread-heap.js';
-import type { QueueWriterReply, QueueWriterRequest } from './queue-writer.js';
+import type { QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
+import { BLOB_CHUNK_BYTES, isLarge } from './repos/blobs.js';
+import { queuedBlobId } from './repos/inbound-queue.js';
 
 const port = parentPort;
 if (!port) throw new Error('queue writer: not started as a worker thread');
-const { file, lock } = workerData as { file: string; lock: SharedArrayBuffer };
-const gate = new Int32Array(lock);
+const { file, lock, role, checkpointMs } = workerData as { file: string; lock: SharedArrayBuffer; role?: 'write' | 'checkpoint'; checkpointMs?: number };
 const db = new BetterSqlite3(file);
 // The same durability as the main connection (db/open.ts): WAL is a property of the file already.
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
-// This connection only appends rows to inbound_queue: 2 MB of page cache instead of SQLite's
+// This connection only appends rows (and checkpoints): 2 MB of page cache instead of SQLite's
 // 16 MB default (better-sqlite3's build), which a long ingest otherwise fills with pages it never reads again.
 db.pragma('cache_size = -2048');
-const insert = db.prepare(`insert into inbound_queue (id, received_at, mail_from, rcpt_to, message_ids, remote_address, helo, raw, lease_until, attempts, last_error)
-  values (@id, @received_at, @mail_from, @rcpt_to, @message_ids, @remote_address, @helo, @raw, null, 0, null)`);
-const writeAll = db.transaction((rows: QueueWriterRequest['rows']) => {
-  for (const r of rows) insert.run({ ...r, raw: Buffer.from(r.raw.buffer, r.raw.byteOffset, r.raw.byteLength) });
-});
+// Checkpoints are the checkpoint thread's (below), never a commit's: SQLite runs an automatic
+// checkpoint inside the COMMIT that crosses 1,000 WAL pages, copying the WAL into the database
+// and syncing both, which here would delay acknowledgements and on the main thread stopped the
+// daemon (tens of milliseconds per 10 MB message).
+db.pragma('wal_autocheckpoint = 0');
 
-let pending: QueueWriterRequest[] = [];
-let scheduled = false;
-function flush(): void {
-  scheduled = false;
-  const batch = pending;
-  pending = [];
-  const seqs = batch.map((b) => b.seq);
-  // The write lock shared with the main thread (db/queue-writer.ts): this thread may block on it.
-  while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
-  try {
-    // IMMEDIATE: take SQLite's write lock first (a deferred transaction could fail to upgrade).
-    writeAll.immediate(batch.flatMap((b) => b.rows));
-    port!.postMessage({ seqs, ok: true } satisfies QueueWriterReply);
-  } catch (err) {
-    port!.postMessage({ seqs, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);
-  } finally {
-    Atomics.store(gate, 0, 0);
-    Atomics.notify(gate, 0);
-  }
-}
-
-port.on('message', (msg: QueueWriterRequest | 'close' | 'heap') => {
-  if (msg === 'heap') {
-    port!.postMessage({ heap: threadHeap() } satisfies QueueWriterReply);
-    return;
-  }
-  if (msg === 'close') {
-    if (pending.length) flush();
+if (role === 'checkpoint') {
+  // PASSIVE: copies what no reader still needs, never waits for or blocks readers and writers.
+  // Run on a timer: a checkpoint with nothing new to copy only reads the WAL index.
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const timer = setInterval(() => {
+    try {
+      checkpoint.run();
+    } catch { /* busy (another checkpoint, a writer restarting the WAL): the next tick tries again */ }
+  }, checkpointMs ?? 1_000);
+  port.on('message', (msg: 'close') => {
+    if (msg !== 'close') return;
+    clearInterval(timer);
     db.close();
     port!.close();
-    return;
+  });
+  port.postMessage('ready');
+} else {
+  startWriter();
+}
+
+function startWriter(): void {
+  const gate = new Int32Array(lock);
+  const insert = db.prepare(`insert into inbound_queue (id, received_at, mail_from, rcpt_to, message_ids, remote_address, helo, raw, raw_blob, lease_until, attempts, last_error)
+    values (@id, @received_at, @mail_from, @rcpt_to, @message_ids, @remote_address, @helo, @raw, @raw_blob, null, 0, null)`);
+  const insertPiece = db.prepare('insert into blob_chunks (blob_id, seq, data) values (?, ?, ?)');
+  const empty = Buffer.alloc(0);
+  const writeAll = db.transaction((rows: QueueWriterRow[]) => {
+    for (const r of rows) {
+      const view = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+      // Pieces from the listener are joined here, off the main thread.
+      const raw = Array.isArray(r.raw) ? Buffer.concat(r.raw.map(view)) : view(r.raw);
+      // A large message in pieces (repos/blobs.ts), so the main thread later reads it a piece at a
+      // time; the stored message takes the blob over (written once).
+      const blob = isLarge(raw.length) ? queuedBlobId(r.id) : null;
+      if (blob) for (let seq = 0, at = 0; at < raw.length; seq++, at += BLOB_CHUNK_BYTES) insertPiece.run(blob, seq, raw.subarray(at, at + BLOB_CHUNK_BYTES));
+      insert.run({ ...r, raw: blob ? empty : raw, raw_blob: blob });
+    }
+  });
+
+  const deletePieces = db.prepare('delete from blob_chunks where blob_id = ?');
+  /** Blobs, a few MB per transaction (the main thread waits for the gate meanwhile, without blocking). */
+  const writeBlobs = db.transaction((blobs: { id: string; data: Buffer; from: number; to: number }[]) => {
+    for (const b of blobs) {
+      if (b.from === 0) deletePieces.run(b.id);
+      for (let at = b.from; at < b.to; at += BLOB_CHUNK_BYTES) insertPiece.run(b.id, at / BLOB_CHUNK_BYTES, b.data.subarray(at, Math.min(b.to, at + BLOB_CHUNK_BYTES)));
+    }
+  });
+  const BLOB_TX_BYTES = 16 * BLOB_CHUNK_BYTES;
+
+  /** Run fn holding the write lock shared with the main thread (db/queue-writer.ts): this thread may block on it. */
+  function locked(fn: () => void): void {
+    while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
+    try {
+      fn();
+    } finally {
+      Atomics.store(gate, 0, 0);
+      Atomics.notify(gate, 0);
+    }
   }
-  pending.push(msg);
-  // Everything already delivered to this thread joins the batch: setImmediate runs after them.
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(flush);
+
+  let pending: QueueWriterRequest[] = [];
+  let scheduled = false;
+  function flush(): void {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    const rowReqs = batch.filter((b) => b.rows);
+    for (const req of batch) {
+      if (!req.blobs) continue;
+      try {
+        // No sync of their own (see QueueWriter.writeBlobs): the referencing commit syncs the WAL.
+        db.pragma('synchronous = NORMAL');
+        for (const blob of req.blobs) {
+          const data = Buffer.from(blob.data.buffer, blob.data.byteOffset, blob.data.byteLength);
+          for (let from = 0; from === 0 || from < data.length; from += BLOB_TX_BYTES) {
+            locked(() => writeBlobs.immediate([{ id: blob.id, data, from, to: Math.min(data.length, from + BLOB_TX_BYTES) }]));
+          }
+        }
+        port!.postMessage({ seqs: [req.seq], ok: true } satisfies QueueWriterReply);
+      } catch (err) {
+        port!.postMessage({ seqs: [req.seq], ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);
+      } finally {
+        db.pragma('synchronous = FULL');
+      }
+    }
+    if (!rowReqs.length) return;
+    const seqs = rowReqs.map((b) => b.seq);
+    try {
+      // IMMEDIATE: take SQLite's write lock first (a deferred transaction could fail to upgrade).
+      locked(() => writeAll.immediate(rowReqs.flatMap((b) => b.rows!)));
+      port!.postMessage({ seqs, ok: true } satisfies QueueWriterReply);
+    } catch (err) {
+      port!.postMessage({ seqs, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);
+    }
   }
-});
-port.postMessage('ready');
+
+  port!.on('message', (msg: QueueWriterRequest | 'close' | 'heap') => {
+    if (msg === 'heap') {
+      port!.postMessage({ heap: threadHeap() } satisfies QueueWriterReply);
+      return;
+    }
+    if (msg === 'close') {
+      if (pending.length) flush();
+      db.close();
+      port!.close();
+      return;
+    }
+    pending.push(msg);
+    // Everything already delivered to this thread joins the batch: setImmediate runs after them.
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+  port!.postMessage('ready');
+}

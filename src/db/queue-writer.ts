@@ -8,6 +8,9 @@ const waitAsync = (Atomics as unknown as {
   waitAsync(a: Int32Array, i: number, v: number, t: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }).waitAsync;
 
+/** Whether a view covers all of its memory (so it can be moved to another thread). */
+const owns = (u: Uint8Array): boolean => u.byteOffset === 0 && u.byteLength === u.buffer.byteLength && !(u.buffer instanceof SharedArrayBuffer);
+
 /** One row of inbound_queue as the writer thread inserts it (migration 0017). */
 export interface QueueWriterRow {
   id: string;
@@ -17,9 +20,12 @@ export interface QueueWriterRow {
   message_ids: string;
   remote_address: string | null;
   helo: string | null;
-  raw: Uint8Array;
+  /** The message, whole or in pieces (in order). */
+  raw: Uint8Array | Uint8Array[];
 }
-export interface QueueWriterRequest { seq: number; rows: QueueWriterRow[] }
+/** A byte string to store as a blob (repos/blobs.ts) on the writer's connection. */
+export interface QueueWriterBlob { id: string; data: Uint8Array }
+export type QueueWriterRequest = { seq: number; rows: QueueWriterRow[]; blobs?: undefined } | { seq: number; blobs: QueueWriterBlob[]; rows?: undefined };
 export type QueueWriterReply = { seqs: number[]; ok: true } | { seqs: number[]; ok: false; error: string } | { heap: ThreadHeap };
 
 /**
@@ -35,6 +41,9 @@ export class QueueWriter {
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private dead: Error | null = null;
+  private checkpointerDead = false;
+  /** Called once if the checkpoint thread stops (the owner turns the main connection's checkpoints back on). */
+  onCheckpointerExit: (() => void) | null = null;
   private readonly started: Promise<void>;
   /** 0 free, 1 held: one writer at a time between this thread's transactions and the writer's. */
   private readonly lock = new Int32Array(new SharedArrayBuffer(4));
@@ -57,15 +66,30 @@ export class QueueWriter {
     },
   };
 
-  constructor(file: string) {
+  /**
+   * The WAL checkpoints, on a third connection in a thread of their own (the same script, role
+   * 'checkpoint'): a checkpoint copies the WAL into the database and syncs both, tens of
+   * milliseconds after a large message; SQLite runs it inside whichever COMMIT crosses 1,000 WAL
+   * pages, which on the main connection stopped the daemon and on the writer delayed
+   * acknowledgements. While this thread runs, the other connections never checkpoint
+   * (db/open.ts handOffCheckpoints).
+   */
+  private readonly checkpointer: Worker;
+
+  constructor(file: string, opts: { checkpointMs?: number } = {}) {
     const entry = workerEntry(import.meta.url, 'queue-writer-thread');
-    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer }, stdout: false, stderr: false });
+    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer, role: 'write' }, stdout: false, stderr: false });
     this.worker.unref();
-    this.started = new Promise((resolve, reject) => {
-      this.worker.once('message', () => resolve());
-      this.worker.once('error', reject);
-      this.worker.once('exit', (code) => reject(new Error(`queue writer exited with code ${code}`)));
+    this.checkpointer = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer, role: 'checkpoint', checkpointMs: opts.checkpointMs }, stdout: false, stderr: false });
+    this.checkpointer.unref();
+    const booted = (w: Worker, what: string) => new Promise<void>((resolve, reject) => {
+      w.once('message', () => resolve());
+      w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`${what} exited with code ${code}`)));
     });
+    this.started = Promise.all([booted(this.worker, 'queue writer'), booted(this.checkpointer, 'checkpoint thread')]).then(() => undefined);
+    // A checkpoint thread that dies hands checkpoints back to the main connection (the WAL must not grow without bound).
+    this.checkpointer.on('exit', () => { this.checkpointerDead = true; this.onCheckpointerExit?.(); });
     this.worker.on('message', (m: QueueWriterReply | 'ready') => {
       if (m === 'ready') return;
       if ('heap' in m) {
@@ -121,18 +145,47 @@ export class QueueWriter {
   insert(row: QueueWriterRow): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
     const seq = ++this.seq;
-    const raw = row.raw;
     // A pooled Buffer (small messages share one ArrayBuffer) is copied; a large one moved.
-    const movable = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.byteLength > 64 * 1024;
+    const move = (Array.isArray(row.raw) ? row.raw : [row.raw]).filter((p) => owns(p) && p.byteLength > 64 * 1024).map((p) => p.buffer as ArrayBuffer);
     return new Promise<void>((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      this.worker.postMessage({ seq, rows: [row] } satisfies QueueWriterRequest, movable ? [raw.buffer as ArrayBuffer] : []);
+      this.worker.postMessage({ seq, rows: [row] } satisfies QueueWriterRequest, [...new Set(move)]);
     });
   }
 
+  /**
+   * Store blobs (replacing any of the same id) on the writer's connection, committed without a
+   * sync of their own: the transaction that references them syncs the WAL, which holds these
+   * pages too. Large byte strings are thus written by this thread, not by the main thread, whose
+   * every write() of them could stall it (the kernel throttles a writer of much dirty data).
+   * Buffers that own their memory are moved, not copied (the caller must not use them afterwards).
+   */
+  writeBlobs(blobs: QueueWriterBlob[], move: boolean): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
+    const seq = ++this.seq;
+    const transfer = move ? blobs.map((b) => b.data).filter(owns).map((d) => d.buffer as ArrayBuffer) : [];
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      this.worker.postMessage({ seq, blobs } satisfies QueueWriterRequest, [...new Set(transfer)]);
+    });
+  }
+
+  /** Whether the checkpoint thread runs (else the main connection must checkpoint itself). */
+  checkpointing(): boolean {
+    return !this.checkpointerDead;
+  }
+
   async close(): Promise<void> {
+    this.onCheckpointerExit = null;
+    const stopped = (w: Worker) => new Promise((r) => w.once('exit', r));
+    if (!this.checkpointerDead) {
+      const exit = stopped(this.checkpointer);
+      this.checkpointer.postMessage('close');
+      await exit;
+    }
     if (this.dead) return;
+    const exit = stopped(this.worker);
     this.worker.postMessage('close');
-    await new Promise((r) => this.worker.once('exit', r));
+    await exit;
   }
 }

@@ -37,6 +37,13 @@ export interface ParsedAttachment {
 /** Header block limits: far above any real message, low enough that a header bomb cannot hurt. */
 export const MAX_HEADER_BYTES = 1024 * 1024;
 export const MAX_HEADER_FIELDS = 10_000;
+/**
+ * Longest text and HTML body kept in the parsed message, in characters (docs/inbound.md → Large
+ * messages). Beyond it the body is cut and the message says extraction_truncated; the raw bytes
+ * and attachments are kept whole. Every stored body crosses the daemon's main thread (the hand-off
+ * from the pool, the row, the search index, every read): a 20 MB text body held it 300 ms.
+ */
+export const MAX_BODY_CHARS = 1024 * 1024;
 const PARSE_TIMEOUT_MS = 30_000;
 
 /** Split the header block off the raw bytes and unfold it, tolerating bare LF and junk lines. */
@@ -123,7 +130,15 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions = {}): Promis
     const { headerBytes } = readHeaders(raw);
     text = raw.subarray(headerBytes).toString('utf8').slice(0, 1_000_000);
   }
-  const html = m && typeof m.html === 'string' ? m.html : null;
+  let html = m && typeof m.html === 'string' ? m.html : null;
+  if (text !== null && text.length > MAX_BODY_CHARS) {
+    problems.push(`body text cut at ${MAX_BODY_CHARS} characters (it had ${text.length}); the raw message keeps every byte`);
+    text = text.slice(0, MAX_BODY_CHARS);
+  }
+  if (html !== null && html.length > MAX_BODY_CHARS) {
+    problems.push(`HTML body cut at ${MAX_BODY_CHARS} characters (it had ${html.length}); the raw message keeps every byte`);
+    html = html.slice(0, MAX_BODY_CHARS);
+  }
   const attachments: ParsedAttachment[] = (m?.attachments ?? []).map((a) => ({
     filename: a.filename ?? null,
     contentType: a.contentType || 'application/octet-stream',
@@ -202,12 +217,13 @@ export interface PreparedInbound {
   parsed: ParsedInbound;
   /** The new text of a reply (extract.ts). */
   extracted: string;
-  /** Extraction was cut short (safe mode, or headers only): the flag stored with the message. */
+  /** Extraction was cut short (safe mode, headers only, a body over MAX_BODY_CHARS): the flag stored with the message. */
   truncated: boolean;
 }
 
 /** Parse and extract, the work the pipeline's pool runs off the main thread (src/server/pipeline). */
 export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Promise<PreparedInbound> {
   const parsed = await parseMessage(raw, opts);
-  return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) };
+  const cut = parsed.problems.some((p) => p.startsWith('body text cut') || p.startsWith('HTML body cut'));
+  return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) || cut };
 }

@@ -22,7 +22,7 @@ export async function downloadAttachment(ctx: AppContext, auth: AuthContext, mes
     const m = await loadVisible(ctx, auth, messageId);
     const a = await receivedAttachment(ctx.db, m.id, attachmentId);
     if (!a) throw Errors.notFound('attachment', attachmentId);
-    return { filename: a.filename ?? `${a.id}.bin`, contentType: a.content_type, content: Buffer.from(a.content) };
+    return { filename: a.filename ?? `${a.id}.bin`, contentType: a.content_type, content: a.content };
   }
   const m = await visibleMessage(ctx, auth, messageId);
   const a = await sentAttachment(ctx.db, m.id, attachmentId);

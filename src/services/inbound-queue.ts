@@ -1,12 +1,13 @@
 import {
-  allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, type QueuedInbound,
+  allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, readQueuedRaw, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
+import { handOffCheckpoints, isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
 import type { ThreadHeap } from '../shared/thread-heap.js';
+import { BLOB_CHUNK_BYTES, isLarge, yieldTurn } from '../db/repos/blobs.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
-import { announceWrite, groupedTransaction, type AppContext, type WriteAnnouncement } from './context.js';
+import { announceWrite, groupedTransaction, inTransaction, type AppContext, type WriteAnnouncement } from './context.js';
 import { AlreadyProcessed, prepareIngest, routeRecipient, type InboundInput } from './inbound.js';
 import type { Tx } from './context.js';
 import { splitPlus } from './plus-addresses.js';
@@ -54,9 +55,16 @@ export interface InboundQueueOptions {
 export const DEFAULT_QUEUE_MAX_DEPTH = 10_000;
 export const DEFAULT_QUEUE_CONCURRENCY = 32;
 
+/** The size of the pieces a listener hands a message over in (QueueInput.raw). */
+export const QUEUE_PIECE_BYTES = BLOB_CHUNK_BYTES;
+
 /** The message a queue row holds, as ingestInbound takes it. */
 export interface QueueInput {
-  raw: Buffer;
+  /**
+   * The message, whole or in pieces (in order). Pieces go to the writer thread as they are (moved,
+   * not copied): the main thread never holds the whole message in one buffer.
+   */
+  raw: Buffer | Buffer[];
   mailFrom: string;
   rcptTo: string[];
   remoteAddress: string | null;
@@ -102,6 +110,9 @@ export class InboundQueue {
       this.writer = new QueueWriter(this.opts.file);
       await this.writer.ready();
       setWriteGate(this.ctx.db, this.writer.gate);
+      // The writer's checkpoint thread runs the WAL checkpoints from now on (db/queue-writer.ts).
+      handOffCheckpoints(this.ctx.db, true);
+      this.writer.onCheckpointerExit = () => handOffCheckpoints(this.ctx.db, false);
     }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
@@ -159,6 +170,7 @@ export class InboundQueue {
       messageIds: [...ids].map(([agent_id, message_id]) => ({ agent_id, message_id })),
       remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
     };
+    const whole = (): Buffer => (Array.isArray(row.raw) ? Buffer.concat(row.raw) : row.raw);
     const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
     if (this.shared) {
       // One INSERT of a new id, reading nothing: atomic and durable (synchronous_commit) as a
@@ -166,14 +178,18 @@ export class InboundQueue {
       // lane (db/open.ts) whenever a store transaction was running alone there, and the 250
       // waited with it.
       announced.release();
-      await insertQueued(ctx.db, row, lease);
+      const one = { ...row, raw: whole() };
+      // A large message writes its pieces first (repos/blobs.ts): then all of it in one transaction.
+      if (isLarge(one.raw.length)) await withTransactionKind('inbound.accept', () => inTransaction(ctx, (tx) => insertQueued(tx.db, one, lease)));
+      else await insertQueued(ctx.db, one, lease);
     } else if (announced === NOT_ANNOUNCED && this.writer?.alive()) {
       await this.writer.insert({
         id: row.id, received_at: row.receivedAt, mail_from: row.mailFrom, rcpt_to: JSON.stringify(row.rcptTo),
         message_ids: JSON.stringify(row.messageIds), remote_address: row.remoteAddress, helo: row.helo, raw: row.raw,
       });
     } else {
-      await withTransactionKind('inbound.accept', () => groupedTransaction(ctx, (tx) => insertQueued(tx.db, row, lease), announced));
+      const one = { ...row, raw: whole() };
+      await withTransactionKind('inbound.accept', () => groupedTransaction(ctx, (tx) => insertQueued(tx.db, one, lease), announced));
     }
     this.counters.accepted++;
     this.depth++;
@@ -216,6 +232,7 @@ export class InboundQueue {
     if (this.writer) {
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
+      handOffCheckpoints(this.ctx.db, false);
     }
   }
 
@@ -263,10 +280,20 @@ export class InboundQueue {
       return;
     }
     try {
-      const { auth, raw } = await this.opts.authenticate({ raw: row.raw, ip: row.remoteAddress, helo: row.helo, mailFrom: row.mailFrom });
+      // A large message is read in pieces (repos/blobs.ts); its blob becomes the stored message's.
+      const queued = await readQueuedRaw(this.ctx.db, row);
+      // Each step over a large message's bytes (the copy just made, a prepended header, the
+      // hand-off to the pool) gets a turn of the event loop of its own, not one long turn.
+      if (isLarge(queued.length)) await yieldTurn();
+      const { auth, raw } = await this.opts.authenticate({ raw: queued, ip: row.remoteAddress, helo: row.helo, mailFrom: row.mailFrom });
+      if (isLarge(queued.length)) await yieldTurn();
       const p = await prepareIngest(this.ctx, {
         raw, mailFrom: row.mailFrom, rcptTo: row.rcptTo, source: 'smtp', remoteAddress: row.remoteAddress, auth,
-        queued: { id: row.id, receivedAt: Date.parse(row.receivedAt), messageIds: new Map(row.messageIds.map((m) => [m.agent_id, m.message_id])) },
+        storedTail: row.rawBlob ? { blobId: row.rawBlob, bytes: queued.length - row.raw.length } : undefined,
+        queued: {
+          id: row.id, receivedAt: Date.parse(row.receivedAt), messageIds: new Map(row.messageIds.map((m) => [m.agent_id, m.message_id])),
+          writeBlobs: this.writer?.alive() ? (blobs, move) => this.writer!.writeBlobs(blobs, move) : undefined,
+        },
       });
       await this.store(p.store!, isPrepared);
       this.counters.processed++;

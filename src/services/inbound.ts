@@ -1,8 +1,9 @@
 import { agentByEmail, type AgentRow } from '../db/repos/agents.js';
 import { getWorkspace } from '../db/repos/workspaces.js';
 import {
-  insertReceived, lockPlusAddressWindow, senderCounts, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow,
+  insertReceived, lockPlusAddressWindow, senderCounts, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow, type StoredTail,
 } from '../db/repos/received.js';
+import { deleteBlobs, isLarge } from '../db/repos/blobs.js';
 import { suppressionsFor } from '../db/repos/suppression.js';
 import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
@@ -40,7 +41,20 @@ export interface InboundInput {
    * the transaction that stores it (so it is stored and evented once), and the arrival time and
    * the rcv ids are those the 250 named.
    */
-  queued?: { id: string; receivedAt: number; messageIds: ReadonlyMap<string, string> };
+  queued?: {
+    id: string; receivedAt: number; messageIds: ReadonlyMap<string, string>;
+    /**
+     * SQLite with the queue's writer thread: large attachments are written there before the
+     * transaction that stores the message (db/queue-writer.ts writeBlobs), under ids derived from
+     * the queue row (`<inq id>.a<index>`: a retry after a crash writes the same ids again).
+     */
+    writeBlobs?: (blobs: { id: string; data: Uint8Array }[], move: boolean) => Promise<void>;
+  };
+  /**
+   * The last bytes of `raw` are stored already (a large queued message's blob): the first copy
+   * stored takes the blob over instead of writing the bytes again; unused, it is deleted.
+   */
+  storedTail?: StoredTail;
 }
 
 /** The queued message was processed already (by another daemon, or an earlier attempt that committed). */
@@ -172,7 +186,7 @@ export async function prepareIngest(ctx: AppContext, input: InboundInput): Promi
     const q = input.queued;
     return {
       result, isolation: 'read committed',
-      store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id))) throw new AlreadyProcessed(q.id); } : null,
+      store: q ? async (tx) => { if (!(await deleteQueued(tx.db, q.id, true))) throw new AlreadyProcessed(q.id); } : null,
     };
   }
   const prepared = await prepareInbound(ctx, input, routes);
@@ -250,6 +264,19 @@ async function prepareInbound(
     prepared.push({ routes: group, classification: c.classification, truncated: parseCut || c.truncated });
   }
 
+  // Large attachments of a queued message go to disk from the writer thread, now: the main
+  // thread's transaction then only names them (docs/inbound.md → Large messages).
+  const written = new Map<number, string>();
+  const q = input.queued;
+  if (q?.writeBlobs) {
+    const big = parsed.attachments.flatMap((a, i) => (isLarge(a.content.length) ? [{ id: `${q.id}.a${i}`, data: a.content, i }] : []));
+    if (big.length) {
+      // Moved to the thread (not copied) unless a second agent's copy will need the bytes here.
+      await q.writeBlobs(big.map(({ id, data }) => ({ id, data })), byAgent.size === 1);
+      for (const b of big) written.set(b.i, b.id);
+    }
+  }
+
   return {
     isolation: storeIsolation(input.raw, parsed, input.mailFrom),
     store: (result) => {
@@ -263,8 +290,10 @@ async function prepareInbound(
         result.stored!.length = 0;
         // The queue row goes in the same transaction as the message and its events: exactly once.
         if (input.queued && !(await deleteQueued(tx.db, input.queued.id))) throw new AlreadyProcessed(input.queued.id);
+        // One stored copy owns the queued blob; another agent's copy writes its own.
+        const tail: Derived['tail'] = { unused: input.storedTail, attachments: written.size ? written : undefined };
         for (const { routes: group, classification, truncated } of prepared) {
-          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated });
+          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail });
           if (!stored) {
             for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
             continue;
@@ -272,6 +301,9 @@ async function prepareInbound(
           result.stored!.push(stored);
           for (const r of group) result.accepted.push({ rcpt: r.rcpt, messageId: stored.messageId });
         }
+        // No copy kept the bytes (records only, or refused): the queued blob goes with the row.
+        if (tail.unused) await deleteBlobs(tx.db, [tail.unused.blobId]);
+        if (tail.attachments) await deleteBlobs(tx.db, [...tail.attachments.values()]);
       };
     },
   };
@@ -285,6 +317,11 @@ interface Derived {
   now: number;
   /** The pool cut parsing or classification short (budget): stored as extraction_truncated. */
   truncated: boolean;
+  /**
+   * What is on disk already while no copy has taken it over: the queued blob
+   * (InboundInput.storedTail) and the attachments the writer thread wrote (index → blob id).
+   */
+  tail: { unused?: StoredTail; attachments?: ReadonlyMap<number, string> };
 }
 
 async function storeForAgent(
@@ -359,9 +396,11 @@ async function storeForAgent(
     headers: parsed.headers, classification: classification as unknown as Record<string, unknown>, quarantined,
     answers_message_id: answers,
   };
-  const attachments: NewAttachment[] = parsed.attachments.map((a) => ({
+  const written = d.tail.attachments;
+  d.tail.attachments = undefined;
+  const attachments: NewAttachment[] = parsed.attachments.map((a, i) => ({
     id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
-    disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content,
+    disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content, storedBlob: written?.get(i),
   }));
   // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead.
   const type: EventType = input.auth?.spf === false && input.auth?.dkim === false
@@ -383,7 +422,9 @@ async function storeForAgent(
       spf_pass: row.spf_pass, dkim_pass: row.dkim_pass, attachments: attachments.length, received_at: at,
     },
   });
-  await insertReceived(tx.db, { ...row, event_id: ev.id, event_type: ev.type }, input.raw, attachments);
+  const tail = d.tail.unused;
+  d.tail.unused = undefined;
+  await insertReceived(tx.db, { ...row, event_id: ev.id, event_type: ev.type }, input.raw, attachments, tail);
   // A bounce or complaint about our own mail: its events and suppressions join this transaction.
   await recordFeedback(ctx, tx, { workspaceId: agent.workspace_id, agentId: agent.id, receivedId: id, raw: input.raw, parsed, mailFrom: input.mailFrom, testMode: d.testMode });
   return {

@@ -3,7 +3,7 @@ import type {
   Classification, ReceivedListQuery, ReceivedMessage, ReceivedMessageSummary, SimulateInbound,
 } from '../contract/received.js';
 import {
-  attachmentContents, attachmentsOf, getReceived, getReceivedRawBytes, listReceived, setReceivedRead,
+  attachmentContents, attachmentsOf, getReceived, getReceivedRawBytes, listReceived, receivedAttachment, setReceivedRead,
   type AttachmentRow, type ReceivedRow, type ReceivedSummaryRow,
 } from '../db/repos/received.js';
 import { mailHtmlPage, sanitizeMailHtml } from '../mail/html-sanitize.js';
@@ -91,10 +91,13 @@ export async function receivedHtmlPage(ctx: AppContext, auth: AuthContext, id: s
   if (!r.html) throw Errors.notFound('HTML body of received message', id);
   const inline = new Map<string, string>();
   let budget = INLINE_IMAGE_BYTES;
-  for (const a of await attachmentContents(ctx.db, r.id)) {
-    if (!a.content_id || !/^image\/(png|gif|jpeg|webp)$/i.test(a.content_type) || a.size > budget) continue;
+  // Only the images that fit are read (a large attachment's bytes are never loaded for the page).
+  for (const info of await attachmentsOf(ctx.db, r.id)) {
+    if (!info.content_id || !/^image\/(png|gif|jpeg|webp)$/i.test(info.content_type) || info.size > budget) continue;
+    const a = await receivedAttachment(ctx.db, r.id, info.id);
+    if (!a) continue;
     budget -= a.size;
-    inline.set(a.content_id.replace(/^<|>$/g, ''), `data:${a.content_type.toLowerCase()};base64,${Buffer.from(a.content).toString('base64')}`);
+    inline.set(info.content_id.replace(/^<|>$/g, ''), `data:${a.content_type.toLowerCase()};base64,${Buffer.from(a.content).toString('base64')}`);
   }
   const body = sanitizeMailHtml(r.html, { remoteImages, inline });
   return { ...mailHtmlPage(body, remoteImages), blockedImages: body.blockedImages };
@@ -105,7 +108,7 @@ export async function getReceivedRaw(ctx: AppContext, auth: AuthContext, id: str
   const r = await loadVisible(ctx, auth, id);
   const raw = await getReceivedRawBytes(ctx.db, auth.workspaceId, r.id);
   if (!raw) throw Errors.notFound('raw message', id);
-  return { filename: `${id}.eml`, raw: Buffer.from(raw) };
+  return { filename: `${id}.eml`, raw };
 }
 
 export interface ReceivedForReply {

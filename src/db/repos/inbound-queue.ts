@@ -1,5 +1,6 @@
 import type { Db } from '../schema.js';
 import type { InboundQueueTable } from '../tables/inbound.js';
+import { deleteBlobs, isLarge, readStoredBytes, writeBlob } from './blobs.js';
 
 /** A queued SMTP message (migration 0017), decoded. */
 export interface QueuedInbound {
@@ -10,22 +11,39 @@ export interface QueuedInbound {
   messageIds: { agent_id: string; message_id: string }[];
   remoteAddress: string | null;
   helo: string | null;
+  /** The message; with rawBlob set, only its head (the rest: readQueuedRaw). */
   raw: Buffer;
+  /** The blob (repos/blobs.ts) holding the bytes after `raw`: the queue row's id, or null. */
+  rawBlob: string | null;
   attempts: number;
 }
+
+/**
+ * A large queued message is stored in pieces under a blob named after its row (written by the
+ * queue's writer thread on SQLite, db/queue-writer-thread.ts, or by insertQueued); the received
+ * message takes the blob over when it is stored, so the bytes are written once.
+ */
+export const queuedBlobId = (queueId: string): string => queueId;
 
 const decode = (r: InboundQueueTable): QueuedInbound => ({
   id: r.id, receivedAt: r.received_at, mailFrom: r.mail_from, rcptTo: JSON.parse(r.rcpt_to) as string[],
   messageIds: JSON.parse(r.message_ids) as QueuedInbound['messageIds'], remoteAddress: r.remote_address, helo: r.helo,
-  raw: r.raw, attempts: r.attempts,
+  raw: r.raw, rawBlob: r.raw_blob ?? null, attempts: r.attempts,
 });
 
+/** The whole message of a queued row (head + blob pieces, read a few at a time: repos/blobs.ts). */
+export async function readQueuedRaw(db: Db, q: QueuedInbound): Promise<Buffer> {
+  return (await readStoredBytes(db, q.raw, q.rawBlob))!;
+}
+
 /** Queue one acknowledged message, held by its writer until `leaseUntil` (null: no lease). */
-export async function insertQueued(db: Db, q: Omit<QueuedInbound, 'attempts'>, leaseUntil: string | null): Promise<void> {
+export async function insertQueued(db: Db, q: Omit<QueuedInbound, 'attempts' | 'rawBlob'>, leaseUntil: string | null): Promise<void> {
+  const blob = isLarge(q.raw.length) ? queuedBlobId(q.id) : null;
+  if (blob) await writeBlob(db, blob, q.raw);
   await db.insertInto('inbound_queue').values({
     id: q.id, received_at: q.receivedAt, mail_from: q.mailFrom, rcpt_to: JSON.stringify(q.rcptTo),
-    message_ids: JSON.stringify(q.messageIds), remote_address: q.remoteAddress, helo: q.helo, raw: q.raw,
-    lease_until: leaseUntil, attempts: 0, last_error: null,
+    message_ids: JSON.stringify(q.messageIds), remote_address: q.remoteAddress, helo: q.helo,
+    raw: blob ? Buffer.alloc(0) : q.raw, raw_blob: blob, lease_until: leaseUntil, attempts: 0, last_error: null,
   }).execute();
 }
 
@@ -62,10 +80,15 @@ export async function countQueued(db: Db): Promise<number> {
   return Number(r.n);
 }
 
-/** Delete a processed row; false if it was not there any more (processed by someone else). */
-export async function deleteQueued(db: Db, id: string): Promise<boolean> {
+/**
+ * Delete a processed row; false if it was not there any more (processed by someone else). Its
+ * blob stays (the stored message took it over) unless `withBlob` (nothing was stored).
+ */
+export async function deleteQueued(db: Db, id: string, withBlob = false): Promise<boolean> {
   const r = await db.deleteFrom('inbound_queue').where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) === 1;
+  const gone = Number(r.numDeletedRows) === 1;
+  if (gone && withBlob) await deleteBlobs(db, [queuedBlobId(id)]);
+  return gone;
 }
 
 /** Processing failed: try again after `retryAt` (the lease doubles as the backoff). */

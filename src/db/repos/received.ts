@@ -3,6 +3,7 @@ import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
 import { lockKey } from '../dialect.js';
+import { deleteBlobs, isLarge, readStoredBytes, writeBlob, yieldTurn } from './blobs.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
 export type InboundSource = 'smtp' | 'local' | 'simulator';
@@ -103,16 +104,44 @@ export interface NewAttachment {
   size: number;
   sha256: string;
   content: Buffer;
+  /** The content is stored already, as this blob (written by the queue's writer thread): only named here. */
+  storedBlob?: string;
 }
 
-export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | null, attachments: NewAttachment[] = []): Promise<void> {
+/**
+ * The raw bytes' last `bytes` bytes are stored already, as blob `blobId` (a queued message's
+ * blob: services/inbound-queue.ts): the message takes that blob over instead of writing them again.
+ */
+export interface StoredTail {
+  blobId: string;
+  bytes: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Insert a received message with its raw bytes and attachments. Large byte strings go to
+ * blob_chunks in pieces (repos/blobs.ts), so no statement holds the thread for long.
+ */
+export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | null, attachments: NewAttachment[] = [], tail?: StoredTail): Promise<void> {
+  let head = raw;
+  let rawBlob: string | null = null;
+  if (raw && tail && tail.bytes <= raw.length) {
+    head = raw.subarray(0, raw.length - tail.bytes);
+    rawBlob = tail.blobId;
+  } else if (raw && isLarge(raw.length)) {
+    rawBlob = `${row.id}.raw`;
+    await writeBlob(db, rawBlob, raw);
+    head = EMPTY;
+  }
   const stored: ReceivedMessagesTable = {
     ...row,
     references: JSON.stringify(row.references),
     to: JSON.stringify(row.to),
     cc: JSON.stringify(row.cc),
     headers: JSON.stringify(row.headers),
-    raw,
+    raw: head,
+    raw_blob: rawBlob,
     spf_pass: ni(row.spf_pass),
     dkim_pass: ni(row.dkim_pass),
     classification: row.classification ? JSON.stringify(row.classification) : null,
@@ -121,11 +150,26 @@ export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | nul
     extraction_truncated: row.extraction_truncated ? 1 : 0,
   };
   await db.insertInto('received_messages').values(stored).execute();
-  if (attachments.length) {
-    await db.insertInto('received_attachments').values(attachments.map((a, i): ReceivedAttachmentsTable => ({
-      ...a, received_message_id: row.id, workspace_id: row.workspace_id, position: i,
-    }))).execute();
+  if (!attachments.length) return;
+  const rows: ReceivedAttachmentsTable[] = [];
+  for (const [i, { storedBlob, ...a }] of attachments.entries()) {
+    let blob = storedBlob ?? null;
+    if (!blob && isLarge(a.content.length)) {
+      await yieldTurn();
+      await writeBlob(db, (blob = a.id), a.content);
+    }
+    rows.push({ ...a, content: blob ? EMPTY : a.content, content_blob: blob, received_message_id: row.id, workspace_id: row.workspace_id, position: i });
   }
+  await db.insertInto('received_attachments').values(rows).execute();
+}
+
+/** Delete the blobs of received messages and of their attachments (before deleting the rows). */
+export async function deleteReceivedBlobs(db: Db, messageIds: string[]): Promise<void> {
+  if (!messageIds.length) return;
+  const raw = await db.selectFrom('received_messages').select('raw_blob').where('id', 'in', messageIds).where('raw_blob', 'is not', null).execute();
+  const att = await db.selectFrom('received_attachments').select('content_blob')
+    .where('received_message_id', 'in', messageIds).where('content_blob', 'is not', null).execute();
+  await deleteBlobs(db, [...raw.map((r) => r.raw_blob), ...att.map((a) => a.content_blob)]);
 }
 
 export async function getReceived(db: Db, workspaceId: string, id: string): Promise<ReceivedRow | undefined> {
@@ -134,10 +178,13 @@ export async function getReceived(db: Db, workspaceId: string, id: string): Prom
   return r && decode(r);
 }
 
+/** The raw bytes (null: a record that keeps none; undefined: no such message, or deleted while read). */
 export async function getReceivedRawBytes(db: Db, workspaceId: string, id: string): Promise<Buffer | null | undefined> {
-  const r = await db.selectFrom('received_messages').select('raw')
+  const r = await db.selectFrom('received_messages').select(['raw', 'raw_blob', 'size'])
     .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  return r ? r.raw : undefined;
+  if (!r) return undefined;
+  if (!r.raw) return null;
+  return readStoredBytes(db, r.raw, r.raw_blob, r.raw_blob ? r.size : undefined);
 }
 
 export interface ReceivedFilter {
@@ -163,8 +210,17 @@ export async function setReceivedRead(db: Db, id: string, read: boolean, atIso: 
 
 /** One attachment with its bytes, scoped to its message (GET /v1/messages/{id}/attachments/{attachment_id}). */
 export async function receivedAttachment(db: Db, messageId: string, attachmentId: string): Promise<(AttachmentRow & { content: Buffer }) | undefined> {
-  return db.selectFrom('received_attachments').selectAll()
+  const a = await db.selectFrom('received_attachments').selectAll()
     .where('received_message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
+  return a && withContent(db, a);
+}
+
+/** An attachment row with its whole content (head + blob); undefined when its pieces vanished (deleted meanwhile). */
+async function withContent(db: Db, a: ReceivedAttachmentsTable): Promise<(AttachmentRow & { content: Buffer }) | undefined> {
+  const { content_blob: blob, ...row } = a;
+  if (!blob) return row;
+  const content = await readStoredBytes(db, row.content, blob, row.size);
+  return content && { ...row, content };
 }
 
 export async function attachmentsOf(db: Db, messageId: string): Promise<AttachmentRow[]> {
@@ -174,8 +230,14 @@ export async function attachmentsOf(db: Db, messageId: string): Promise<Attachme
 }
 
 export async function attachmentContents(db: Db, messageId: string): Promise<(AttachmentRow & { content: Buffer })[]> {
-  return db.selectFrom('received_attachments').selectAll()
+  const rows = await db.selectFrom('received_attachments').selectAll()
     .where('received_message_id', '=', messageId).orderBy('position').execute();
+  const out: (AttachmentRow & { content: Buffer })[] = [];
+  for (const r of rows) {
+    const a = await withContent(db, r);
+    if (a) out.push(a);
+  }
+  return out;
 }
 
 /**

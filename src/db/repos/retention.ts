@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { lockAvailable } from '../dialect.js';
 import type { Db } from '../schema.js';
+import { deleteReceivedBlobs } from './received.js';
 
 /**
  * Deletion queries for retention and operator purges (issue #16). Each selects at most `limit`
@@ -51,7 +52,8 @@ export async function excessIds(db: Db, table: 'received_messages' | 'sent_messa
 }
 
 /**
- * Delete messages with everything stored for them: attachments, raw bytes (a column of the row),
+ * Delete messages with everything stored for them: attachments, raw bytes (a column of the row, and
+ * the pieces of large ones: repos/blobs.ts),
  * recipients, Message-ID refs, pending test replies. Threads left with no message become scrubbed
  * tombstones (as a deleted thread does); the others get their message_count recounted.
  * Returns the threads that emptied.
@@ -77,6 +79,7 @@ export async function deleteMessages(db: Db, receivedIds: string[], sentIds: str
   }
   if (received.length) {
     for (const r of await db.selectFrom('received_messages').select('thread_id').where('id', 'in', received).execute()) if (r.thread_id) threadIds.add(r.thread_id);
+    await deleteReceivedBlobs(db, received);
     await db.deleteFrom('received_attachments').where('received_message_id', 'in', received).execute();
     await db.deleteFrom('message_refs').where('message_id', 'in', received).execute();
     receivedDeleted = Number((await db.deleteFrom('received_messages').where('id', 'in', received).executeTakeFirst()).numDeletedRows);

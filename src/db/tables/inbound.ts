@@ -29,8 +29,13 @@ export interface ReceivedMessagesTable {
   excerpt: string;
   /** JSON [name, value][] in the order received. */
   headers: string;
-  /** The original bytes exactly as received; null on over-limit / held-code records. */
+  /**
+   * The original bytes exactly as received; null on over-limit / held-code records. With
+   * raw_blob set, only their head: the rest is that blob's pieces (migration 0018, repos/blobs.ts).
+   */
   raw: Buffer | null;
+  /** The blob (blob_chunks) holding the raw bytes after `raw`, or null (migration 0018). */
+  raw_blob?: string | null;
   size: number;
   spf_pass: number | null;
   dkim_pass: number | null;
@@ -66,7 +71,9 @@ export interface ReceivedAttachmentsTable {
   disposition: string | null;
   size: number;
   sha256: string;
+  /** The bytes; with content_blob set, empty: they are that blob's pieces (migration 0018). */
   content: Buffer;
+  content_blob?: string | null;
 }
 
 /** Plus addresses that received mail, for the distinct-per-24-hours limit (spec: Limits → Plus addresses). */
@@ -88,10 +95,19 @@ export interface InboundQueueTable {
   message_ids: string;
   remote_address: string | null;
   helo: string | null;
+  /** The message; with raw_blob set, only its head, the rest in that blob (migration 0018). */
   raw: Buffer;
+  raw_blob?: string | null;
   lease_until: string | null;
   attempts: number;
   last_error: string | null;
+}
+
+/** Pieces of large byte strings, in seq order (migration 0018; repos/blobs.ts). */
+export interface BlobChunksTable {
+  blob_id: string;
+  seq: number;
+  data: Buffer;
 }
 
 export interface InboundTables {
@@ -99,4 +115,5 @@ export interface InboundTables {
   received_attachments: ReceivedAttachmentsTable;
   inbound_plus_addresses: InboundPlusAddressesTable;
   inbound_queue: InboundQueueTable;
+  blob_chunks: BlobChunksTable;
 }

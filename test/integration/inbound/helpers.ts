@@ -29,7 +29,9 @@ export async function untilProcessed(t: TestApp, timeoutMs = 60_000): Promise<vo
   const end = Date.now() + timeoutMs;
   for (;;) {
     const r = await t.ctx.db.selectFrom('inbound_queue').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    if (Number(r.n) === 0) return;
+    // The rows go with their commit; the queue's own count (its 451 threshold) follows once the
+    // commit is flushed: wait for that too (settled() resolves when every message is done).
+    if (Number(r.n) === 0) return void (await t.ctx.inboundSettled?.());
     if (Date.now() > end) throw new Error(`${r.n} messages still queued after ${timeoutMs} ms`);
     await new Promise((res) => setTimeout(res, 20));
   }

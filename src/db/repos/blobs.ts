@@ -1,0 +1,89 @@
+import type { Db } from '../schema.js';
+
+/**
+ * Large byte strings (raw messages, attachment contents) in pieces (migration 0018).
+ *
+ * better-sqlite3 runs each statement synchronously on the calling thread: one INSERT or SELECT
+ * of a 10 MB blob held the daemon's only JavaScript thread for a hundred milliseconds and more
+ * (issue #13: no message may hold it for more than 50 ms; the SMTP cap is 40 MB). Written and read
+ * one piece per statement, with the event loop served between pieces (setImmediate), each step
+ * costs about a millisecond whatever the size; other connections' requests are served meanwhile
+ * (their queries wait for the connection as they would for any transaction).
+ *
+ * A stored byte string is its row's own column (the head: small, often empty) followed by the
+ * pieces of the blob the row names; rows below INLINE_MAX_BYTES keep everything in the column.
+ */
+
+/** One piece: small enough that writing or reading it is about a millisecond. */
+export const BLOB_CHUNK_BYTES = 256 * 1024;
+/** Up to this many bytes stay in the row's own column (no blob). */
+export const INLINE_MAX_BYTES = 256 * 1024;
+/** Pieces read per statement (one round trip on PostgreSQL). */
+const READ_BATCH = 4;
+/** Pieces deleted per statement: freeing their pages costs about as much as writing them. */
+const DELETE_BATCH = 8;
+
+/** Let the event loop run (I/O, timers) before the next piece. */
+export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A Buffer view of bytes (no copy): the drivers bind Buffers. */
+const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+
+/** Whether bytes of this length are stored in pieces. */
+export function isLarge(bytes: number): boolean {
+  return bytes > INLINE_MAX_BYTES;
+}
+
+/**
+ * Store `bytes` as blob `id`, one piece per statement with a turn of the event loop between
+ * pieces. Run inside the transaction of the row that names the blob.
+ */
+export async function writeBlob(db: Db, id: string, bytes: Uint8Array): Promise<void> {
+  for (let seq = 0, at = 0; at < bytes.length; seq++, at += BLOB_CHUNK_BYTES) {
+    if (seq > 0) await yieldTurn();
+    const data = asBuffer(bytes.subarray(at, Math.min(bytes.length, at + BLOB_CHUNK_BYTES)));
+    await db.insertInto('blob_chunks').values({ blob_id: id, seq, data }).execute();
+  }
+}
+
+/** The pieces of blob `id` in order (an unknown id: none), a few per statement, yielding between. */
+export async function readBlobPieces(db: Db, id: string): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for (;;) {
+    const rows = await db.selectFrom('blob_chunks').select(['seq', 'data'])
+      .where('blob_id', '=', id).where('seq', '>=', out.length).orderBy('seq').limit(READ_BATCH).execute();
+    for (const r of rows) {
+      if (r.seq !== out.length) return out; // a gap: deleted while being read (the caller checks the size)
+      out.push(asBuffer(r.data));
+    }
+    if (rows.length < READ_BATCH) return out;
+    await yieldTurn();
+  }
+}
+
+/**
+ * A stored byte string: the row's head followed by its blob's pieces (blob null: the head alone).
+ * `size`, when known, is checked: a string whose pieces were deleted while being read (retention)
+ * reads as undefined rather than as a truncated copy.
+ */
+export async function readStoredBytes(db: Db, head: Uint8Array, blob: string | null | undefined, size?: number): Promise<Buffer | undefined> {
+  if (!blob) return asBuffer(head);
+  const pieces = await readBlobPieces(db, blob);
+  const total = pieces.reduce((n, p) => n + p.length, head.length);
+  if (size !== undefined && total !== size) return undefined;
+  // One copy into a fresh buffer: a few milliseconds even at the 40 MB cap.
+  return Buffer.concat([asBuffer(head), ...pieces], total);
+}
+
+/** Delete blobs (missing ids are ignored), a few pieces per statement, yielding between. */
+export async function deleteBlobs(db: Db, ids: readonly (string | null | undefined)[]): Promise<void> {
+  for (const id of new Set(ids)) {
+    if (!id) continue;
+    for (let from = 0; ; from += DELETE_BATCH) {
+      const r = await db.deleteFrom('blob_chunks').where('blob_id', '=', id)
+        .where('seq', '>=', from).where('seq', '<', from + DELETE_BATCH).executeTakeFirst();
+      if (Number(r.numDeletedRows) === 0) break;
+      await yieldTurn();
+    }
+  }
+}
