@@ -73,6 +73,9 @@ export class Checkpointer {
     if (this.dead) return;
     this.dead = true;
     const exited = new Promise((r) => this.worker.once('exit', r));
+    // Referenced while it closes: an unreferenced thread still booting (a daemon stopped right
+    // after create, e.g. its port in use) would let the process exit with this wait unsettled.
+    this.worker.ref();
     this.worker.postMessage('close');
     await exited;
   }
