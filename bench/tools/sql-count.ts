@@ -3,7 +3,7 @@
  * send, a live send through a local relay, one inbound message over /v1/test/inbound... and SMTP.
  * Run: npx tsx bench/tools/sql-count.ts [--verbose]
  */
-import BetterSqlite3 from 'better-sqlite3';
+import { observeStatements } from './statement-hook.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,26 +16,7 @@ import { startSink } from '../../test/helpers/sink.js';
 
 const VERBOSE = process.argv.includes('--verbose');
 let log: string[] = [];
-// Statements are prepared once and cached (db/open.ts), so executions are counted on the
-// Statement prototype, patched the first time a statement is prepared.
-const proto = (BetterSqlite3 as unknown as { prototype: { prepare: (sql: string) => object } }).prototype;
-const prepare = proto.prepare;
-let patched = false;
-proto.prepare = function (this: unknown, sql: string) {
-  const stmt = prepare.call(this, sql);
-  if (!patched) {
-    patched = true;
-    const sp = Object.getPrototypeOf(stmt) as Record<string, (...a: unknown[]) => unknown>;
-    for (const m of ['all', 'run', 'get', 'iterate']) {
-      const orig = sp[m];
-      sp[m] = function (this: { source: string }, ...args: unknown[]) {
-        log.push(this.source);
-        return orig.apply(this, args);
-      };
-    }
-  }
-  return stmt;
-};
+observeStatements({ ran: (source) => log.push(source) });
 
 async function measure(name: string, fn: () => Promise<unknown>, settleMs = 400): Promise<void> {
   await new Promise((r) => setTimeout(r, settleMs));

@@ -3,7 +3,7 @@
  * the fsync) while 16 concurrent clients send test-mode messages / GET /v1/me to an in-process daemon.
  * Run: npx tsx bench/tools/sql-time-send.ts [send|me] [seconds]
  */
-import BetterSqlite3 from 'better-sqlite3';
+import { observeStatements, StatementTimes } from './statement-hook.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,36 +13,14 @@ import { Daemon } from '../../src/server/daemon.js';
 
 const what = process.argv[2] ?? 'send';
 const secs = Number(process.argv[3] ?? 5);
-const stats = new Map<string, { n: number; ms: number }>();
-const proto = (BetterSqlite3 as unknown as { prototype: { prepare: (sql: string) => object } }).prototype;
-const prepare = proto.prepare;
-let patched = false;
+const times = new StatementTimes();
+const stats = times.stats;
 let on = false;
-proto.prepare = function (this: unknown, sql: string) {
-  const stmt = prepare.call(this, sql);
-  if (!patched) {
-    patched = true;
-    const sp = Object.getPrototypeOf(stmt) as Record<string, (...a: unknown[]) => unknown>;
-    for (const m of ['all', 'run', 'get', 'iterate']) {
-      const orig = sp[m];
-      sp[m] = function (this: { source: string }, ...args: unknown[]) {
-        const t = performance.now();
-        try {
-          return orig.apply(this, args);
-        } finally {
-          if (on) {
-            const k = this.source.replace(/\s+/g, ' ').replace(/\(\?(, \?)+\)(, \(\?(, \?)+\))+/g, '(?…) × n').slice(0, 150);
-            const s = stats.get(k) ?? { n: 0, ms: 0 };
-            s.n++;
-            s.ms += performance.now() - t;
-            stats.set(k, s);
-          }
-        }
-      };
-    }
-  }
-  return stmt;
-};
+observeStatements({
+  ran: (source, ms) => {
+    if (on) times.add(source.replace(/\s+/g, ' ').replace(/\(\?(, \?)+\)(, \(\?(, \?)+\))+/g, '(?…) × n').slice(0, 150), ms);
+  },
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'mailagent-sqltime-'));
 const d = await Daemon.create(loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent' }, {}), { quiet: true });
