@@ -1,5 +1,5 @@
 import { skipLocked } from '../dialect.js';
-import type { Db, } from '../schema.js';
+import type { Db, Decoded } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
 import { insertRow } from '../insert-row.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
@@ -7,55 +7,22 @@ import { sentConditions, type MessageSearch } from './search.js';
 
 export type SentStatus = 'sending' | 'sent' | 'scheduled' | 'canceled' | 'failed';
 
-export interface SentMessageRow {
-  id: string;
-  workspace_id: string;
-  agent_id: string;
-  thread_id: string;
-  api_key_id: string | null;
+export type ClassifierWarning = { code: 'cold_email_prohibited'; message: string; score: number; reason: 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear' };
+
+export type SentMessageRow = Decoded<SentMessagesTable, {
   test_mode: boolean;
   status: SentStatus;
-  source: string;
-  from_address: string;
-  from_name: string | null;
   to: string[];
   cc: string[];
   bcc: string[];
   reply_to: string[];
-  subject: string;
-  body_text: string | null;
-  body_html: string | null;
-  rfc_message_id: string;
-  in_reply_to: string | null;
   references: string[];
-  in_reply_to_message_id: string | null;
-  forwarded_from: string | null;
   metadata: Record<string, string>;
   tags: { name: string; value: string }[];
-  classifier_score: number;
-  classifier_warning: { code: 'cold_email_prohibited'; message: string; score: number; reason: 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear' } | null;
-  pool: string | null;
-  cost_usd: number;
-  transport_message_id: string | null;
-  scheduled_at: string | null;
-  due_at: string | null;
-  sent_at: string | null;
-  delivered_at: string | null;
-  canceled_at: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-}
+  classifier_warning: ClassifierWarning | null;
+}>;
 
-export interface AttachmentRow {
-  id: string;
-  message_id: string;
-  position: number;
-  filename: string;
-  content_type: string;
-  size: number;
-  content: Buffer;
-}
+export type AttachmentRow = SentAttachmentsTable;
 
 function decode(r: SentMessagesTable): SentMessageRow {
   return {

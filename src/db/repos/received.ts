@@ -1,4 +1,4 @@
-import type { Db } from '../schema.js';
+import type { Db, Decoded } from '../schema.js';
 import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
@@ -8,61 +8,25 @@ import { deleteBlobs, isLarge, readStoredBytes, writeBlob, yieldTurn } from './b
 export type OverLimit = 'plus_address_limit' | 'held_code';
 export type InboundSource = 'smtp' | 'local' | 'simulator';
 
-export interface ReceivedRow {
-  id: string;
-  workspace_id: string;
-  agent_id: string;
-  thread_id: string | null;
-  rfc_message_id: string | null;
-  in_reply_to: string | null;
+export type ReceivedRow = Decoded<ReceivedMessagesTable, {
   references: string[];
-  from_address: string;
-  from_name: string | null;
-  from_domain: string;
   to: string[];
   cc: string[];
-  recipient: string;
-  plus_address: string | null;
-  subject: string;
-  text: string | null;
-  html: string | null;
-  extracted_text: string | null;
-  excerpt: string;
   headers: [string, string][];
-  size: number;
   spf_pass: boolean | null;
   dkim_pass: boolean | null;
-  dmarc: string | null;
   classification: Record<string, unknown> | null;
   quarantined: boolean;
   test_mode: boolean;
   over_limit: OverLimit | null;
   source: InboundSource;
-  answers_message_id: string | null;
-  event_id: string | null;
-  event_type: string | null;
-  remote_address: string | null;
-  received_at: string;
   extraction_truncated: boolean;
-  /** null while unread. */
-  read_at: string | null;
-}
+}, 'raw' | 'raw_blob'>;
 
 /** A list row: no bodies, headers or raw bytes (spec: list responses give excerpts only). */
 export type ReceivedSummaryRow = Omit<ReceivedRow, 'text' | 'html' | 'headers'>;
 
-export interface AttachmentRow {
-  id: string;
-  received_message_id: string;
-  workspace_id: string;
-  position: number;
-  filename: string | null;
-  content_type: string;
-  content_id: string | null;
-  disposition: string | null;
-  size: number;
-  sha256: string;
-}
+export type AttachmentRow = Omit<ReceivedAttachmentsTable, 'content' | 'content_blob'>;
 
 const nb = (v: number | null): boolean | null => (v === null ? null : v === 1);
 const ni = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0);

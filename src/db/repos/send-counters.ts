@@ -1,13 +1,8 @@
 import type { Db } from '../schema.js';
+import type { SendLogTable } from '../tables/outbound.js';
 
 /** Per-recipient send log behind the sliding-window caps (spec: Limits). */
-export interface SendLogEntry {
-  message_id: string;
-  recipient: string;
-  workspace_id: string;
-  agent_id: string;
-  at: string;
-}
+export type SendLogEntry = SendLogTable;
 
 export async function insertSendLog(db: Db, rows: SendLogEntry[]): Promise<void> {
   if (rows.length) await db.insertInto('send_log').values(rows).onConflict((oc) => oc.doNothing()).execute();

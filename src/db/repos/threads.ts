@@ -1,28 +1,17 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
-import type { Db, ThreadsTable } from '../schema.js';
+import type { Db, Decoded, ThreadsTable } from '../schema.js';
 import { insertRow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
 import { Errors } from '../../shared/errors.js';
 
-export interface ThreadRow {
-  id: string;
-  workspace_id: string;
-  agent_id: string;
-  subject: string;
-  normalized_subject: string;
+export type ThreadRow = Decoded<ThreadsTable, {
   status: 'open' | 'closed' | 'archived';
   labels: string[];
   participants: string[];
-  message_count: number;
-  last_message_at: string;
   has_live: boolean;
-  trashed_at: string | null;
-  deleted_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+}>;
 
 function decode(r: ThreadsTable): ThreadRow {
   return {
