@@ -79,7 +79,7 @@ _mailagent() {
     "mailagent webhooks delivery") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent webhooks replay") subs=''; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent webhooks rotate-secret") subs=''; opts='--previous-secret-ttl --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent webhooks listen") subs=''; opts='--forward-to --type --agent --since --secret --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent webhooks listen") subs=''; opts='--forward-to --type --agent --since --secret --new-secret --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent webhooks verify") subs=''; opts='--secret --header --id --timestamp --tolerance --body-file --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent drafts") subs='list get create update delete send'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent drafts list") subs=''; opts='--agent --status --limit --cursor --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;

@@ -22,6 +22,11 @@ export interface Profile {
 export interface ConfigFile {
   default_profile?: string;
   profiles: Record<string, Profile>;
+  /**
+   * `webhooks listen` signing secrets by daemon base URL: the same secret on every run against
+   * one daemon (as `stripe listen` does), so a receiver configured once keeps verifying.
+   */
+  listen_secrets?: Record<string, string>;
 }
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -77,6 +82,28 @@ export function saveNewProfile(wanted: string, profile: Profile, env: NodeJS.Pro
   config.default_profile ??= name;
   writeConfigFile(file, config);
   return { name, file, renamed: name !== wanted, isDefault: config.default_profile === name };
+}
+
+/**
+ * The `webhooks listen` signing secret for a daemon: the one saved for `baseUrl`, or a new one
+ * from `generate` saved for the next run (`renew` replaces a saved one). `saved` is false when
+ * the config file could not be written (the secret is then good for this run only).
+ */
+export function listenSecret(
+  baseUrl: string, generate: () => string, renew: boolean, env: NodeJS.ProcessEnv = process.env,
+): { secret: string; reused: boolean; saved: boolean; file: string } {
+  const file = configPath(env);
+  const config = readConfigFile(file);
+  const known = config.listen_secrets?.[baseUrl];
+  if (known && !renew) return { secret: known, reused: true, saved: true, file };
+  const secret = generate();
+  config.listen_secrets = { ...config.listen_secrets, [baseUrl]: secret };
+  try {
+    writeConfigFile(file, config);
+    return { secret, reused: false, saved: true, file };
+  } catch {
+    return { secret, reused: false, saved: false, file };
+  }
 }
 
 /** The sentence that tells where a new profile went and how to use it. */

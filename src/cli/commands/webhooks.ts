@@ -29,7 +29,9 @@ const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
   ['ID', (d) => d.id],
   ['EVENT', (d) => d.event_id],
   ['TYPE', (d) => d.event_type],
-  ['STATUS', (d) => d.status],
+  // `failed` with a next attempt scheduled is still being retried: say so in the table (the
+  // status itself is the hosted service's, kept as is in --json).
+  ['STATUS', (d) => (d.status === 'failed' && d.next_retry_at ? 'failed, retrying' : d.status)],
   ['ATTEMPTS', (d) => d.attempt_number],
   ['HTTP', (d) => d.http_status ?? ''],
   ['NEXT/DONE', (d) => d.delivered_at ?? d.next_retry_at ?? ''],
@@ -68,7 +70,7 @@ async function readStdin(): Promise<Buffer> {
 
 interface CreateOptions { url?: string; type?: string[]; description?: string; paused?: boolean }
 interface UpdateOptions { url?: string; type?: string[]; description?: string; active?: boolean }
-interface ListenOptions { forwardTo?: string; type?: string[]; agent?: string; since?: string; secret?: string }
+interface ListenOptions { forwardTo?: string; type?: string[]; agent?: string; since?: string; secret?: string; newSecret?: boolean }
 interface VerifyOptions { secret?: string; header?: string; id?: string; timestamp?: string; tolerance?: number; bodyFile?: string }
 
 const FORWARD_FORMS = 'accepted: 3000 or 3000/hooks (http://127.0.0.1:3000/…), localhost:3000/hooks, http://127.0.0.1:3000/hooks, https://example.com/hooks';
@@ -287,7 +289,8 @@ export function register(program: Command): void {
     .option('--type <type>', 'only these event types (repeatable, comma-separated; default all)', parseList)
     .option('--agent <agent>', 'only this agent (id, name or address)')
     .option('--since <id|time>', 'first forward the events after this id, or at/after this time')
-    .option('--secret <whsec>', 'sign with this secret instead of a new one (keeps your receiver\'s config across runs)')
+    .option('--secret <whsec>', 'sign with this secret instead of the saved one')
+    .option('--new-secret', 'replace the saved signing secret for this daemon with a new one')
     .addHelpText('after', [
       '',
       'Prints the signing secret at start (stderr), then one line per forwarded event on stdout:',
@@ -295,6 +298,10 @@ export function register(program: Command): void {
       'headers as a daemon delivery: X-Mails-Signature, webhook-id/-timestamp/-signature,',
       'X-Mails-Event-Id, X-Mails-Event-Type. Events are forwarded one at a time, in order; a failed',
       'POST is reported and not retried. No webhook endpoint is created. Ctrl-C stops it (exit 130).',
+      '',
+      'The signing secret is made on the first run against a daemon and saved in the CLI config',
+      '(listen_secrets, keyed by base URL), so every later run signs with the same secret and your',
+      'receiver\'s configuration keeps working; --new-secret replaces it, --secret overrides it.',
     ].join('\n'))
     .action(run(async (ctx, o: ListenOptions) => {
       const target = checkUrl('--forward-to', ctx.require(o.forwardTo, '--forward-to'));
@@ -302,7 +309,11 @@ export function register(program: Command): void {
       const sig = await import('../../contract/webhook-signature.js');
       const { SIGNING_SECRET_PATTERN } = await import('../../contract/webhooks.js');
       if (o.secret !== undefined && !SIGNING_SECRET_PATTERN.test(o.secret)) throw new UsageError('--secret: expected whsec_ followed by base64');
-      const secret = o.secret ?? sig.generateSigningSecret();
+      if (o.secret !== undefined && o.newSecret) throw new UsageError('--secret and --new-secret: give one of them');
+      const { listenSecret } = await import('../profiles.js');
+      const kept = o.secret === undefined ? listenSecret(ctx.connection().baseUrl, sig.generateSigningSecret, !!o.newSecret, ctx.env) : null;
+      if (kept && !kept.saved) ctx.out.stderr.write(`warning: could not save the signing secret in ${kept.file}; the next run will print a new one\n`);
+      const secret = o.secret ?? kept!.secret;
       const client = await ctx.client();
       // The secret is what the user came for: printed even with --quiet, on stderr so stdout stays data.
       ctx.out.stderr.write(`Your webhook signing secret is ${ctx.out.ce.bold(secret)}\n`);

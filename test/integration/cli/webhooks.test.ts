@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,25 @@ describe('webhooks: endpoints, deliveries, replay, rotation and verify', () => {
     expect(bad.code).toBe(1);
     expect(bad.json()).toMatchObject({ ok: false, http_status: 500 });
     expect(bad.stderr).toMatch(/^error: test delivery failed: .*500/m);
+    await d.cli(['webhooks', 'delete', w.id, '--yes']);
+  });
+
+  it('deliveries: a failed delivery with a retry scheduled reads "failed, retrying" in the table, "failed" in --json', async () => {
+    const w = (await d.cli(['webhooks', 'create', '--url', sink.url, '--type', 'agent.created', '--json'])).json();
+    sink.reset();
+    sink.queue({ status: 503, body: 'later' });
+    await api(d, 'POST', '/v1/agents', { name: 'retta' });
+    await sink.waitFor(1, 15_000);
+    let page: any;
+    for (let i = 0; i < 50; i++) {
+      page = (await d.cli(['webhooks', 'deliveries', w.id, '--json'])).json();
+      if (page.data[0]?.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(page.data[0]).toMatchObject({ status: 'failed', http_status: 503, attempt_number: 1 });
+    expect(page.data[0].next_retry_at).toEqual(expect.any(String));
+    const listed = await d.cli(['webhooks', 'deliveries', w.id]);
+    expect(listed.stdout.trim().split('\t')[3]).toBe('failed, retrying');
     await d.cli(['webhooks', 'delete', w.id, '--yes']);
   });
 
@@ -324,6 +343,29 @@ describe('webhooks listen', () => {
       await l.interrupt();
       await dead.interrupt();
     }
+  });
+
+  it('signs with the same saved secret on every run against one daemon; --new-secret replaces it', async () => {
+    const secretOf = async (args: string[]) => {
+      const l = spawnCli(['webhooks', 'listen', '--forward-to', sink.url, '--type', 'agent.created', ...args], d.env);
+      try {
+        await l.until((o) => o.stderr.includes('Ready!'));
+        return /Your webhook signing secret is (whsec_\S+)/.exec(l.stderr())![1];
+      } finally {
+        await l.interrupt();
+      }
+    };
+    const first = await secretOf([]);
+    expect(await secretOf([])).toBe(first);
+    const config = JSON.parse(readFileSync(join(d.env.XDG_CONFIG_HOME!, 'mailagent', 'config.json'), 'utf8'));
+    expect(Object.values(config.listen_secrets)).toEqual([first]);
+    const renewed = await secretOf(['--new-secret']);
+    expect(renewed).toMatch(SECRET);
+    expect(renewed).not.toBe(first);
+    expect(await secretOf([])).toBe(renewed);
+    const both = await d.cli(['webhooks', 'listen', '--forward-to', sink.url, '--secret', renewed, '--new-secret']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--secret and --new-secret');
   });
 
   it('refuses bad input', async () => {
