@@ -1,5 +1,6 @@
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
 import type { Client } from '../client/index.js';
+import { SENDER_FILTER_FORMS, senderFilter } from '../client/sender.js';
 import { ApiError } from '../contract/errors.js';
 import { Nullable, Page, Timestamp, ListQuery, NO_CONTROL_CHARS } from '../contract/common.js';
 import { SendRequest, ReplyRequest, SentMessage, MessageListQuery } from '../contract/messages.js';
@@ -139,16 +140,24 @@ async function agentOf(args: Record<string, unknown>, ctx: ToolContext): Promise
   throw new ApiError(400, 'invalid_request_error', 'missing_field', 'Missing required field `agent`: this key is not bound to an agent, so say which agent\'s inbox to use (id, name or address; mails.list_agents lists them).', { param: 'agent' });
 }
 
-interface Filters { from?: string; subject?: string; address?: string }
+interface Filters { from?: (address: string) => boolean; subject?: string; address?: string }
 function matches(m: ReceivedMessageSummary, f: Filters): boolean {
   const has = (hay: string, needle: string | undefined) => needle === undefined || hay.toLowerCase().includes(needle.toLowerCase());
   const addr = f.address?.toLowerCase();
-  return has(`${m.from.address} ${m.from.name ?? ''}`, f.from) && has(m.subject, f.subject) &&
+  return (!f.from || f.from(m.from.address)) && has(m.subject, f.subject) &&
     (addr === undefined || m.delivered_to.toLowerCase() === addr || (m.plus_address ?? '').toLowerCase() === addr);
 }
 
+/** The tools' `from`: an exact address or a domain and its subdomains (client/sender.ts), as `mailagent wait --from`. */
+function fromFilter(value: unknown): Filters['from'] {
+  if (typeof value !== 'string') return undefined;
+  const test = senderFilter(value);
+  if (!test) throw new ApiError(400, 'invalid_request_error', 'invalid_param_value', `The field \`from\` must be ${SENDER_FILTER_FORMS}; got "${value}".`, { param: 'from' });
+  return test;
+}
+
 const FILTER_FIELDS = {
-  from: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Only mail whose sender address or name contains this text (case-insensitive), e.g. "github.com".' })),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Only mail from this sender address (exact, e.g. "noreply@github.com") or from this domain and its subdomains (e.g. "github.com"). The display name is not matched: anyone can choose it.' })),
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 998, description: 'Only mail whose subject contains this text (case-insensitive).' })),
 };
 
@@ -417,7 +426,7 @@ export const tools: ToolDef[] = [
       const agent = await agentOf(a, ctx);
       const timeout = typeof a.timeout_seconds === 'number' ? a.timeout_seconds : 30;
       const deadline = now() + timeout * 1000;
-      const filters: Filters = { from: a.from as string | undefined, subject: a.subject as string | undefined };
+      const filters: Filters = { from: fromFilter(a.from), subject: a.subject as string | undefined };
       let since = a.since as string | undefined;
       // Several waits must start from one fixed point, or mail arriving between two of them is
       // missed: after the agent's newest message as of now (ids are time-ordered), like `mailagent wait`.
@@ -471,7 +480,7 @@ export const tools: ToolDef[] = [
       if (typeof a.message_id === 'string') {
         found = await call<ReceivedMessage>('received.get', { params: { id: a.message_id } });
       } else {
-        const filters: Filters = { from: a.from as string | undefined, subject: a.subject as string | undefined, address: a.address as string | undefined };
+        const filters: Filters = { from: fromFilter(a.from), subject: a.subject as string | undefined, address: a.address as string | undefined };
         let cursor: string | undefined;
         scan: for (let seen = 0; seen < EXTRACT_SCAN;) {
           const page = await call<{ data: ReceivedMessageSummary[]; has_more: boolean; next_cursor?: string }>('received.list', { query: { agent_id: a.agent, limit: 100, cursor } });

@@ -3,6 +3,7 @@ import type { ReceivedMessage } from '../../contract/received.js';
 import { examples, run, type CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseTime } from '../time.js';
+import { senderFilter } from '../../client/sender.js';
 import { printReceived, extractFrom } from './inbox.js';
 
 /** The daemon holds one long-poll for at most this long (docs/inbound.md; InboxWaitQuery.timeout). */
@@ -26,21 +27,11 @@ const fmt = (s: number) => (s % 60 === 0 && s >= 60 ? `${s / 60} min` : `${s} s`
 
 interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link'; from?: (address: string) => boolean; includeQuarantined?: boolean }
 
-/**
- * `--from`: an address (exact) or a domain (`example.com` / `@example.com`: that domain and its
- * subdomains). Returns the test, or throws a usage error for something that is neither.
- */
+/** `--from`: client/sender.ts; a usage error for something that is neither an address nor a domain. */
 export function parseFrom(v: string): (address: string) => boolean {
-  const want = v.trim().toLowerCase();
-  if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(want)) return (a) => a.trim().toLowerCase() === want;
-  const domain = want.replace(/^@/, '');
-  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) {
-    throw new InvalidArgumentError(`"${v}" is neither an address (codes@example.com) nor a domain (example.com)`);
-  }
-  return (a) => {
-    const d = a.trim().toLowerCase().split('@').pop() ?? '';
-    return d === domain || d.endsWith('.' + domain);
-  };
+  const test = senderFilter(v);
+  if (!test) throw new InvalidArgumentError(`"${v}" is neither an address (codes@example.com) nor a domain (example.com)`);
+  return test;
 }
 
 /** With --address, poll in chunks this long so held mail (never returned by a wait) is noticed soon. */

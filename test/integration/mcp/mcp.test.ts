@@ -195,6 +195,9 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     await new Promise((r) => setTimeout(r, 500));
     // Noise first (another sender), then the mail the loop waits for.
     await d.api('POST', '/v1/test/inbound', { agent, from: 'news@other.example', subject: 'Weekly news', body_text: 'Nothing to see.' });
+    // A look-alike sender is not `from: accounts.example` (exact address or domain and its
+    // subdomains, as `mailagent wait --from`; never a substring).
+    await d.api('POST', '/v1/test/inbound', { agent, from: 'no-reply@accounts.example.evil.test', subject: 'Confirm your email', body_text: 'Your sign-in code is 000000.' });
     const sim = await d.api('POST', '/v1/test/inbound', {
       agent, from: 'no-reply@accounts.example', subject: 'Confirm your email',
       body_text: 'Welcome! Your sign-in code is 731905.\n\nOr confirm with this link: https://accounts.example/verify-email?token=Zx81Qa\n\nUnsubscribe: https://accounts.example/unsubscribe?u=1',
@@ -214,6 +217,11 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     expect(none).toEqual({ message: null, timed_out: true });
     const missing = await refused(client, 'mails.extract', { agent, from: 'nobody.example' });
     expect(missing.code).toBe('resource_not_found');
+    const sub = await ok(client, 'mails.extract', { agent, from: 'No-Reply@Accounts.Example' });
+    expect(sub.message_id).toBe(sim.message_id);
+    const bad = await refused(client, 'mails.extract', { agent, from: 'accounts' });
+    expect(bad.code).toBe('invalid_param_value');
+    expect(bad.message).toContain('an address (codes@example.com) or a domain');
   }, 60_000);
 
   it('withholds a quarantined body unless the call asks for it', async () => {

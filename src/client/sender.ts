@@ -1,0 +1,21 @@
+/**
+ * The sender filter shared by `mailagent wait --from` and the MCP tools' `from`: an address
+ * (matched exactly, case-insensitively) or a domain (`example.com` or `@example.com`: that domain
+ * and its subdomains). Never a substring, and never the display name: both are the sender's to
+ * choose, and a wait for a sign-in code must not return `codes@example.com.attacker.net` or a
+ * message whose name reads "example.com".
+ *
+ * Returns the test, or null when `value` is neither an address nor a domain.
+ */
+export function senderFilter(value: string): ((address: string) => boolean) | null {
+  const want = value.trim().toLowerCase();
+  if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(want)) return (a) => a.trim().toLowerCase() === want;
+  const domain = want.replace(/^@/, '');
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) return null;
+  return (a) => {
+    const d = a.trim().toLowerCase().split('@').pop() ?? '';
+    return d === domain || d.endsWith('.' + domain);
+  };
+}
+
+export const SENDER_FILTER_FORMS = 'an address (codes@example.com) or a domain (example.com: it and its subdomains)';
