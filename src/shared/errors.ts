@@ -78,8 +78,9 @@ export const Errors = {
   // ---- not found (404)
   notFound: (kind: string, id: string) =>
     new ApiError(404, 'resource_error', 'resource_not_found', `No ${kind} with id ${id} exists in this workspace.`),
-  routeNotFound: (method: string, path: string) =>
-    new ApiError(404, 'resource_error', 'resource_not_found', `No route ${method} ${path}. See GET /v1/openapi.json.`),
+  routeNotFound: (method: string, path: string, nearby: string[] = []) =>
+    new ApiError(404, 'resource_error', 'resource_not_found',
+      `No route ${method} ${path}.${nearby.length ? ` Did you mean ${nearby.join(' or ')}?` : ''} See GET /v1/openapi.json.`),
   agentNotFound: (ref: string, param: string | null = 'agent') =>
     new ApiError(404, 'resource_error', 'agent_not_found', `No agent "${ref}" exists in this workspace.`, { param }),
   /** An agent-bound key asking for another agent: the same 404, worded so it is true whether or not that agent exists. */

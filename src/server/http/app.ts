@@ -23,6 +23,7 @@ import { registerOpsRoutes } from './ops-routes.js';
 import { DiskGuard, type Ops } from '../ops/index.js';
 import { clientErrorHandler } from './client-error.js';
 import { forSerializer } from './serializer-schema.js';
+import { RouteSuggester } from './route-suggest.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -148,6 +149,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   });
 
   const matchers: { re: RegExp; method: string }[] = [];
+  const suggester = new RouteSuggester();
   const routeOpts: RouteOps = { ops };
   for (const [id, def] of Object.entries(routes) as [RouteId, RouteDef][]) {
     const handler = (allHandlers as Record<string, Handler<RouteDef> | undefined>)[id];
@@ -158,6 +160,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       matchers.push({ re: pathMatcher(prefix + def.path), method: def.method });
       // fastify answers HEAD on every GET route (exposeHeadRoutes), so Allow names it too.
       if (def.method === 'GET') matchers.push({ re: pathMatcher(prefix + def.path), method: 'HEAD' });
+      suggester.add(def.method, prefix + def.path);
       registerRoute(app, ctx, id, def, prefix, handler, routeOpts);
     }
   }
@@ -172,7 +175,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     const allowed = [...new Set(matchers.filter((m) => m.re.test(path)).map((m) => m.method))];
     const err = allowed.length && !allowed.includes(req.method)
       ? Errors.methodNotAllowed(req.method, path, allowed)
-      : Errors.routeNotFound(req.method, path);
+      : Errors.routeNotFound(req.method, path, suggester.suggest(req.method === 'HEAD' ? 'GET' : req.method, path));
     if (allowed.length) reply.header('allow', allowed.join(', '));
     reply.code(err.status).send(err.toEnvelope(String(req.id)));
   });

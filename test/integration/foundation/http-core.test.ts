@@ -191,6 +191,24 @@ describe('routing errors', () => {
     }
   });
 
+  it('an unknown route one path segment away from a route names it (did you mean), with the request\'s ids kept', async () => {
+    const cases: [string, string, RegExp | null][] = [
+      ['GET', '/v1/messages/received/rcv_abc/raw', /Did you mean GET \/v1\/messages\/rcv_abc\/raw( or |\?)/],
+      ['GET', '/v1/received', /Did you mean GET \/v1\/messages\/received\?/],
+      ['GET', '/api/v1/messages/received/rcv_abc/raw', /Did you mean GET \/v1\/messages\/rcv_abc\/raw/],
+      ['POST', '/v1/agent', /Did you mean POST \/v1\/agents( or |\?)/],
+      ['GET', '/v1/nope/at/all/here', null],
+    ];
+    for (const [m, u, want] of cases) {
+      const r = await t.req(m, u);
+      expect(r.status, `${m} ${u}`).toBe(404);
+      expect(code(r)).toBe('resource_not_found');
+      if (want) expect(r.body.error.message, `${m} ${u}`).toMatch(want);
+      else expect(r.body.error.message, `${m} ${u}`).not.toContain('Did you mean');
+      expect(r.body.error.message).toMatch(/See GET \/v1\/openapi\.json\.$/);
+    }
+  });
+
   it('a known path with the wrong method is 405 method_not_allowed with Allow', async () => {
     const cases: [string, string, string[]][] = [
       ['PUT', '/v1/agents', ['GET', 'HEAD', 'POST']],

@@ -1,0 +1,92 @@
+/**
+ * "Did you mean" for a path no route matches: the routes one path segment away from it (one
+ * segment too many, one missing, or one route word misspelt), with the request's own values kept
+ * in the parameter positions — `GET /v1/messages/received/rcv_1/raw` suggests
+ * `GET /v1/messages/rcv_1/raw`. A different word counts only as a typo (`agent` for `agents`);
+ * typos are listed first. Bounded work per 404 (routes × segments², at most MAX_SEGMENTS
+ * segments), no regular expression over the request path.
+ */
+
+const MAX_SEGMENTS = 10;
+const MAX_SUGGESTIONS = 3;
+
+interface Pattern { method: string; segs: string[] }
+
+const isParam = (s: string) => s.startsWith(':');
+
+/** Levenshtein distance of two short strings (route words and what was typed for one). */
+function distance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3 || a.length > 64 || b.length > 64) return Infinity;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** A typo of a route word, not another word: `agent` for `agents`, `recieved` for `received`. */
+const typo = (typed: string, word: string) => distance(typed.toLowerCase(), word) <= Math.max(1, Math.floor(word.length / 3));
+const split = (path: string) => path.split('/').filter(Boolean);
+
+export class RouteSuggester {
+  private readonly patterns: Pattern[] = [];
+  /** Every literal segment of a route: a word the API uses, never offered as an id. */
+  private readonly words = new Set<string>();
+
+  add(method: string, path: string): void {
+    const segs = split(path);
+    this.patterns.push({ method, segs });
+    for (const s of segs) if (!isParam(s)) this.words.add(s);
+  }
+
+  /**
+   * The request segments, when they match the pattern segment for segment — and no route word
+   * of the request stands where the pattern takes an id (`/v1/received` is not a near miss of
+   * `/v1/agents/:id` read as `/v1/agents/received`).
+   */
+  private fit(p: string[], r: string[]): string[] | null {
+    if (p.length !== r.length) return null;
+    for (let i = 0; i < p.length; i++) {
+      if (isParam(p[i]) ? this.words.has(r[i]) : p[i] !== r[i]) return null;
+    }
+    return r;
+  }
+
+  /** Up to three `METHOD /path` strings for `method path`, closest kinds first; empty when none is near. */
+  suggest(method: string, path: string): string[] {
+    const r = split(path);
+    if (r.length > MAX_SEGMENTS + 1 || path.length > 2048) return [];
+    const shifted: string[] = [];
+    const replaced: string[] = [];
+    for (const p of this.patterns) {
+      if (p.method !== method) continue;
+      const s = p.segs;
+      if (s.length === r.length - 1) {
+        // One segment too many in the request.
+        for (let i = 0; i < r.length; i++) {
+          const got = this.fit(s, [...r.slice(0, i), ...r.slice(i + 1)]);
+          if (got) { shifted.push('/' + got.join('/')); break; }
+        }
+      } else if (s.length === r.length + 1) {
+        // One literal segment missing from the request.
+        for (let i = 0; i < s.length; i++) {
+          if (isParam(s[i])) continue;
+          const got = this.fit(s, [...r.slice(0, i), s[i], ...r.slice(i)]);
+          if (got) { shifted.push('/' + got.join('/')); break; }
+        }
+      } else if (s.length === r.length) {
+        let diff = -1;
+        let ok = true;
+        for (let i = 0; i < s.length && ok; i++) {
+          if (isParam(s[i]) ? !this.words.has(r[i]) : s[i] === r[i]) continue;
+          if (diff >= 0) ok = false;
+          diff = i;
+        }
+        if (ok && diff >= 0 && typo(r[diff], s[diff])) replaced.push('/' + r.map((seg, i) => (i === diff ? s[i] : seg)).join('/'));
+      }
+    }
+    return [...new Set([...replaced, ...shifted])].slice(0, MAX_SUGGESTIONS).map((p) => `${method} ${p}`);
+  }
+}
