@@ -3,6 +3,7 @@ import addFormatsImport from 'ajv-formats';
 import { ApiError, pointerToParam } from '../contract/errors.js';
 import { ERROR_MESSAGE } from '../contract/common.js';
 import { Errors } from './errors.js';
+import { editDistance } from './edit-distance.js';
 
 /**
  * The one JSON-schema validator of the contract's schemas: fastify's validator compiler
@@ -182,19 +183,8 @@ function closest(name: string, known: string[]): string | null {
   let best: string | null = null;
   let bestD = 3;
   for (const k of known) {
-    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    const d = editDistance(name.toLowerCase(), k.toLowerCase(), 2);
     if (d < bestD) [best, bestD] = [k, d];
   }
   return best;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
 }

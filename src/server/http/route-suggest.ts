@@ -7,6 +7,8 @@
  * segments), no regular expression over the request path.
  */
 
+import { editDistance } from '../../shared/edit-distance.js';
+
 const MAX_SEGMENTS = 10;
 const MAX_SUGGESTIONS = 3;
 
@@ -14,20 +16,11 @@ interface Pattern { method: string; segs: string[] }
 
 const isParam = (s: string) => s.startsWith(':');
 
-/** Levenshtein distance of two short strings (route words and what was typed for one). */
-function distance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3 || a.length > 64 || b.length > 64) return Infinity;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
-}
-
 /** A typo of a route word, not another word: `agent` for `agents`, `recieved` for `received`. */
-const typo = (typed: string, word: string) => distance(typed.toLowerCase(), word) <= Math.max(1, Math.floor(word.length / 3));
+const typo = (typed: string, word: string) => {
+  const max = Math.max(1, Math.floor(word.length / 3));
+  return editDistance(typed.toLowerCase(), word, max) <= max;
+};
 const split = (path: string) => path.split('/').filter(Boolean);
 
 export class RouteSuggester {

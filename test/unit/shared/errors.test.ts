@@ -13,7 +13,7 @@ function samples(): [string, ApiError][] {
   for (const [name, make] of Object.entries(Errors)) {
     const fn = make as (...a: unknown[]) => unknown;
     const args: unknown[] = Array.from({ length: Math.max(fn.length, 3) }, (_, i) => (i === 2 && name === 'limit' ? { resetsAt: null, retryAfterSeconds: null } : name === 'limit' && i === 0 ? 'hourly_limit_exceeded' : `arg${i}`));
-    if (name === 'methodNotAllowed') args[2] = ['GET'];
+    if (name === 'methodNotAllowed' || name === 'routeNotFound') args[2] = ['GET /v1/x'];
     if (name === 'bodyTooLarge' || name === 'upstreamUnavailable') args[0] = 100;
     if (name === 'agentArchived') args.length = 1;
     if (name === 'recipientNotAllowed') args.length = 3;
