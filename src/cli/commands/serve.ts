@@ -204,7 +204,7 @@ async function identifyListener(host: string, port: number, smtp: boolean): Prom
     const done = (v: string | null) => { sock.destroy(); resolve(v); };
     sock.setTimeout(1000, () => done(null));
     sock.on('error', () => done(null));
-    sock.once('data', (d) => done(/mailagent ESMTP/.test(d.toString('latin1')) ? `another mailagent (its SMTP banner answers on ${host}:${port})` : null));
+    sock.once('data', (d) => done(/ESMTP mailagent\b/.test(d.toString('latin1')) ? `another mailagent (its SMTP banner answers on ${host}:${port})` : null));
   });
 }
 

@@ -95,7 +95,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
 
   const server = new FastGreetingSMTPServer({
     name,
-    banner: 'mailagent ESMTP',
+    banner: 'mailagent', // smtp-server greets "220 <name> ESMTP <banner>"
     logger: false,
     size: opts.maxMessageBytes,
     authOptional: true,
