@@ -155,10 +155,16 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       + `make one with \`mailagent admin keys create --data-dir ${config.dataDir}\` (prints a new key once).\n`);
   }
   // The web inbox, with a one-time sign-in link for the local owner (docs/web.md).
+  // The link is a credential: printed to a terminal, or on the first run (whose keys are printed
+  // just above anyway), never into a service's log on every restart (journald keeps it).
   const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
-  const link = await daemon.ownerSignInUrl(base).catch(() => null);
   ctx.out.stderr.write(`Web inbox: ${base}/\n`);
-  if (link) ctx.out.stderr.write(`  sign in once with ${link} (valid 10 minutes; \`mailagent ui\` makes another)\n`);
+  if (ctx.out.stderr.isTTY || daemon.bootstrapped) {
+    const link = await daemon.ownerSignInUrl(base).catch(() => null);
+    if (link) ctx.out.stderr.write(`  sign in once with ${link} (valid 10 minutes; \`mailagent ui\` makes another)\n`);
+  } else {
+    ctx.out.stderr.write('  `mailagent ui` prints a one-time sign-in link\n');
+  }
   const smtp = addr.smtp ? `SMTP ${addr.smtp}` : 'SMTP listener not enabled';
   // The one ready line (test helpers and the benchmark wait for it).
   ctx.out.stderr.write(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}\n`);

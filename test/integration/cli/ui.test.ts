@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 
 // `mailagent ui` and the link `serve` prints, against a real daemon (no browser needed).
@@ -20,6 +21,24 @@ describe('mailagent ui', () => {
     expect(res.status).toBe(200);
     const me = await fetch(`${d.url}/v1/me`, { headers: { cookie: `mailagent_session=${cookieOf(res)}` } });
     expect(((await me.json()) as { api_key: { mode: string } }).api_key.mode).toBe('test');
+  });
+
+  it('a restart on an initialised data dir with stderr not a terminal (a service log) prints no link', async () => {
+    const again = await startDaemon({ home: d.home, dataDir: join(d.dataDir, '..', 'second') });
+    try {
+      // First run of that data dir: the link is printed beside its keys.
+      expect(again.stderr()).toMatch(/sign in once with http/);
+    } finally {
+      await again.stop();
+    }
+    const restarted = await startDaemon({ home: d.home, dataDir: again.dataDir });
+    try {
+      expect(restarted.stderr()).toContain('Web inbox: ');
+      expect(restarted.stderr()).not.toMatch(/mwl_|sign in once/);
+      expect(restarted.stderr()).toContain('`mailagent ui` prints a one-time sign-in link');
+    } finally {
+      await restarted.stop();
+    }
   });
 
   it('prints only the link on stdout (test key by default, --live for the live one), --json the object', async () => {
