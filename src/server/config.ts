@@ -276,7 +276,10 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     publicUrl: (c.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, ''),
     priceUsdPerMessage: price,
     relayUrl,
-    allowPrivateWebhooks: bool('allowPrivateWebhooks', c.allowPrivateWebhooks) ?? isLoopbackHost(host),
+    // On by default only for a local development daemon: loopback, and no public URL elsewhere (a
+    // daemon behind a reverse proxy listens on loopback too, but serves the internet).
+    allowPrivateWebhooks: bool('allowPrivateWebhooks', c.allowPrivateWebhooks)
+      ?? (isLoopbackHost(host) && (c.publicUrl === undefined || isLoopbackHost(new URL(c.publicUrl).hostname.replace(/^\[|\]$/g, '')))),
     customDomains: bool('customDomains', c.customDomains) ?? true,
     tlsCert: c.tlsCert ?? null,
     tlsKey: c.tlsKey ?? null,

@@ -35,6 +35,11 @@ describe('defaults', () => {
     expect(c).toMatchObject({ host: '127.0.0.1', port: 7420, smtpHost: '127.0.0.1', smtpPort: 2525, agentDomain: 'mailagent.localhost', relayUrl: null, logLevel: 'info' });
     expect(c.publicUrl).toBe('http://127.0.0.1:7420');
     expect(c.allowPrivateWebhooks).toBe(true);
+    // Behind a reverse proxy (loopback listener, a public URL elsewhere): private targets refused by default.
+    expect(loadConfig({ publicUrl: 'https://mail.example.com' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(false);
+    expect(loadConfig({ publicUrl: 'http://localhost:7420' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(true);
+    expect(loadConfig({ publicUrl: 'https://mail.example.com', allowPrivateWebhooks: 'true' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(true);
+    expect(loadConfig({ host: '0.0.0.0' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(false);
     expect(Object.isFrozen(c)).toBe(true);
     // Without XDG_DATA_HOME, the home directory (this only reads, never creates).
     expect(loadConfig({ config: undefined }, {}).dataDir).toBe(join(homedir(), '.local', 'share', 'mailagent'));
