@@ -61,6 +61,10 @@ export function createRelay(url: string, opts: { maxConnections?: number; connec
     auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
     tls: u.searchParams.get('tls.rejectUnauthorized') === 'false' ? { rejectUnauthorized: false } : undefined,
     ignoreTLS: u.searchParams.get('ignoreTLS') === 'true',
+    // Credentials never cross the network in clear text: with a user and password on smtp://, the
+    // relay must upgrade with STARTTLS or the send fails before AUTH (a path that strips STARTTLS
+    // would otherwise capture the password). `?requireTLS=false` opts out, for a relay on this machine.
+    requireTLS: u.protocol === 'smtp:' && !!u.username && u.searchParams.get('requireTLS') !== 'false' && u.searchParams.get('ignoreTLS') !== 'true',
     connectionTimeout: opts.connectionTimeoutMs ?? 10_000,
     greetingTimeout: opts.connectionTimeoutMs ?? 10_000,
     socketTimeout: 60_000,
@@ -86,6 +90,11 @@ export function createRelay(url: string, opts: { maxConnections?: number; connec
       } catch (err) {
         const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
         const code = typeof e.responseCode === 'number' ? e.responseCode : null;
+        if (e.code === 'ETLS') {
+          // Nothing was handed over, and nothing about the message was refused: a relay set-up problem.
+          throw new RelayError('unavailable', `the relay did not upgrade the connection with STARTTLS (${e.response ?? e.message}), so its password was not sent; `
+            + 'use smtps:// (port 465) or a port that offers STARTTLS, or add ?requireTLS=false for a relay on this machine', code, e.response ?? null);
+        }
         if (code !== null && code >= 500 && e.code !== 'EAUTH') {
           throw new RelayError('refused', `the relay refused the message: ${e.response ?? e.message}`, code, e.response ?? null);
         }

@@ -143,7 +143,12 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   if (config.relayUrl) {
     try {
       const reply = await ehlo(config.relayUrl, timeoutMs);
-      out.push({ check: 'relay', status: 'ok', detail: `${new URL(config.relayUrl).host} answered EHLO: ${reply}` });
+      const u = new URL(config.relayUrl);
+      if (u.protocol === 'smtp:' && u.username && !reply.starttls && u.searchParams.get('requireTLS') !== 'false') {
+        out.push({ check: 'relay', status: 'fail', detail: `${u.host} answered EHLO but offers no STARTTLS: the daemon will not send the relay password in clear text, so live sends will fail`, fix: 'use smtps:// (port 465) or a relay port that offers STARTTLS (587)' });
+      } else {
+        out.push({ check: 'relay', status: 'ok', detail: `${u.host} answered EHLO: ${reply.first}${u.protocol === 'smtp:' ? (reply.starttls ? ' (offers STARTTLS)' : ' (no STARTTLS)') : ''}` });
+      }
     } catch (err) {
       out.push({ check: 'relay', status: 'fail', detail: `${new URL(config.relayUrl).host}: ${(err as Error).message}`, fix: 'check the relay host, port and scheme (smtps:// for port 465, smtp:// for 587 with STARTTLS) and that outbound connections are allowed' });
     }
@@ -228,8 +233,8 @@ async function answersHealth(host: string, port: number): Promise<boolean> {
   }
 }
 
-/** Connect to the relay (TLS at once for smtps://), read the greeting, say EHLO, QUIT. Resolves with the EHLO reply's first line. */
-export function ehlo(relayUrl: string, timeoutMs: number): Promise<string> {
+/** Connect to the relay (TLS at once for smtps://), read the greeting, say EHLO, QUIT. Resolves with the EHLO reply's first line and whether it offers STARTTLS. */
+export function ehlo(relayUrl: string, timeoutMs: number): Promise<{ first: string; starttls: boolean }> {
   const u = new URL(relayUrl);
   const secure = u.protocol === 'smtps:';
   const port = Number(u.port || (secure ? 465 : 587));
@@ -237,7 +242,7 @@ export function ehlo(relayUrl: string, timeoutMs: number): Promise<string> {
     const sock: Socket = secure ? tlsConnect({ host: u.hostname, port, servername: u.hostname }) : netConnect({ host: u.hostname, port });
     let buf = '';
     let stage: 'greeting' | 'ehlo' = 'greeting';
-    const done = (err: Error | null, v?: string) => {
+    const done = (err: Error | null, v?: { first: string; starttls: boolean }) => {
       clearTimeout(timer);
       sock.removeAllListeners('data');
       if (!err) sock.end('QUIT\r\n');
@@ -263,7 +268,7 @@ export function ehlo(relayUrl: string, timeoutMs: number): Promise<string> {
         sock.write('EHLO mailagent-doctor\r\n');
       } else {
         if (code !== 250) return done(new Error(`EHLO answered "${first}"`));
-        done(null, first);
+        done(null, { first, starttls: lines.slice(0, last + 1).some((l) => /^250[- ]STARTTLS\b/i.test(l)) });
       }
     });
   });

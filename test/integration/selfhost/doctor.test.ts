@@ -44,7 +44,12 @@ describe('mailagent doctor', () => {
     expect(byName(checks, 'database')).toMatchObject({ status: 'ok' });
     expect(byName(checks, 'http port')).toMatchObject({ status: 'ok' });
     expect(byName(checks, 'relay')).toMatchObject({ status: 'ok' });
-    expect(byName(checks, 'relay')!.detail).toMatch(/answered EHLO: 250/);
+    expect(byName(checks, 'relay')!.detail).toMatch(/answered EHLO: 250.*\(no STARTTLS\)/);
+    // With a password on smtp:// and no STARTTLS offered, live sends will fail: doctor says so.
+    const withPassword = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url.replace('smtp://', 'smtp://u:p@'), minFreeDiskMb: 256, databaseUrl }, {});
+    const pw = await runDoctor(withPassword, { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() });
+    expect(byName(pw, 'relay')).toMatchObject({ status: 'fail' });
+    expect(byName(pw, 'relay')!.detail).toContain('offers no STARTTLS');
     expect(byName(checks, 'agents.example.org MX')).toMatchObject({ status: 'ok', detail: '10 mx.agents.example.org' });
     expect(byName(checks, 'agents.example.org DKIM')).toMatchObject({ status: 'ok' });
     const spfCheck = byName(checks, 'agents.example.org SPF')!;
