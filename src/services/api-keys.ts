@@ -1,6 +1,7 @@
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../contract/api-keys.js';
 import type { ListQuery, PageOf, Scope } from '../contract/common.js';
 import { getApiKey, insertApiKey, listApiKeys, revokeApiKeyRow, type ApiKeyRow } from '../db/repos/api-keys.js';
+import { pauseEndpointsOfKey } from '../db/repos/webhooks.js';
 import { ApiError } from '../contract/errors.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -117,10 +118,15 @@ export async function revokeApiKey(ctx: AppContext, auth: AuthContext, id: strin
   if (row.revoked_at) return { id: row.id, revoked_at: row.revoked_at };
   return inTransaction(ctx, async (tx) => {
     const revokedAt = await revokeApiKeyRow(tx.db, row.id, isoAt(ctx.clock.now()));
+    // A test key is the key handed to CI and developers, and may read the workspace's mail (spec);
+    // the webhook endpoints it made must not keep receiving that mail once it is revoked: they
+    // are switched off (`disabled_reason: "key_revoked"`), kept, and a valid key can turn them
+    // back on. A live key's endpoints are production's and stay on (rotating keys is routine).
+    const paused = row.mode === 'test' ? await pauseEndpointsOfKey(tx.db, row.id, 'key_revoked', revokedAt) : [];
     // The repository already moved the key epoch; dropping the cache again at commit also covers
     // a database whose other connections could read the old row until then (PostgreSQL).
     tx.afterCommit(() => forgetCachedKeys(ctx));
-    await recordAudit(ctx, tx.db, { workspaceId: auth.workspaceId, keyId: auth.keyId, category: 'api_key', action: 'api_key.revoked', targetId: row.id, agentId: row.agent_id, metadata: { name: row.name, prefix: row.prefix, mode: row.mode } });
+    await recordAudit(ctx, tx.db, { workspaceId: auth.workspaceId, keyId: auth.keyId, category: 'api_key', action: 'api_key.revoked', targetId: row.id, agentId: row.agent_id, metadata: { name: row.name, prefix: row.prefix, mode: row.mode, ...(paused.length ? { paused_webhook_endpoints: paused } : {}) } });
     return { id: row.id, revoked_at: revokedAt };
   });
 }

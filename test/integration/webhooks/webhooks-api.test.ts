@@ -60,6 +60,26 @@ describe('webhook endpoints', () => {
     expect((await t.req('POST', `/v1/webhooks/${c.body.id}/rotate-secret`, { body: { previous_secret_ttl_seconds: -1 } })).body.error.param).toBe('previous_secret_ttl_seconds');
   });
 
+  it('revoking a test key switches off the endpoints it made (key_revoked); a live key\'s stay on', async () => {
+    const idOf = async (key: string) => (await t.req('GET', '/v1/me', { key })).body.api_key.id as string;
+    const testKey = await t.makeKey({ mode: 'test', scopes: ['read', 'send', 'manage'] });
+    const liveKey = await t.makeKey({ mode: 'live', scopes: ['read', 'send', 'manage'] });
+    const [testId, liveId] = [await idOf(testKey), await idOf(liveKey)];
+    const byTest = (await t.req('POST', '/v1/webhooks', { key: testKey, body: { url: 'http://127.0.0.1:3000/t', event_types: ['message.received'] } })).body;
+    const byLive = (await t.req('POST', '/v1/webhooks', { key: liveKey, body: { url: 'http://127.0.0.1:3000/l' } })).body;
+    const other = (await t.req('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:3000/o' } })).body;
+    expect((await t.req('DELETE', `/v1/api-keys/${testId}`)).status).toBe(200);
+    expect((await t.req('DELETE', `/v1/api-keys/${liveId}`)).status).toBe(200);
+    expect((await t.req('GET', `/v1/webhooks/${byTest.id}`)).body).toMatchObject({ active: false, disabled_reason: 'key_revoked' });
+    expect((await t.req('GET', `/v1/webhooks/${byLive.id}`)).body).toMatchObject({ active: true });
+    expect((await t.req('GET', `/v1/webhooks/${other.id}`)).body).toMatchObject({ active: true });
+    // Kept, and a valid key may switch it back on.
+    const on = await t.req('PATCH', `/v1/webhooks/${byTest.id}`, { key: t.testKey, body: { active: true } });
+    expect(on.body.active).toBe(true);
+    expect(on.body.disabled_reason ?? null).toBeNull();
+    for (const id of [byTest.id, byLive.id, other.id]) await t.req('DELETE', `/v1/webhooks/${id}`);
+  });
+
   it('scopes: reads need read; changes need manage and an unbound key', async () => {
     const c = await t.req('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1/s' } });
     const id = c.body.id;
