@@ -43,6 +43,11 @@ export interface Config extends ServiceConfig {
   /** SMTP clients in these CIDRs count as authenticated (Postfix's mynetworks; default loopback). */
   trustedNetworks: string[];
   /**
+   * Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto the HTTP API believes (CIDRs; empty:
+   * none). Without one, every client behind a same-host proxy is 127.0.0.1 to the rate limits.
+   */
+  trustedProxies: string[];
+  /**
    * How long a daemon holds a webhook delivery it is attempting (its lease), ms: another daemon
    * attempts it only after this, so a daemon killed mid-attempt delays it by at most this much.
    * Default: the 15 s delivery timeout + 60 s to record the result; at least the timeout + 5 s.
@@ -136,6 +141,8 @@ export interface ConfigInput {
   webhookLeaseSeconds?: string | number;
   /** Comma-separated CIDRs (`--trusted-networks 127.0.0.0/8,10.0.0.0/8`); "" or "none" for none. */
   trustedNetworks?: string;
+  /** Comma-separated addresses or CIDRs of reverse proxies (`--trusted-proxies 127.0.0.1`); default none. */
+  trustedProxies?: string;
   config?: string;
 }
 
@@ -147,7 +154,7 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'smtpIdleTimeoutSeconds', 'smtpMaxQueuedMessages', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
   'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate',
-  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'webhookLeaseSeconds', 'trustedNetworks', 'config',
+  'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'webhookLeaseSeconds', 'trustedNetworks', 'trustedProxies', 'config',
 ];
 
 export class ConfigError extends Error {
@@ -263,6 +270,11 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     : String(c.trustedNetworks).split(',').map((x) => x.trim()).filter((x) => x && x.toLowerCase() !== 'none');
   const badCidr = invalidCidr(trustedNetworks);
   if (badCidr !== null) throw new ConfigError('trustedNetworks', `"${badCidr}" is not a CIDR such as 127.0.0.0/8 or ::1/128.`);
+  // A bare address is its own one-address network.
+  const trustedProxies = String(c.trustedProxies ?? '').split(',').map((x) => x.trim()).filter((x) => x && x.toLowerCase() !== 'none')
+    .map((x) => (x.includes('/') ? x : `${x}/${x.includes(':') ? 128 : 32}`));
+  const badProxy = invalidCidr(trustedProxies);
+  if (badProxy !== null) throw new ConfigError('trustedProxies', `"${badProxy.replace(/\/(32|128)$/, '')}" is not an address or CIDR such as 127.0.0.1 or 10.0.0.0/8.`);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const config: Config = {
     host,
@@ -301,6 +313,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     }),
     configFile: existsSync(configFile) ? configFile : null,
     trustedNetworks,
+    trustedProxies,
     sources,
     version,
     retention: {
@@ -401,6 +414,7 @@ export function printableConfig(c: Config): Record<string, unknown> {
     logLevel: c.logLevel, allowPrivateWebhooks: c.allowPrivateWebhooks, customDomains: c.customDomains,
     pricePerMessage: c.priceUsdPerMessage, smtpMaxMessageBytes: c.smtpMaxMessageBytes,
     trustedNetworks: c.trustedNetworks.length ? c.trustedNetworks.join(',') : 'none',
+    trustedProxies: c.trustedProxies.length ? c.trustedProxies.join(',') : 'none',
     pipelineWorkers: c.pipelineWorkers, pipelineBudgetMs: c.pipelineBudgetMs,
     ...c.limits,
     retentionMessagesDays: c.retention.messagesDays, retentionMessagesPerAgent: c.retention.messagesPerAgent,

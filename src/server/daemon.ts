@@ -113,6 +113,7 @@ export class Daemon {
         logger: opts.quiet || config.logLevel === 'silent' ? false : { level: config.logLevel, stream: await logStream() },
         // Per-request lines only at debug: at info the log is one line per message (logMessages).
         requestLogging: config.logLevel === 'debug',
+        trustProxy: config.trustedProxies,
         ops,
       });
       if (!opts.quiet) ctx.log = app.log;

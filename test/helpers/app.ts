@@ -124,7 +124,7 @@ export async function createTestApp(overrides: ConfigInput = {}, clockStart = Da
   await migrate(opened.db);
   const ctx = createContext(config, opened.db, clock);
   const boot = await bootstrapWorkspace(ctx, {});
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { logger: false, trustProxy: config.trustedProxies });
   const liveKey = boot.keys.live.key;
   const t: TestApp = {
     app, ctx, clock, config, dir, boot, liveKey, testKey: boot.keys.test.key,

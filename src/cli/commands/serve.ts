@@ -17,6 +17,7 @@ interface ServeOptions {
   allowPrivateWebhooks?: boolean;
   logLevel?: string;
   trustedNetworks?: string;
+  trustedProxies?: string;
   config?: string;
   printConfig?: boolean;
   retentionMessagesDays?: string;
@@ -47,6 +48,7 @@ export function register(program: Command): void {
     .option('--tls-cert <file>', 'certificate for SMTP STARTTLS (with --tls-key) [env MAILAGENT_TLS_CERT]')
     .option('--tls-key <file>', 'private key for SMTP STARTTLS [env MAILAGENT_TLS_KEY]')
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks (default: only when listening on loopback)')
+    .option('--trusted-proxies <cidrs>', 'reverse proxies whose X-Forwarded-For/-Proto the API believes (addresses or CIDRs) [env MAILAGENT_TRUSTED_PROXIES] (default: none)')
     .option('--trusted-networks <cidrs>', 'SMTP clients in these CIDRs count as authenticated, "none" for none [env MAILAGENT_TRUSTED_NETWORKS] (default: 127.0.0.0/8,::1/128)')
     .addOption(new Option('--log-level <level>', 'log verbosity on stderr: info logs one line per message received or sent [env MAILAGENT_LOG_LEVEL] (default: info)').choices(['silent', 'error', 'warn', 'info', 'debug']))
     .option('--config <file>', 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]')
@@ -89,7 +91,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     config = loadConfig({
       dataDir: opts.dataDir, host: opts.host, port: opts.port, smtpPort: opts.smtpPort, domain: opts.domain,
       publicUrl: opts.publicUrl, relay: opts.relay, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
-      allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, trustedNetworks: opts.trustedNetworks, config: opts.config,
+      allowPrivateWebhooks: opts.allowPrivateWebhooks, logLevel: opts.logLevel, trustedNetworks: opts.trustedNetworks, trustedProxies: opts.trustedProxies, config: opts.config,
       retentionMessagesDays: opts.retentionMessagesDays, retentionMessagesPerAgent: opts.retentionMessagesPerAgent,
       retentionEventsDays: opts.retentionEventsDays, retentionWebhookDeliveriesDays: opts.retentionWebhookDeliveriesDays,
       retentionRequestLogDays: opts.retentionRequestLogDays, minFreeDiskMb: opts.minFreeDiskMb, metricsListen: opts.metricsListen,

@@ -3,7 +3,6 @@ import type { ReceivedMessage } from '../../contract/received.js';
 import { examples, run, type CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseTime } from '../time.js';
-import { senderFilter } from '../../client/sender.js';
 import { printReceived, extractFrom } from './inbox.js';
 
 /** The daemon holds one long-poll for at most this long (docs/inbound.md; InboxWaitQuery.timeout). */
@@ -25,12 +24,16 @@ function checkSince(since: string): string {
 
 const fmt = (s: number) => (s % 60 === 0 && s >= 60 ? `${s / 60} min` : `${s} s`);
 
-interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link'; from?: (address: string) => boolean; includeQuarantined?: boolean }
+interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link'; from?: string; includeQuarantined?: boolean }
 
-/** `--from`: client/sender.ts; a usage error for something that is neither an address nor a domain. */
-export function parseFrom(v: string): (address: string) => boolean {
+/**
+ * `--from`: the filter of client/sender.ts, loaded when the command runs (the CLI's cold start
+ * imports nothing outside src/cli); a usage error for something neither an address nor a domain.
+ */
+async function parseFrom(v: string): Promise<(address: string) => boolean> {
+  const { senderFilter } = await import('../../client/sender.js');
   const test = senderFilter(v);
-  if (!test) throw new InvalidArgumentError(`"${v}" is neither an address (codes@example.com) nor a domain (example.com)`);
+  if (!test) throw new UsageError(`--from: "${v}" is neither an address (codes@example.com) nor a domain (example.com)`);
   return test;
 }
 
@@ -45,7 +48,7 @@ export function register(program: Command): void {
     .option('--since <time|rcv_id>', 'return mail received at/after this time or after this message (default: mail arriving from now on)')
     .addOption(new Option('--timeout <duration>', 'give up after this long: 30s, 2m, 1h or plain seconds').argParser(parseDuration).default(60, '60s'))
     .addOption(new Option('--extract <what>', 'print only the first one-time code or link found in the message (exit 1 if none)').choices(['code', 'link']))
-    .addOption(new Option('--from <address|domain>', 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over').argParser(parseFrom))
+    .addOption(new Option('--from <address|domain>', 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over'))
     .option('--include-quarantined', 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr')
     .addHelpText('after', [
       '',
@@ -64,6 +67,7 @@ export function register(program: Command): void {
       '(--json) before trusting what the mail says.',
     ].join('\n'))
     .action(run(async (ctx: CommandContext, o: WaitFlags) => {
+      const fromSender = o.from === undefined ? null : await parseFrom(o.from);
       const agent = ctx.require(o.agent, '--agent');
       let since = o.since !== undefined ? checkSince(o.since) : undefined;
       const client = await ctx.client();
@@ -113,7 +117,7 @@ export function register(program: Command): void {
               since = m.id;
               continue;
             }
-            if (o.from && !o.from(m.from.address)) {
+            if (fromSender && !fromSender(m.from.address)) {
               passed.sender++;
               ctx.out.info(`passed over ${m.id} from ${m.from.address} (not --from)`);
               since = m.id;

@@ -35,7 +35,8 @@ export interface BuildAppOptions {
   /** pino options, or false for silence (tests). */
   logger?: boolean | Record<string, unknown>;
   /** Trust X-Forwarded-For (behind a reverse proxy). */
-  trustProxy?: boolean;
+  /** Reverse proxies (CIDRs) whose X-Forwarded-* headers are believed; none by default (config trustedProxies). */
+  trustProxy?: readonly string[];
   /** Metrics, readiness and the low-disk guard (server/ops); absent in most app-level tests. */
   ops?: Ops;
   /** fastify's two lines per request (default on); the daemon keeps them for --log-level debug. */
@@ -55,7 +56,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: opts.requestLogging === false }),
-    trustProxy: opts.trustProxy ?? false,
+    // Only the configured proxies' X-Forwarded-* headers are believed (req.ip, req.protocol).
+    trustProxy: opts.trustProxy?.length ? [...opts.trustProxy] : false,
     genReqId: () => `req_${monotonicPart(Date.now())}`,
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,

@@ -40,6 +40,9 @@ describe('defaults', () => {
     expect(loadConfig({ publicUrl: 'http://localhost:7420' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(true);
     expect(loadConfig({ publicUrl: 'https://mail.example.com', allowPrivateWebhooks: 'true' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(true);
     expect(loadConfig({ host: '0.0.0.0' }, { XDG_DATA_HOME: xdg }).allowPrivateWebhooks).toBe(false);
+    expect(c.trustedProxies).toEqual([]);
+    expect(loadConfig({ trustedProxies: '127.0.0.1, ::1, 10.0.0.0/8' }, { XDG_DATA_HOME: xdg }).trustedProxies).toEqual(['127.0.0.1/32', '::1/128', '10.0.0.0/8']);
+    expect(() => loadConfig({ trustedProxies: 'proxy.local' }, { XDG_DATA_HOME: xdg })).toThrow(/trustedProxies.*"proxy\.local" is not an address or CIDR/);
     expect(Object.isFrozen(c)).toBe(true);
     // Without XDG_DATA_HOME, the home directory (this only reads, never creates).
     expect(loadConfig({ config: undefined }, {}).dataDir).toBe(join(homedir(), '.local', 'share', 'mailagent'));

@@ -104,6 +104,24 @@ describe('forged and unknown links; rate limit', () => {
     expect((await t.req('GET', `/v1/unsubscribe/${tok}`, { key: null })).status).toBe(200);
   });
 
+  it('behind a trusted proxy (trustedProxies) the limit is per forwarded client; an untrusted X-Forwarded-For is ignored', async () => {
+    const proxied = await createTestApp({ trustedProxies: '127.0.0.1' });
+    try {
+      const tok = await unsubscribeToken(proxied.ctx, proxied.boot.agent.id, 'y@example.com');
+      const from = (client: string, remoteAddress = '127.0.0.1') =>
+        proxied.app.inject({ method: 'GET', url: `/v1/unsubscribe/${tok}`, remoteAddress, headers: { 'x-forwarded-for': client } });
+      for (let i = 0; i < PUBLIC_RATE_LIMIT; i++) expect((await from('198.51.100.7')).statusCode).toBe(200);
+      expect((await from('198.51.100.7')).statusCode).toBe(429);
+      // Another client behind the same proxy is not blocked by the first.
+      expect((await from('198.51.100.8')).statusCode).toBe(200);
+      // A client that is not the proxy cannot choose its address with the header.
+      for (let i = 0; i < PUBLIC_RATE_LIMIT; i++) await from(`203.0.113.${i}`, '192.0.2.50');
+      expect((await from('203.0.113.200', '192.0.2.50')).statusCode).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('the billing page explains the self-hosted tier', async () => {
     const r = await t.req('GET', '/v1/public/billing', { key: null, query: { return_url: 'https://app.example.com/' } });
     expect(r.status).toBe(200);
