@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { QueueWriterLog } from '../db/queue-writer.js';
 import { batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, type Isolation } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -63,6 +64,11 @@ export interface AppContext {
    * it, so a read that follows a 250 sees the message. Absent: mail is stored before its 250.
    */
   inboundSettled?: () => Promise<void>;
+  /**
+   * Writes request-log rows on another thread's connection (SQLite: the inbound queue's writer,
+   * db/queue-writer.ts writeLogs); resolves once committed. Absent: the main connection writes them.
+   */
+  writeLogRows?: (rows: QueueWriterLog[]) => Promise<void>;
 }
 
 /**
