@@ -25,45 +25,18 @@ const RETRY_TEXT_CHARS = 16 * 1024;
 /** The last resort runs on the main thread, so it gets almost nothing: the subject, cut short. */
 const LAST_RESORT_SUBJECT_CHARS = 200;
 
-/**
- * Outbound content up to this many characters (subject, text, HTML and recipients together) is
- * screened on the calling thread: that costs ~15 µs for a typical API send and stays well under a
- * millisecond for any content of this size, while the pool's hand-off (a postMessage each way and
- * a worker wake-up on busy cores) cost the main thread more and made every send wait for it
- * (bench/README.md, "API hot path, round 2 session 4").
- */
-export const INLINE_SCREEN_CHARS = 1024;
-/**
- * ...as long as most recent inline screens took less than this (µs): a heavier screen model (or
- * content that is slow for its size) moves screens back to the pool, where the budget applies.
- * "Most" is a moving average of the share of slow ones (1/16 per screen), so the first, cold
- * screens, a GC pause or a descheduled thread do not. While over, one small screen in
- * INLINE_SCREEN_PROBE still runs inline to notice when the cost comes back down.
- */
-export const INLINE_SCREEN_MAX_US = 150;
-const INLINE_SCREEN_PROBE = 256;
-
-function outboundChars(input: OutboundInput): number {
-  let n = input.subject.length + (input.text?.length ?? 0) + (input.html?.length ?? 0);
-  for (const a of input.to) n += a.length;
-  return n;
-}
-
 export interface PipelineOptions {
   workers: number;
   budgetMs: number;
   maxHeapMb?: number;
   maxYoungMb?: number;
-  /** INLINE_SCREEN_MAX_US (tests: 0 counts every inline screen as slow). */
-  inlineScreenMaxUs?: number;
   log: Logger;
 }
 
 export interface Pipeline {
   work: MessageWork;
   ready(): Promise<void>;
-  /** The pool's counters, and how many outbound screens ran inline (INLINE_SCREEN_CHARS). */
-  stats(): PoolStats & { inlineScreens: number };
+  stats(): PoolStats;
   /** Each pool worker's V8 heap (null: starting, or busy; /metrics mailagent_thread_heap_bytes). */
   heap(): Promise<(ThreadHeap | null)[]>;
   close(): Promise<void>;
@@ -94,13 +67,6 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     opts.log.warn({ reason: why }, `pipeline: ${what} cut short`);
     return why;
   };
-
-  // Moving share of recent inline screens over INLINE_SCREEN_MAX_US, and small screens sent to the
-  // pool while it was over one half.
-  let slowShare = 0;
-  const slowUs = opts.inlineScreenMaxUs ?? INLINE_SCREEN_MAX_US;
-  let inlineSkipped = 0;
-  let inlineScreens = 0;
 
   const work: MessageWork = {
     async parse(raw: Buffer): Promise<PreparedInbound> {
@@ -139,14 +105,6 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
 
     async screen(input: OutboundInput): Promise<ScreenResult> {
-      if (outboundChars(input) <= INLINE_SCREEN_CHARS && (slowShare < 0.5 || ++inlineSkipped % INLINE_SCREEN_PROBE === 0)) {
-        const t0 = performance.now();
-        const r = screenOutbound(input);
-        const slow = (performance.now() - t0) * 1000 >= slowUs ? 1 : 0;
-        slowShare += (slow - slowShare) / 16;
-        inlineScreens++;
-        return r;
-      }
       try {
         return await pool.run({ kind: 'screen', input }) as ScreenResult;
       } catch (err) {
@@ -162,7 +120,5 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
   };
 
-  return {
-    work, ready: () => pool.ready(), stats: () => ({ ...pool.stats(), inlineScreens }), heap: () => pool.heap(), close: () => pool.close(),
-  };
+  return { work, ready: () => pool.ready(), stats: () => pool.stats(), heap: () => pool.heap(), close: () => pool.close() };
 }
