@@ -12,6 +12,7 @@ import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { dialectOf, hasTable, isRetryableConflict, type DialectName } from './dialect.js';
 import { Checkpointer } from './checkpointer.js';
+import { watchShm } from './shm-watch.js';
 
 /** Where the data lives: a SQLite file (the default) or a PostgreSQL server shared by several daemons. */
 export type DatabaseSpec =
@@ -632,6 +633,9 @@ function openSqlite(file: string): OpenedDb {
   if (dialect.driver) driverOf.set(db, dialect.driver);
   sqliteHandles.set(db, { sqlite, file, epochs });
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const readDataVersion = () => dataVersion.get() as number;
+  // data_version only when the WAL-index header says something was committed (db/shm-watch.ts).
+  const shm = file === ':memory:' ? null : watchShm(file);
   const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
   changeMarks.set(db, () => `${dataVersion.get() as number}:${totalChanges.get() as number}`);
   tableMarks.set(db, (tables) => {
@@ -641,7 +645,7 @@ function openSqlite(file: string): OpenedDb {
     // connection can commit until it ends, so data_version is read once for the rest of it (a
     // send's events look up webhook endpoints twice after its first insert).
     if (epochs.holdsWriteLock()) return `${(epochs.txVersion ??= dataVersion.get() as number)}:${m}`;
-    return `${dataVersion.get() as number}:${m}`;
+    return `${shm ? shm.version(readDataVersion) : readDataVersion()}:${m}`;
   });
   if (file !== ':memory:') checkpointSetters.set(db, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`));
   const wal = file === ':memory:' ? null : walSyncer(`${file}-wal`);
@@ -651,6 +655,7 @@ function openSqlite(file: string): OpenedDb {
     close: async () => {
       await db.destroy();
       await wal?.close();
+      shm?.release();
     },
   };
 }
@@ -687,6 +692,25 @@ function openPostgres(spec: Extract<DatabaseSpec, { kind: 'postgres' }>): Opened
 }
 
 const walSyncs = new WeakMap<object, () => Promise<void>>();
+
+/**
+ * runTransaction with an `off-thread` commit, resolving once committed but before the flush:
+ * `durable` resolves when the commit is on disk, or rejects (it may not be); nothing may be
+ * acknowledged before. For the group commit (services/context.ts), which writes its next batch
+ * while the previous one's flush runs. Without a WAL flush of its own (PostgreSQL, `:memory:`)
+ * the commit is durable when this resolves.
+ */
+export async function runTransactionThenSync<T>(
+  db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>,
+): Promise<{ value: T; durable: Promise<void> }> {
+  const wal = walSyncs.get(db);
+  const driver = driverOf.get(db);
+  if (!wal || (driver && driver.dialect !== 'sqlite')) return { value: await runTransaction(db, fn, 'off-thread'), durable: Promise.resolve() };
+  // `none` commits with synchronous=NORMAL and no flush; the flush asked for right after it
+  // starts after the commit, so it covers it (walSyncer).
+  const value = await runTransaction(db, fn, 'none');
+  return { value, durable: wal() };
+}
 
 /**
  * fdatasync of the WAL file off the main thread (CommitSync `off-thread`). sync() resolves once

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { threadHeap } from '../shared/thread-heap.js';
-import type { QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
+import type { QueueWriterLog, QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
 import { BLOB_CHUNK_BYTES, isLarge } from './repos/blobs.js';
 import { queuedBlobId } from './repos/inbound-queue.js';
 
@@ -74,6 +74,12 @@ function startWriter(): void {
   });
   const BLOB_TX_BYTES = 16 * BLOB_CHUNK_BYTES;
 
+  const insertLog = db.prepare(`insert into logs (id, workspace_id, category, action, target_resource_id, agent_id, key_id, metadata, created_at)
+    values (@id, @workspace_id, @category, @action, @target_resource_id, @agent_id, @key_id, @metadata, @created_at)`);
+  const writeLogs = db.transaction((logs: QueueWriterLog[]) => {
+    for (const l of logs) insertLog.run(l);
+  });
+
   /** Run fn holding the write lock shared with the main thread (db/queue-writer.ts): this thread may block on it. */
   function locked(fn: () => void): void {
     while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
@@ -92,6 +98,21 @@ function startWriter(): void {
     const batch = pending;
     pending = [];
     const rowReqs = batch.filter((b) => b.rows);
+    // Request-log rows of every message delivered so far, in one transaction with no sync of its
+    // own (QueueWriter.writeLogs): the next synced commit of anyone's carries them to disk.
+    const logReqs = batch.filter((b) => b.logs);
+    if (logReqs.length) {
+      const logSeqs = logReqs.map((b) => b.seq);
+      try {
+        db.pragma('synchronous = NORMAL');
+        locked(() => writeLogs.immediate(logReqs.flatMap((b) => b.logs!)));
+        port!.postMessage({ seqs: logSeqs, ok: true } satisfies QueueWriterReply);
+      } catch (err) {
+        port!.postMessage({ seqs: logSeqs, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);
+      } finally {
+        db.pragma('synchronous = FULL');
+      }
+    }
     for (const req of batch) {
       if (!req.blobs) continue;
       try {

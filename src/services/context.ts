@@ -2,7 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { batchesCommits, inTransactionChain, runTransaction, type Isolation } from '../db/open.js';
+import type { QueueWriterLog } from '../db/queue-writer.js';
+import { batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, type Isolation } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -63,6 +64,11 @@ export interface AppContext {
    * it, so a read that follows a 250 sees the message. Absent: mail is stored before its 250.
    */
   inboundSettled?: () => Promise<void>;
+  /**
+   * Writes request-log rows on another thread's connection (SQLite: the inbound queue's writer,
+   * db/queue-writer.ts writeLogs); resolves once committed. Absent: the main connection writes them.
+   */
+  writeLogRows?: (rows: QueueWriterLog[]) => Promise<void>;
 }
 
 /**
@@ -273,10 +279,17 @@ interface UnitDone {
  * Units may run more than once either way (as on PostgreSQL, runTransaction): they keep their
  * effects inside the transaction and defer the rest to afterCommit.
  */
-async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): Promise<{ done: UnitDone[]; failed: { job: GroupJob; err: unknown }[] }> {
+interface BatchResult {
+  done: UnitDone[];
+  failed: { job: GroupJob; err: unknown }[];
+  /** Resolves once the batch's commit is on disk; rejects if that is not known. */
+  durable: Promise<void>;
+}
+
+async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): Promise<BatchResult> {
   let done: UnitDone[] = [];
   let failed: { job: GroupJob; err: unknown }[] = [];
-  await runTransaction(ctx.db, async (trx: Transaction<Database>) => {
+  const { durable } = await runTransactionThenSync(ctx.db, async (trx: Transaction<Database>) => {
     done = [];
     failed = [];
     for (const [i, job] of batch.entries()) {
@@ -301,10 +314,11 @@ async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): 
         failed.push({ job, err });
       }
     }
-    // Durable before any unit resolves, but flushed on the thread pool (db/open.ts
-    // CommitSync): requests keep being read, validated and queued during the fsync.
-  }, 'off-thread');
-  return { done, failed };
+    // Durable before any unit resolves (flushGroup waits for `durable`), but flushed on the
+    // thread pool (db/open.ts CommitSync): requests keep being read, validated and queued, and
+    // the next batch written, during the fsync.
+  });
+  return { done, failed, durable };
 }
 
 async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
@@ -313,7 +327,7 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
     while (q.jobs.length) {
       await gatherGroup(q);
       let batch = q.jobs.splice(0, MAX_GROUP);
-      let result: Awaited<ReturnType<typeof runBatch>>;
+      let result: BatchResult;
       const early: { job: GroupJob; err: unknown }[] = [];
       try {
         try {
@@ -323,7 +337,7 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
           if (!(err instanceof UnitFailed)) throw err;
           early.push({ job: batch[err.index], err: err.err });
           batch = batch.filter((_, i) => i !== err.index);
-          result = batch.length ? await runBatch(ctx, batch, true) : { done: [], failed: [] };
+          result = batch.length ? await runBatch(ctx, batch, true) : { done: [], failed: [], durable: Promise.resolve() };
         }
       } catch (err) {
         for (const e of early) e.job.reject(e.err);
@@ -331,16 +345,25 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
         continue;
       }
       for (const f of [...early, ...result.failed]) f.job.reject(f.err);
-      for (const d of result.done) {
-        for (const f of d.after) {
-          try {
-            f();
-          } catch (err) {
-            ctx.log.error({ err }, 'after-commit callback failed');
+      // Committed, not yet on disk: the units resolve (and their afterCommit callbacks run) once
+      // the flush is done, while the loop goes on to gather and write the next batch — two
+      // cohorts of requests alternate between writing and waiting for their flush. A later
+      // batch's flush starts after this one's (db/open.ts walSyncer), so units resolve in order.
+      const { done } = result;
+      result.durable.then(() => {
+        for (const d of done) {
+          for (const f of d.after) {
+            try {
+              f();
+            } catch (err) {
+              ctx.log.error({ err }, 'after-commit callback failed');
+            }
           }
+          d.job.resolve(d.value);
         }
-        d.job.resolve(d.value);
-      }
+      }, (err: unknown) => {
+        for (const d of done) d.job.reject(err);
+      });
     }
   } finally {
     q.running = false;

@@ -113,6 +113,9 @@ export class InboundQueue {
       // The writer's checkpoint thread runs the WAL checkpoints from now on (db/queue-writer.ts).
       handOffCheckpoints(this.ctx.db, true);
       this.writer.onCheckpointerExit = () => handOffCheckpoints(this.ctx.db, false);
+      // The request log's batches too (services/request-log.ts), while the writer lives.
+      const writer = this.writer;
+      this.ctx.writeLogRows = (rows) => writer.writeLogs(rows);
     }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
@@ -230,6 +233,7 @@ export class InboundQueue {
     await Promise.allSettled([...this.inflight.values()]);
     for (const w of this.waiters.splice(0)) w.resolve();
     if (this.writer) {
+      this.ctx.writeLogRows = undefined;
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
       handOffCheckpoints(this.ctx.db, false);

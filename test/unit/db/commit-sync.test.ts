@@ -149,6 +149,53 @@ describe('groupedTransaction (group commit)', () => {
     expect(after.sort()).toEqual(['wsk_a', 'wsk_c', 'wsk_e']);
   });
 
+  it.skipIf(onPostgres)('SQLite: the next batch is written while the previous one\'s flush runs; neither is acknowledged before its own flush', async () => {
+    let open!: () => void;
+    syncGate = new Promise<void>((r) => (open = r));
+    const order: string[] = [];
+    const unit = (id: string) => groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws(id)).execute();
+      tx.afterCommit(() => order.push(`after ${id}`));
+      return id;
+    }).then((v) => {
+      order.push(`resolved ${v}`);
+    });
+    const a = unit('wsk_a');
+    for (let i = 0; i < 40 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(syncs).toBe(1); // batch 1 committed, its flush held
+    const b = unit('wsk_b');
+    for (let i = 0; i < 40 && (await ids()).length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    // Batch 2 committed while batch 1's flush still runs; nothing acknowledged, no afterCommit ran.
+    expect(await ids()).toEqual(['wsk_a', 'wsk_b']);
+    expect(order).toEqual([]);
+    syncGate = null;
+    open();
+    await Promise.all([a, b]);
+    // Batch 2 waited for a flush of its own, started after its commit (not batch 1's).
+    expect(syncs).toBe(2);
+    expect(order).toEqual(['after wsk_a', 'resolved wsk_a', 'after wsk_b', 'resolved wsk_b']);
+  });
+
+  it.skipIf(onPostgres)('SQLite: when a later batch\'s flush fails, that batch is rejected, the earlier one acknowledged', async () => {
+    let open!: () => void;
+    syncGate = new Promise<void>((r) => (open = r));
+    const a = groupedTransaction(ctx, (tx) => tx.db.insertInto('workspaces').values(ws('wsk_a')).execute());
+    for (let i = 0; i < 40 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const b = groupedTransaction(ctx, (tx) => tx.db.insertInto('workspaces').values(ws('wsk_b')).execute());
+    for (let i = 0; i < 40 && (await ids()).length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    // The first flush succeeds; the second (batch 2's) fails.
+    handleProto.datasync = async function (this: unknown) {
+      syncs++;
+      if (syncs === 1) return realDatasync.call(this);
+      throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    };
+    syncGate = null;
+    open();
+    const [ra, rb] = await Promise.allSettled([a, b]);
+    expect(ra.status).toBe('fulfilled');
+    expect(rb.status === 'rejected' && String(rb.reason)).toMatch(/EIO/);
+  });
+
   it('a lone failing unit leaves nothing behind, and the queue keeps working', async () => {
     await expect(groupedTransaction(ctx, async (tx) => {
       await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
