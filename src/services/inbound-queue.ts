@@ -1,7 +1,7 @@
 import {
   allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, readQueuedRaw, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { handOffCheckpoints, isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
+import { isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
 import type { ThreadHeap } from '../shared/thread-heap.js';
 import { BLOB_CHUNK_BYTES, isLarge, yieldTurn } from '../db/repos/blobs.js';
@@ -110,9 +110,6 @@ export class InboundQueue {
       this.writer = new QueueWriter(this.opts.file);
       await this.writer.ready();
       setWriteGate(this.ctx.db, this.writer.gate);
-      // The writer's checkpoint thread runs the WAL checkpoints from now on (db/queue-writer.ts).
-      handOffCheckpoints(this.ctx.db, true);
-      this.writer.onCheckpointerExit = () => handOffCheckpoints(this.ctx.db, false);
     }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
@@ -232,7 +229,6 @@ export class InboundQueue {
     if (this.writer) {
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
-      handOffCheckpoints(this.ctx.db, false);
     }
   }
 
