@@ -30,12 +30,15 @@ export interface PipelineOptions {
   budgetMs: number;
   maxHeapMb?: number;
   maxYoungMb?: number;
+  /** The workers' entry (tests: a broken install). */
+  workerUrl?: URL;
   log: Logger;
 }
 
 export interface Pipeline {
   work: MessageWork;
-  ready(): Promise<void>;
+  /** Resolves once every worker has started; rejects if they keep failing to, or take longer than `timeoutMs`. */
+  ready(timeoutMs?: number): Promise<void>;
   stats(): PoolStats;
   /** Each pool worker's V8 heap (null: starting, or busy; /metrics mailagent_thread_heap_bytes). */
   heap(): Promise<(ThreadHeap | null)[]>;
@@ -59,7 +62,7 @@ function revive(p: PreparedInbound): PreparedInbound {
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const pool = new WorkerPool({
     size: opts.workers, budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB,
-    maxYoungMb: opts.maxYoungMb ?? DEFAULT_WORKER_YOUNG_MB, log: opts.log,
+    maxYoungMb: opts.maxYoungMb ?? DEFAULT_WORKER_YOUNG_MB, log: opts.log, workerUrl: opts.workerUrl,
   });
   const cutShort = (what: string, err: unknown) => {
     if (err instanceof PoolClosed) throw err;
@@ -120,5 +123,5 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
   };
 
-  return { work, ready: () => pool.ready(), stats: () => pool.stats(), heap: () => pool.heap(), close: () => pool.close() };
+  return { work, ready: (timeoutMs) => pool.ready(timeoutMs), stats: () => pool.stats(), heap: () => pool.heap(), close: () => pool.close() };
 }
