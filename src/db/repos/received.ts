@@ -3,7 +3,7 @@ import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
 import { lockKey } from '../dialect.js';
-import { deleteBlobs, isLarge, readStoredBytes, writeBlob, yieldTurn } from './blobs.js';
+import { deleteBlobs, isLarge, readStoredBytes, storedBytesForDownload, writeBlob, yieldTurn, type StoredBytesStream } from './blobs.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
 export type InboundSource = 'smtp' | 'local' | 'simulator';
@@ -178,13 +178,17 @@ export async function getReceived(db: Db, workspaceId: string, id: string): Prom
   return r && decode(r);
 }
 
-/** The raw bytes (null: a record that keeps none; undefined: no such message, or deleted while read). */
-export async function getReceivedRawBytes(db: Db, workspaceId: string, id: string): Promise<Buffer | null | undefined> {
+/**
+ * The raw bytes for a download: inline ones as a Buffer, large ones as a stream of their pieces
+ * (repos/blobs.ts StoredBytesStream, read as the client takes them). null: a record that keeps
+ * none; undefined: no such message, or its pieces deleted already.
+ */
+export async function getReceivedRawDownload(db: Db, workspaceId: string, id: string): Promise<Buffer | StoredBytesStream | null | undefined> {
   const r = await db.selectFrom('received_messages').select(['raw', 'raw_blob', 'size'])
     .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   if (!r) return undefined;
   if (!r.raw) return null;
-  return readStoredBytes(db, r.raw, r.raw_blob, r.raw_blob ? r.size : undefined);
+  return storedBytesForDownload(db, r.raw, r.raw_blob, r.size);
 }
 
 export interface ReceivedFilter {
@@ -213,6 +217,16 @@ export async function receivedAttachment(db: Db, messageId: string, attachmentId
   const a = await db.selectFrom('received_attachments').selectAll()
     .where('received_message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
   return a && withContent(db, a);
+}
+
+/** One attachment's row and its content for a download (a stream when stored in pieces; undefined: none, or deleted). */
+export async function receivedAttachmentDownload(db: Db, messageId: string, attachmentId: string): Promise<(AttachmentRow & { download: Buffer | StoredBytesStream }) | undefined> {
+  const a = await db.selectFrom('received_attachments').selectAll()
+    .where('received_message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
+  if (!a) return undefined;
+  const { content_blob: blob, ...row } = a;
+  const download = await storedBytesForDownload(db, row.content, blob, row.size);
+  return download && { ...row, download };
 }
 
 /** An attachment row with its whole content (head + blob); undefined when its pieces vanished (deleted meanwhile). */
