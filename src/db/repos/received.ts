@@ -2,7 +2,7 @@ import type { Db } from '../schema.js';
 import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
-import { lockKey } from '../dialect.js';
+import { dialectOf, lockKey } from '../dialect.js';
 import { deleteBlobs, isLarge, readStoredBytes, storedBytesForDownload, writeBlob, yieldTurn, type StoredBytesStream } from './blobs.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
@@ -276,13 +276,37 @@ export async function nextReceived(
  * reputation uses their logarithm, and a prolific sender must not make every message slower.
  */
 export const HISTORY_CAP = 1000;
+
+/**
+ * Counts that reached HISTORY_CAP (SQLite, one daemon): such a count can only fall when received
+ * messages are deleted, so it is not read again until then — each read scans HISTORY_CAP index
+ * entries, the largest SQL cost of an inbound message from a prolific sender (~0.1 ms each on
+ * the main thread). deleteMessages (repos/retention.ts, every deletion of received messages)
+ * forgets them all, before it deletes. Not on PostgreSQL: another daemon may delete. Capped at
+ * SATURATED_MAX keys (then emptied: it only saves reads).
+ */
+const saturated = new Set<string>();
+const SATURATED_MAX = 10_000;
+export function forgetSaturatedCounts(): void {
+  saturated.clear();
+}
+
 export async function senderCounts(db: Db, workspaceId: string, from: string, domain: string): Promise<{ fromSender: number; fromDomain: number; repliesFromSender: number }> {
-  const count = async (q: { as(name: string): never }) =>
-    Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const remember = dialectOf(db) === 'sqlite';
   const base = db.selectFrom('received_messages').where('workspace_id', '=', workspaceId).where('over_limit', 'is', null);
-  const fromSender = await count(base.select('from_address').where('from_address', '=', from).limit(HISTORY_CAP) as never);
-  const replies = await count(base.select('answers_message_id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
-  const fromDomain = await count(base.select('from_domain').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
+  const count = async (key: string, q: { as(name: string): never }) => {
+    const k = `${key}\0${workspaceId}\0${key === 'domain' ? domain : from}`;
+    if (remember && saturated.has(k)) return HISTORY_CAP;
+    const n = Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    if (remember && n >= HISTORY_CAP) {
+      if (saturated.size >= SATURATED_MAX) saturated.clear();
+      saturated.add(k);
+    }
+    return n;
+  };
+  const fromSender = await count('sender', base.select('from_address').where('from_address', '=', from).limit(HISTORY_CAP) as never);
+  const replies = await count('replies', base.select('answers_message_id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
+  const fromDomain = await count('domain', base.select('from_domain').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
   return { fromSender, fromDomain, repliesFromSender: replies };
 }
 
