@@ -47,12 +47,13 @@ export async function databaseSize(db: Kysely<Database>, file: string | null): P
 }
 
 /**
- * Pages one reclaimSpace step frees by default (1 MiB with 4 KiB pages). An incremental vacuum
+ * Pages one reclaimSpace step frees by default (256 KiB with 4 KiB pages). An incremental vacuum
  * moves the pages at the end of the file into the freed ones, on the calling thread, in one
- * transaction: measured 26–51 ms for 2,000 pages and ~5 ms for 512 after a retention pass over
- * large messages, so a step of 256 keeps each turn of the main thread short.
+ * transaction of one statement per page (no event-loop turn between them): measured 26–51 ms for
+ * 2,000 pages and 4–8 ms (outliers far more under load) for 256, so a step of 64 keeps each turn
+ * of the main thread short; the retention worker pauses between steps.
  */
-export const VACUUM_STEP_PAGES = 256;
+export const VACUUM_STEP_PAGES = 64;
 
 /**
  * Return up to maxPages free pages to the filesystem (the database runs with

@@ -78,8 +78,8 @@ export async function readStoredBytes(db: Db, head: Uint8Array, blob: string | n
 
 /**
  * A stored byte string as a stream (downloads: GET raw, GET attachment): the head, then the blob's
- * pieces one statement each, read only when the consumer asks for more (Readable's `_read`), so
- * a slow client holds a piece or two in memory, never the whole string, and the main thread never
+ * pieces, READ_BATCH per statement, read only when the consumer asks for more (Readable's
+ * `_read`), so a slow client holds a few pieces in memory, never the whole string, and the main thread never
  * copies 40 MB into one buffer. The stream errors (the HTTP response is cut short, its declared
  * Content-Length unmet) if the pieces do not add up to `size`: deleted while being read.
  */
@@ -104,20 +104,27 @@ export class StoredBytesStream extends Readable {
         return;
       }
     }
-    this.db.selectFrom('blob_chunks').select(['seq', 'data']).where('blob_id', '=', this.blob).where('seq', '=', this.next).executeTakeFirst()
-      .then((row) => {
+    // READ_BATCH pieces per statement (one round trip on PostgreSQL, a quarter of the turns): at
+    // most ~1 MB in hand beyond what the consumer took.
+    this.db.selectFrom('blob_chunks').select(['seq', 'data']).where('blob_id', '=', this.blob)
+      .where('seq', '>=', this.next).where('seq', '<', this.next + READ_BATCH).orderBy('seq').execute()
+      .then((rows) => {
         if (this.destroyed) return;
-        if (!row) {
-          if (this.sent === this.size) this.push(null);
-          else this.destroy(new Error(`stored bytes ${this.blob}: ${this.sent} of ${this.size} bytes (deleted while being read)`));
-          return;
+        for (const row of rows) {
+          if (row.seq !== this.next) break; // a gap: deleted while being read (caught below)
+          this.next++;
+          this.piecesRead++;
+          const data = asBuffer(row.data);
+          this.sent += data.length;
+          if (this.sent > this.size) {
+            this.destroy(new Error(`stored bytes ${this.blob}: more than ${this.size} bytes`));
+            return;
+          }
+          this.push(data);
         }
-        this.next++;
-        this.piecesRead++;
-        const data = asBuffer(row.data);
-        this.sent += data.length;
-        if (this.sent > this.size) this.destroy(new Error(`stored bytes ${this.blob}: more than ${this.size} bytes`));
-        else this.push(data);
+        if (rows.length === READ_BATCH && rows[READ_BATCH - 1].seq === this.next - 1) return;
+        if (this.sent === this.size) this.push(null);
+        else this.destroy(new Error(`stored bytes ${this.blob}: ${this.sent} of ${this.size} bytes (deleted while being read)`));
       }, (err: unknown) => this.destroy(err instanceof Error ? err : new Error(String(err))));
   }
 }

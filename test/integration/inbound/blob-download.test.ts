@@ -45,7 +45,10 @@ describe('streamed downloads of stored pieces', () => {
     const s = await storedBytesForDownload(t.ctx.db, head, 'b1', head.length + bytes.length);
     expect(s).toBeInstanceOf(StoredBytesStream);
     const chunks: Buffer[] = [];
-    for await (const c of s as StoredBytesStream) chunks.push(c as Buffer);
+    // 'data' (flowing) hands over each pushed chunk as it is; for-await would join what is buffered.
+    await new Promise<void>((resolve, reject) => {
+      (s as StoredBytesStream).on('data', (c: Buffer) => chunks.push(c)).on('end', resolve).on('error', reject);
+    });
     expect(Buffer.concat(chunks).equals(Buffer.concat([head, bytes]))).toBe(true);
     // One chunk per piece (plus the head): nothing was joined.
     expect(chunks.length).toBe(1 + Math.ceil(bytes.length / BLOB_CHUNK_BYTES));
@@ -60,10 +63,10 @@ describe('streamed downloads of stored pieces', () => {
     const done = pipeline(s, c.sink);
     await settle();
     expect(c.got.length).toBe(1);
-    // The one the consumer holds, the stream's own buffer (one piece) and the pipe's: never all 13.
-    expect(s.piecesRead).toBeLessThanOrEqual(3);
+    // One statement's pieces (4) and at most one more read: never all 13.
+    expect(s.piecesRead).toBeLessThanOrEqual(8);
     await settle();
-    expect(s.piecesRead).toBeLessThanOrEqual(3);
+    expect(s.piecesRead).toBeLessThanOrEqual(8);
     c.release();
     await done;
     expect(s.piecesRead).toBe(13);
