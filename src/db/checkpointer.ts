@@ -3,6 +3,12 @@ import { workerEntry } from '../shared/worker-entry.js';
 
 /** How often the main thread looks whether anything was written since the last checkpoint. */
 const CHECK_EVERY_MS = 100;
+/**
+ * Other connections write the file without moving the main connection's counter (the inbound
+ * queue's writer thread, db/queue-writer.ts, which never checkpoints itself): a checkpoint runs at
+ * least this often whatever the counter says. With nothing new in the WAL it only reads the WAL index.
+ */
+const CHECK_ANYWAY_MS = 1_000;
 
 type Reply = { ready: true } | { ok: true; log: number; checkpointed: number } | { ok: false; error: string };
 
@@ -12,7 +18,9 @@ type Reply = { ready: true } | { ok: true; log: number; checkpointed: number } |
  * file and fsyncs it twice, on the thread that committed: the main thread, every few group
  * commits (measured: the main thread's fsyncs and half its pwrite calls under a send load). Here
  * the main connection runs with wal_autocheckpoint=0 and this thread's connection runs a PASSIVE
- * checkpoint every CHECK_EVERY_MS that something was written. Durability is unchanged: a checkpoint
+ * checkpoint every CHECK_EVERY_MS that something was written (and every CHECK_ANYWAY_MS in any case,
+ * for the other connections' writes). It is the daemon's only checkpointer: the inbound queue's
+ * writer thread leaves checkpoints to it. Durability is unchanged: a checkpoint
  * syncs the WAL before copying and the database after, whichever connection runs it.
  *
  * If the thread dies, `onDead` restores automatic checkpoints on the main connection.
@@ -22,6 +30,7 @@ export class Checkpointer {
   private readonly timer: NodeJS.Timeout;
   private inFlight = false;
   private lastWrites = -1;
+  private lastRun = 0;
   private dead = false;
   private readonly started: Promise<void>;
   /** Checkpoints run and failed, pages in the WAL after the last one (tests, diagnostics). */
@@ -62,8 +71,10 @@ export class Checkpointer {
   tick(): void {
     if (this.dead || this.inFlight) return;
     const w = this.writes();
-    if (w === this.lastWrites) return;
+    const now = Date.now();
+    if (w === this.lastWrites && now - this.lastRun < CHECK_ANYWAY_MS) return;
     this.lastWrites = w;
+    this.lastRun = now;
     this.inFlight = true;
     this.worker.postMessage('checkpoint');
   }

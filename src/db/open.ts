@@ -397,18 +397,6 @@ export interface WriteGate {
 }
 const writeGates = new WeakMap<object, WriteGate>();
 
-const checkpointSetters = new WeakMap<object, (pages: number) => void>();
-
-/**
- * SQLite: whether this connection runs WAL checkpoints itself (SQLite's default: inside the
- * COMMIT that crosses 1,000 WAL pages, copying the WAL into the database and syncing both on the
- * calling thread) or leaves them to a thread of their own (db/queue-writer.ts), so no commit on
- * the main thread ever pays for one. No-op on PostgreSQL and in-memory databases.
- */
-export function handOffCheckpoints(db: Kysely<Database>, elsewhere: boolean): void {
-  checkpointSetters.get(db)?.(elsewhere ? 0 : 1000);
-}
-
 /** Transactions of `db` take `gate` first (null: no longer). */
 export function setWriteGate(db: Kysely<Database>, gate: WriteGate | null): void {
   const counted = gate ? new MainThreadGate(gate) : null;
@@ -647,7 +635,6 @@ function openSqlite(file: string): OpenedDb {
     if (epochs.holdsWriteLock()) return `${(epochs.txVersion ??= dataVersion.get() as number)}:${m}`;
     return `${shm ? shm.version(readDataVersion) : readDataVersion()}:${m}`;
   });
-  if (file !== ':memory:') checkpointSetters.set(db, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`));
   const wal = file === ':memory:' ? null : walSyncer(`${file}-wal`);
   if (wal) walSyncs.set(db, wal.sync);
   return {

@@ -1,7 +1,6 @@
 // The inbound queue's writer thread (db/queue-writer.ts): its own connection to the SQLite file,
 // so the fsync of synchronous=FULL that acknowledges SMTP mail runs here, not on the main thread.
 // Rows that arrive while a commit runs are written together by the next one (group commit).
-// Started with role 'checkpoint', the same file runs the WAL checkpoints instead (see below).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { threadHeap } from '../shared/thread-heap.js';
@@ -11,39 +10,21 @@ import { queuedBlobId } from './repos/inbound-queue.js';
 
 const port = parentPort;
 if (!port) throw new Error('queue writer: not started as a worker thread');
-const { file, lock, role, checkpointMs } = workerData as { file: string; lock: SharedArrayBuffer; role?: 'write' | 'checkpoint'; checkpointMs?: number };
+const { file, lock } = workerData as { file: string; lock: SharedArrayBuffer };
 const db = new BetterSqlite3(file);
 // The same durability as the main connection (db/open.ts): WAL is a property of the file already.
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
-// This connection only appends rows (and checkpoints): 2 MB of page cache instead of SQLite's
+// This connection only appends rows: 2 MB of page cache instead of SQLite's
 // 16 MB default (better-sqlite3's build), which a long ingest otherwise fills with pages it never reads again.
 db.pragma('cache_size = -2048');
-// Checkpoints are the checkpoint thread's (below), never a commit's: SQLite runs an automatic
+// Checkpoints are the daemon's checkpoint thread's (db/checkpointer.ts), never a commit's: SQLite runs an automatic
 // checkpoint inside the COMMIT that crosses 1,000 WAL pages, copying the WAL into the database
 // and syncing both, which here would delay acknowledgements and on the main thread stopped the
 // daemon (tens of milliseconds per 10 MB message).
 db.pragma('wal_autocheckpoint = 0');
 
-if (role === 'checkpoint') {
-  // PASSIVE: copies what no reader still needs, never waits for or blocks readers and writers.
-  // Run on a timer: a checkpoint with nothing new to copy only reads the WAL index.
-  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  const timer = setInterval(() => {
-    try {
-      checkpoint.run();
-    } catch { /* busy (another checkpoint, a writer restarting the WAL): the next tick tries again */ }
-  }, checkpointMs ?? 1_000);
-  port.on('message', (msg: 'close') => {
-    if (msg !== 'close') return;
-    clearInterval(timer);
-    db.close();
-    port!.close();
-  });
-  port.postMessage('ready');
-} else {
-  startWriter();
-}
+startWriter();
 
 function startWriter(): void {
   const gate = new Int32Array(lock);

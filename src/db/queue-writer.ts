@@ -49,9 +49,6 @@ export class QueueWriter {
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private dead: Error | null = null;
-  private checkpointerDead = false;
-  /** Called once if the checkpoint thread stops (the owner turns the main connection's checkpoints back on). */
-  onCheckpointerExit: (() => void) | null = null;
   private readonly started: Promise<void>;
   /** 0 free, 1 held: one writer at a time between this thread's transactions and the writer's. */
   private readonly lock = new Int32Array(new SharedArrayBuffer(4));
@@ -74,30 +71,16 @@ export class QueueWriter {
     },
   };
 
-  /**
-   * The WAL checkpoints, on a third connection in a thread of their own (the same script, role
-   * 'checkpoint'): a checkpoint copies the WAL into the database and syncs both, tens of
-   * milliseconds after a large message; SQLite runs it inside whichever COMMIT crosses 1,000 WAL
-   * pages, which on the main connection stopped the daemon and on the writer delayed
-   * acknowledgements. While this thread runs, the other connections never checkpoint
-   * (db/open.ts handOffCheckpoints).
-   */
-  private readonly checkpointer: Worker;
-
-  constructor(file: string, opts: { checkpointMs?: number } = {}) {
+  constructor(file: string) {
     const entry = workerEntry(import.meta.url, 'queue-writer-thread');
-    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer, role: 'write' }, stdout: false, stderr: false });
+    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer }, stdout: false, stderr: false });
     this.worker.unref();
-    this.checkpointer = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer, role: 'checkpoint', checkpointMs: opts.checkpointMs }, stdout: false, stderr: false });
-    this.checkpointer.unref();
     const booted = (w: Worker, what: string) => new Promise<void>((resolve, reject) => {
       w.once('message', () => resolve());
       w.once('error', reject);
       w.once('exit', (code) => reject(new Error(`${what} exited with code ${code}`)));
     });
-    this.started = Promise.all([booted(this.worker, 'queue writer'), booted(this.checkpointer, 'checkpoint thread')]).then(() => undefined);
-    // A checkpoint thread that dies hands checkpoints back to the main connection (the WAL must not grow without bound).
-    this.checkpointer.on('exit', () => { this.checkpointerDead = true; this.onCheckpointerExit?.(); });
+    this.started = booted(this.worker, 'queue writer');
     this.worker.on('message', (m: QueueWriterReply | 'ready') => {
       if (m === 'ready') return;
       if ('heap' in m) {
@@ -193,21 +176,9 @@ export class QueueWriter {
     });
   }
 
-  /** Whether the checkpoint thread runs (else the main connection must checkpoint itself). */
-  checkpointing(): boolean {
-    return !this.checkpointerDead;
-  }
-
   async close(): Promise<void> {
-    this.onCheckpointerExit = null;
-    const stopped = (w: Worker) => new Promise((r) => w.once('exit', r));
-    if (!this.checkpointerDead) {
-      const exit = stopped(this.checkpointer);
-      this.checkpointer.postMessage('close');
-      await exit;
-    }
     if (this.dead) return;
-    const exit = stopped(this.worker);
+    const exit = new Promise((r) => this.worker.once('exit', r));
     this.worker.postMessage('close');
     await exit;
   }

@@ -221,6 +221,20 @@ export interface PreparedInbound {
   truncated: boolean;
 }
 
+/**
+ * What the inbound classifier reads of a parsed message (the message fields of its InboundInput):
+ * one definition for the pool worker, which classifies along with the parse, and for
+ * services/inbound.ts. `mailFrom` (the envelope sender) stands in for a missing From.
+ */
+export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
+  from: string; fromName: string | null; subject: string; text: string; html: string | null; headers: Record<string, string>;
+} {
+  return {
+    from: (parsed.from?.address ?? mailFrom ?? '').toLowerCase(), fromName: parsed.from?.name ?? null,
+    subject: parsed.subject, text: parsed.text ?? '', html: parsed.html, headers: parsed.headerMap,
+  };
+}
+
 /** Parse and extract, the work the pipeline's pool runs off the main thread (src/server/pipeline). */
 export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Promise<PreparedInbound> {
   const parsed = await parseMessage(raw, opts);

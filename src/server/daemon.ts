@@ -44,6 +44,8 @@ export interface DaemonOptions {
    * prints the keys and saves the profile).
    */
   bootstrapOnStart?: boolean;
+  /** The pool workers' entry (tests: one that cannot start). */
+  pipelineWorkerUrl?: URL;
 }
 
 /** A listener started with the daemon (the SMTP server); stop() closes it and drains sessions. */
@@ -120,7 +122,8 @@ export class Daemon {
       logMessages(ctx);
       // Parsing and classification leave the main thread (src/server/pipeline); the workers start
       // while the rest boots, and a worker that cannot start fails the boot here.
-      pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log });
+      pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log, workerUrl: opts.pipelineWorkerUrl });
+      await pipeline.ready();
       ctx.work = pipeline.work;
       const pool = pipeline;
       ops.metrics.addThreads(async () => (await pool.heap()).map((heap, i) => ({ thread: `pipeline-${i}`, heap })));

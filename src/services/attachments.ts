@@ -1,4 +1,5 @@
-import { receivedAttachment } from '../db/repos/received.js';
+import type { Readable } from 'node:stream';
+import { receivedAttachmentDownload } from '../db/repos/received.js';
 import { sentAttachment } from '../db/repos/messages.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
@@ -9,7 +10,8 @@ import { visibleMessage } from './messages.js';
 export interface AttachmentDownload {
   filename: string;
   contentType: string;
-  content: Buffer;
+  /** A Buffer, or a stream of the stored pieces for a large received attachment (never joined). */
+  content: Buffer | Readable;
 }
 
 /**
@@ -20,9 +22,9 @@ export interface AttachmentDownload {
 export async function downloadAttachment(ctx: AppContext, auth: AuthContext, messageId: string, attachmentId: string): Promise<AttachmentDownload> {
   if (hasPrefix(messageId, 'rcv')) {
     const m = await loadVisible(ctx, auth, messageId);
-    const a = await receivedAttachment(ctx.db, m.id, attachmentId);
+    const a = await receivedAttachmentDownload(ctx.db, m.id, attachmentId);
     if (!a) throw Errors.notFound('attachment', attachmentId);
-    return { filename: a.filename ?? `${a.id}.bin`, contentType: a.content_type, content: a.content };
+    return { filename: a.filename ?? `${a.id}.bin`, contentType: a.content_type, content: a.download };
   }
   const m = await visibleMessage(ctx, auth, messageId);
   const a = await sentAttachment(ctx.db, m.id, attachmentId);

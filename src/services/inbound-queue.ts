@@ -1,7 +1,7 @@
 import {
   allQueuedIds, claimableIds, countQueued, deferQueued, insertQueued, leaseQueued, queuedByIds, readQueuedRaw, type QueuedInbound,
 } from '../db/repos/inbound-queue.js';
-import { handOffCheckpoints, isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
+import { isSharedStore, setWriteGate, withTransactionKind } from '../db/open.js';
 import { QueueWriter } from '../db/queue-writer.js';
 import type { ThreadHeap } from '../shared/thread-heap.js';
 import { BLOB_CHUNK_BYTES, isLarge, yieldTurn } from '../db/repos/blobs.js';
@@ -110,10 +110,7 @@ export class InboundQueue {
       this.writer = new QueueWriter(this.opts.file);
       await this.writer.ready();
       setWriteGate(this.ctx.db, this.writer.gate);
-      // The writer's checkpoint thread runs the WAL checkpoints from now on (db/queue-writer.ts).
-      handOffCheckpoints(this.ctx.db, true);
-      this.writer.onCheckpointerExit = () => handOffCheckpoints(this.ctx.db, false);
-      // The request log's batches too (services/request-log.ts), while the writer lives.
+      // The request log's batches are written by the writer too (services/request-log.ts), while it lives.
       const writer = this.writer;
       this.ctx.writeLogRows = (rows) => writer.writeLogs(rows);
     }
@@ -236,7 +233,6 @@ export class InboundQueue {
       this.ctx.writeLogRows = undefined;
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
-      handOffCheckpoints(this.ctx.db, false);
     }
   }
 

@@ -9,7 +9,7 @@ import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
 import { withTransactionKind, type Isolation } from '../db/open.js';
 import { isQuarantined, type Classification } from '../classifier/index.js';
-import type { ParsedInbound } from '../mail/parse.js';
+import { classifierFields, type ParsedInbound } from '../mail/parse.js';
 import { excerptOf } from '../mail/extract.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -20,7 +20,7 @@ import { assignThread } from './threads.js';
 import { findSuppression } from './suppression.js';
 import { recordFeedback } from './feedback.js';
 import { readReport } from '../mail/dsn.js';
-import { workOf } from './message-work.js';
+import { workOf, type ClassifyAlong } from './message-work.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
 
 export interface InboundInput {
@@ -243,24 +243,34 @@ async function prepareInbound(
   // Parse, extract and classify run in the worker pool (src/server/pipeline) under a per-message
   // budget; only the database work below stays on this thread.
   const work = workOf(ctx);
-  const { parsed, extracted, truncated: parseCut } = await work.parse(input.raw);
-  const testMode = input.testMode ?? input.source === 'simulator';
-  const from = (parsed.from?.address ?? input.mailFrom ?? '').toLowerCase();
-  const text = parsed.text ?? '';
   const now = input.queued?.receivedAt ?? ctx.clock.now();
 
   // One copy per agent (an agent addressed twice, e.g. as name@ and name+tag@, gets one message).
   const byAgent = new Map<string, typeof routes>();
   for (const r of routes) byAgent.set(r.agent.id, [...(byAgent.get(r.agent.id) ?? []), r]);
 
+  // One agent (the common case): read the history of the envelope sender first, so the pool can
+  // classify in the same job as the parse when the From is that address (most mail: one trip to
+  // a worker instead of two, and the text not sent back again). Otherwise it classifies below.
+  const guess = (input.mailFrom ?? '').toLowerCase();
+  const only = byAgent.size === 1 ? routes[0].agent : null;
+  const along: ClassifyAlong | undefined = only && guess
+    ? { mailFrom: input.mailFrom, expectFrom: guess, classifyIntent: only.classify_inbound, history: await senderHistory(ctx, only.workspace_id, only.id, guess, input.auth), now }
+    : undefined;
+  const { parsed, extracted, truncated: parseCut, classification: early } = await work.parse(input.raw, along);
+  const testMode = input.testMode ?? input.source === 'simulator';
+  const fields = classifierFields(parsed, input.mailFrom);
+  const { from, text } = fields;
+
   const prepared: { routes: typeof routes; classification: Classification; truncated: boolean }[] = [];
   for (const group of byAgent.values()) {
+    if (early) {
+      prepared.push({ routes: group, classification: early, truncated: parseCut });
+      continue;
+    }
     const agent = group[0].agent;
     const history = await senderHistory(ctx, agent.workspace_id, agent.id, from, input.auth);
-    const c = await work.classify({
-      from, fromName: parsed.from?.name ?? null, subject: parsed.subject, text, html: parsed.html,
-      headers: parsed.headerMap, classifyIntent: agent.classify_inbound, history,
-    }, now);
+    const c = await work.classify({ ...fields, classifyIntent: agent.classify_inbound, history }, now);
     prepared.push({ routes: group, classification: c.classification, truncated: parseCut || c.truncated });
   }
 

@@ -1,5 +1,6 @@
 import {
   classifyInbound, screenOutbound, type Classification, type InboundInput as ClassifierInput, type OutboundInput, type ScreenResult,
+  type SenderHistory,
 } from '../classifier/index.js';
 import { parseAndExtract, type PreparedInbound } from '../mail/parse.js';
 import type { AppContext } from './context.js';
@@ -13,9 +14,28 @@ import type { AppContext } from './context.js';
  * Every method is total: a budget overrun or a crashed worker yields what could still be
  * computed, with `truncated: true`, never an error that would lose the message.
  */
+/**
+ * Classify in the same step as the parse (one trip to the pool instead of two), when the parsed
+ * message's sender (From, else `mailFrom`: mail/parse.ts classifierFields) is `expectFrom`, the
+ * address whose history the caller read before parsing. Any other sender, or work that does not
+ * do it (inline): no classification in the result, and the caller classifies with the right
+ * history. The pool's worker does it (server/pipeline/worker.ts).
+ */
+export interface ClassifyAlong {
+  mailFrom: string;
+  expectFrom: string;
+  classifyIntent: boolean;
+  history: SenderHistory;
+  /** Anchors relative dates, as classify's `now`. */
+  now: number;
+}
+
+/** A parse that may carry its classification (ClassifyAlong). */
+export type ParsedAndClassified = PreparedInbound & { classification?: Classification };
+
 export interface MessageWork {
-  /** Parse and extract one message. */
-  parse(raw: Buffer): Promise<PreparedInbound>;
+  /** Parse and extract one message; with `along`, classify it in the same step when its sender is the expected one. */
+  parse(raw: Buffer, along?: ClassifyAlong): Promise<ParsedAndClassified>;
   /** classifyInbound, off the main thread; `now` anchors relative dates. */
   classify(input: ClassifierInput, now: number): Promise<{ classification: Classification; truncated: boolean }>;
   /** screenOutbound, off the main thread. */
@@ -23,6 +43,7 @@ export interface MessageWork {
 }
 
 export const inlineWork: MessageWork = {
+  // Inline, a second call costs nothing more than one: `along` is ignored and the caller classifies.
   parse: (raw) => parseAndExtract(raw),
   classify: async (input, now) => ({ classification: classifyInbound(input, new Date(now)), truncated: false }),
   screen: async (input) => screenOutbound(input),

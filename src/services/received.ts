@@ -3,7 +3,7 @@ import type {
   Classification, ReceivedListQuery, ReceivedMessage, ReceivedMessageSummary, SimulateInbound,
 } from '../contract/received.js';
 import {
-  attachmentContents, attachmentsOf, getReceived, getReceivedRawBytes, listReceived, receivedAttachment, setReceivedRead,
+  attachmentContents, attachmentsOf, getReceived, getReceivedRawDownload, listReceived, receivedAttachment, setReceivedRead,
   type AttachmentRow, type ReceivedRow, type ReceivedSummaryRow,
 } from '../db/repos/received.js';
 import { mailHtmlPage, sanitizeMailHtml } from '../mail/html-sanitize.js';
@@ -12,6 +12,7 @@ import { searchOf } from './search.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { inboundSettled, type AppContext, type AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { ingestInbound } from './inbound.js';
@@ -103,10 +104,14 @@ export async function receivedHtmlPage(ctx: AppContext, auth: AuthContext, id: s
   return { ...mailHtmlPage(body, remoteImages), blockedImages: body.blockedImages };
 }
 
-/** The original bytes exactly as received (GET /v1/messages/{rcv_id}/raw). Over-limit records keep none → 404. */
-export async function getReceivedRaw(ctx: AppContext, auth: AuthContext, id: string): Promise<{ filename: string; raw: Buffer }> {
+/**
+ * The original bytes exactly as received (GET /v1/messages/{rcv_id}/raw): a Buffer, or for a
+ * large message a stream of its stored pieces (never joined into one buffer). Over-limit records
+ * keep none → 404.
+ */
+export async function getReceivedRaw(ctx: AppContext, auth: AuthContext, id: string): Promise<{ filename: string; raw: Buffer | Readable }> {
   const r = await loadVisible(ctx, auth, id);
-  const raw = await getReceivedRawBytes(ctx.db, auth.workspaceId, r.id);
+  const raw = await getReceivedRawDownload(ctx.db, auth.workspaceId, r.id);
   if (!raw) throw Errors.notFound('raw message', id);
   return { filename: `${id}.eml`, raw };
 }

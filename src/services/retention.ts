@@ -2,11 +2,12 @@ import {
   agentsOverCount, deleteDeliveries, deleteEvents, deleteLogs, deleteMessages, excessIds, oldDeliveryIds, oldEventIds,
   oldLogIds, receivedIdsMatching, sentIdsMatching, type MessageFilter,
 } from '../db/repos/retention.js';
-import { reclaimSpace } from '../db/maintenance.js';
+import { reclaimSpace, VACUUM_STEP_PAGES } from '../db/maintenance.js';
 import type { Db } from '../db/schema.js';
 import { DAY, isoAt } from '../shared/clock.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
-import { inTransaction, type AppContext } from './context.js';
+import { runTransaction } from '../db/open.js';
+import type { AppContext } from './context.js';
 
 /** The operator's retention policy (config: retention*); 0 means "keep for ever" everywhere, the default. */
 export interface RetentionPolicy {
@@ -40,7 +41,7 @@ export interface RetentionOptions {
   pause?: () => Promise<void>;
   /** Stop early (the daemon is stopping). */
   signal?: AbortSignal;
-  /** Free pages per incremental-vacuum step (default 2,000: 8 MiB with 4 KiB pages). */
+  /** Free pages per incremental-vacuum step (default VACUUM_STEP_PAGES, 256: 1 MiB with 4 KiB pages). */
   vacuumPages?: number;
 }
 
@@ -127,7 +128,9 @@ async function deleteMessagesBatched(ctx: AppContext, f: MessageFilter, counts: 
  * another daemon's retention worker may have deleted some of the same ids first.
  */
 async function removeMessages(ctx: AppContext, received: string[], sent: string[], counts: RetentionCounts): Promise<void> {
-  const r = await inTransaction(ctx, (tx) => deleteMessages(tx.db, received, sent, isoAt(ctx.clock.now())));
+  // The commit's WAL flush off the main thread ('off-thread'): a batch of large messages frees
+  // many pages, and an inline fsync of their WAL frames would hold the event loop.
+  const r = await runTransaction(ctx.db, (trx) => deleteMessages(trx, received, sent, isoAt(ctx.clock.now())), 'off-thread');
   counts.threads += r.emptiedThreads.length;
   counts.received += r.received;
   counts.sent += r.sent;
@@ -143,10 +146,10 @@ async function idBatches(
 ): Promise<number> {
   let total = 0;
   await batched(b, async () => {
-    const r = await inTransaction(ctx, async (tx) => {
-      const ids = await select(tx.db, b.batchSize);
-      return { selected: ids.length, deleted: await remove(tx.db, ids) };
-    });
+    const r = await runTransaction(ctx.db, async (trx) => {
+      const ids = await select(trx, b.batchSize);
+      return { selected: ids.length, deleted: await remove(trx, ids) };
+    }, 'off-thread');
     total += r.deleted;
     return r.selected;
   });
@@ -167,7 +170,7 @@ async function reclaimInSteps(ctx: AppContext, b: RetentionOptions): Promise<num
   let total = 0;
   for (;;) {
     if (b.signal?.aborted) return total;
-    const freed = await reclaimSpace(ctx.db, b.vacuumPages ?? 2000);
+    const freed = await reclaimSpace(ctx.db, b.vacuumPages ?? VACUUM_STEP_PAGES);
     total += freed;
     if (freed === 0) return total;
     await (b.pause ?? yieldTurn)();

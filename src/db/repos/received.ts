@@ -2,8 +2,8 @@ import type { Db, Decoded } from '../schema.js';
 import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
-import { lockKey } from '../dialect.js';
-import { deleteBlobs, isLarge, readStoredBytes, writeBlob, yieldTurn } from './blobs.js';
+import { dialectOf, lockKey } from '../dialect.js';
+import { deleteBlobs, isLarge, readStoredBytes, storedBytesForDownload, writeBlob, yieldTurn, type StoredBytesStream } from './blobs.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
 export type InboundSource = 'smtp' | 'local' | 'simulator';
@@ -142,13 +142,17 @@ export async function getReceived(db: Db, workspaceId: string, id: string): Prom
   return r && decode(r);
 }
 
-/** The raw bytes (null: a record that keeps none; undefined: no such message, or deleted while read). */
-export async function getReceivedRawBytes(db: Db, workspaceId: string, id: string): Promise<Buffer | null | undefined> {
+/**
+ * The raw bytes for a download: inline ones as a Buffer, large ones as a stream of their pieces
+ * (repos/blobs.ts StoredBytesStream, read as the client takes them). null: a record that keeps
+ * none; undefined: no such message, or its pieces deleted already.
+ */
+export async function getReceivedRawDownload(db: Db, workspaceId: string, id: string): Promise<Buffer | StoredBytesStream | null | undefined> {
   const r = await db.selectFrom('received_messages').select(['raw', 'raw_blob', 'size'])
     .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   if (!r) return undefined;
   if (!r.raw) return null;
-  return readStoredBytes(db, r.raw, r.raw_blob, r.raw_blob ? r.size : undefined);
+  return storedBytesForDownload(db, r.raw, r.raw_blob, r.size);
 }
 
 export interface ReceivedFilter {
@@ -177,6 +181,16 @@ export async function receivedAttachment(db: Db, messageId: string, attachmentId
   const a = await db.selectFrom('received_attachments').selectAll()
     .where('received_message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
   return a && withContent(db, a);
+}
+
+/** One attachment's row and its content for a download (a stream when stored in pieces; undefined: none, or deleted). */
+export async function receivedAttachmentDownload(db: Db, messageId: string, attachmentId: string): Promise<(AttachmentRow & { download: Buffer | StoredBytesStream }) | undefined> {
+  const a = await db.selectFrom('received_attachments').selectAll()
+    .where('received_message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
+  if (!a) return undefined;
+  const { content_blob: blob, ...row } = a;
+  const download = await storedBytesForDownload(db, row.content, blob, row.size);
+  return download && { ...row, download };
 }
 
 /** An attachment row with its whole content (head + blob); undefined when its pieces vanished (deleted meanwhile). */
@@ -226,13 +240,37 @@ export async function nextReceived(
  * reputation uses their logarithm, and a prolific sender must not make every message slower.
  */
 export const HISTORY_CAP = 1000;
+
+/**
+ * Counts that reached HISTORY_CAP (SQLite, one daemon): such a count can only fall when received
+ * messages are deleted, so it is not read again until then — each read scans HISTORY_CAP index
+ * entries, the largest SQL cost of an inbound message from a prolific sender (~0.1 ms each on
+ * the main thread). deleteMessages (repos/retention.ts, every deletion of received messages)
+ * forgets them all, before it deletes. Not on PostgreSQL: another daemon may delete. Capped at
+ * SATURATED_MAX keys (then emptied: it only saves reads).
+ */
+const saturated = new Set<string>();
+const SATURATED_MAX = 10_000;
+export function forgetSaturatedCounts(): void {
+  saturated.clear();
+}
+
 export async function senderCounts(db: Db, workspaceId: string, from: string, domain: string): Promise<{ fromSender: number; fromDomain: number; repliesFromSender: number }> {
-  const count = async (q: { as(name: string): never }) =>
-    Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const remember = dialectOf(db) === 'sqlite';
   const base = db.selectFrom('received_messages').where('workspace_id', '=', workspaceId).where('over_limit', 'is', null);
-  const fromSender = await count(base.select('from_address').where('from_address', '=', from).limit(HISTORY_CAP) as never);
-  const replies = await count(base.select('answers_message_id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
-  const fromDomain = await count(base.select('from_domain').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
+  const count = async (key: string, q: { as(name: string): never }) => {
+    const k = `${key}\0${workspaceId}\0${key === 'domain' ? domain : from}`;
+    if (remember && saturated.has(k)) return HISTORY_CAP;
+    const n = Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    if (remember && n >= HISTORY_CAP) {
+      if (saturated.size >= SATURATED_MAX) saturated.clear();
+      saturated.add(k);
+    }
+    return n;
+  };
+  const fromSender = await count('sender', base.select('from_address').where('from_address', '=', from).limit(HISTORY_CAP) as never);
+  const replies = await count('replies', base.select('answers_message_id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
+  const fromDomain = await count('domain', base.select('from_domain').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
   return { fromSender, fromDomain, repliesFromSender: replies };
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { lockAvailable } from '../dialect.js';
 import type { Db } from '../schema.js';
-import { deleteReceivedBlobs } from './received.js';
+import { deleteReceivedBlobs, forgetSaturatedCounts } from './received.js';
 
 /**
  * Deletion queries for retention and operator purges (issue #16). Each selects at most `limit`
@@ -78,6 +78,8 @@ export async function deleteMessages(db: Db, receivedIds: string[], sentIds: str
     sentDeleted = Number((await db.deleteFrom('sent_messages').where('id', 'in', sent).executeTakeFirst()).numDeletedRows);
   }
   if (received.length) {
+    // Sender counts at their cap may fall now (received.ts senderCounts).
+    forgetSaturatedCounts();
     for (const r of await db.selectFrom('received_messages').select('thread_id').where('id', 'in', received).execute()) if (r.thread_id) threadIds.add(r.thread_id);
     await deleteReceivedBlobs(db, received);
     await db.deleteFrom('received_attachments').where('received_message_id', 'in', received).execute();

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
 /** A type that is safe to put in a header: `type/subtype`, parameters dropped; else octet-stream. */
@@ -24,7 +25,11 @@ export function contentDisposition(raw: string): string {
  * Send bytes from mail as a download: always `attachment`, never sniffed, and inert if a browser
  * renders it anyway (an HTML or SVG attachment gets a sandboxed, script-less origin by CSP).
  */
-export function sendDownload(reply: FastifyReply, d: { filename: string; contentType: string; content: Buffer }) {
+export function sendDownload(reply: FastifyReply, d: { filename: string; contentType: string; content: Buffer | (Readable & { readonly size?: number }) }) {
+  // A stream of stored pieces (a large message or attachment, db/repos/blobs.ts) knows its
+  // length: declared, so a client can tell a download cut short (pieces deleted meanwhile) from
+  // a complete one. fastify pipes the stream, pausing it while the socket is full.
+  if (!Buffer.isBuffer(d.content) && typeof d.content.size === 'number') reply.header('content-length', d.content.size);
   return reply.code(200)
     .type(safeType(d.contentType))
     .header('content-disposition', contentDisposition(d.filename))

@@ -3,7 +3,7 @@ import {
   classifyInbound, screenOutbound, type Classification, type InboundInput as ClassifierInput, type OutboundInput, type ScreenResult,
 } from '../../classifier/index.js';
 import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
-import type { MessageWork } from '../../services/message-work.js';
+import type { ClassifyAlong, MessageWork, ParsedAndClassified } from '../../services/message-work.js';
 import type { Logger } from '../../shared/log.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
 import { PoolClosed, WorkerPool, type PoolStats } from './pool.js';
@@ -30,12 +30,15 @@ export interface PipelineOptions {
   budgetMs: number;
   maxHeapMb?: number;
   maxYoungMb?: number;
+  /** The workers' entry (tests: a broken install). */
+  workerUrl?: URL;
   log: Logger;
 }
 
 export interface Pipeline {
   work: MessageWork;
-  ready(): Promise<void>;
+  /** Resolves once every worker has started; rejects if they keep failing to, or take longer than `timeoutMs`. */
+  ready(timeoutMs?: number): Promise<void>;
   stats(): PoolStats;
   /** Each pool worker's V8 heap (null: starting, or busy; /metrics mailagent_thread_heap_bytes). */
   heap(): Promise<(ThreadHeap | null)[]>;
@@ -45,7 +48,7 @@ export interface Pipeline {
 /** A Buffer again: structured clone delivers Buffers as plain Uint8Arrays. */
 const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
 
-function revive(p: PreparedInbound): PreparedInbound {
+function revive<T extends PreparedInbound>(p: T): T {
   for (const a of p.parsed.attachments) a.content = asBuffer(a.content);
   return p;
 }
@@ -59,7 +62,7 @@ function revive(p: PreparedInbound): PreparedInbound {
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const pool = new WorkerPool({
     size: opts.workers, budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB,
-    maxYoungMb: opts.maxYoungMb ?? DEFAULT_WORKER_YOUNG_MB, log: opts.log,
+    maxYoungMb: opts.maxYoungMb ?? DEFAULT_WORKER_YOUNG_MB, log: opts.log, workerUrl: opts.workerUrl,
   });
   const cutShort = (what: string, err: unknown) => {
     if (err instanceof PoolClosed) throw err;
@@ -69,10 +72,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   };
 
   const work: MessageWork = {
-    async parse(raw: Buffer): Promise<PreparedInbound> {
+    async parse(raw: Buffer, along?: ClassifyAlong): Promise<ParsedAndClassified> {
       let why: string;
       try {
-        return revive(await pool.run({ kind: 'parse', raw, safe: false }) as PreparedInbound);
+        // Classified in the same job when the sender is the expected one (one trip instead of
+        // two). If this overruns, the retries below parse only: the caller classifies apart.
+        return revive(await pool.run({ kind: 'parse', raw, safe: false, along }) as ParsedAndClassified);
       } catch (err) {
         why = cutShort('message parse', err);
       }
@@ -120,5 +125,5 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
   };
 
-  return { work, ready: () => pool.ready(), stats: () => pool.stats(), heap: () => pool.heap(), close: () => pool.close() };
+  return { work, ready: (timeoutMs) => pool.ready(timeoutMs), stats: () => pool.stats(), heap: () => pool.heap(), close: () => pool.close() };
 }

@@ -92,10 +92,24 @@ export class WorkerPool {
     return this.opts.budgetMs;
   }
 
-  /** Resolves once every worker has started (the daemon waits, so a broken install fails at boot). */
-  ready(): Promise<void> {
+  /**
+   * Resolves once every worker has started (the daemon waits, so a broken install fails at boot):
+   * rejects after three workers in a row died before they were ready, or after `timeoutMs` (a
+   * worker that hangs while it loads would otherwise hold the start-up forever).
+   */
+  ready(timeoutMs = 60_000): Promise<void> {
     if (this.slots.every((s) => s.ready)) return Promise.resolve();
-    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.readyWaiters = this.readyWaiters.filter((w) => w !== waiter);
+        reject(new WorkerFailed(`pipeline workers did not start within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = {
+        resolve: () => { clearTimeout(timer); resolve(); },
+        reject: (e: Error) => { clearTimeout(timer); reject(e); },
+      };
+      this.readyWaiters.push(waiter);
+    });
   }
 
   stats(): PoolStats {

@@ -1,12 +1,15 @@
 import type { InboundInput as ClassifierInput, OutboundInput } from '../../classifier/index.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
+import type { ClassifyAlong } from '../../services/message-work.js';
+
+export type { ClassifyAlong };
 
 /**
  * Messages between the pool (main thread) and a worker. Kept to plain data: structured clone
  * carries it (a Buffer arrives as a Uint8Array).
  */
 export type Job =
-  | { kind: 'parse'; raw: Uint8Array; safe: boolean }
+  | { kind: 'parse'; raw: Uint8Array; safe: boolean; along?: ClassifyAlong }
   | { kind: 'classify'; input: ClassifierInput; now: number }
   | { kind: 'screen'; input: OutboundInput };
 

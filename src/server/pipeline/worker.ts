@@ -2,23 +2,38 @@
 // test/architecture.test.ts): no database, no events, nothing with side effects, so the pool can
 // terminate it at any instant without losing or half-writing anything.
 import { parentPort } from 'node:worker_threads';
-import { parseAndExtract, type PreparedInbound } from '../../mail/parse.js';
-import { classifyInbound, screenOutbound } from '../../classifier/index.js';
+import { classifierFields, parseAndExtract, type PreparedInbound } from '../../mail/parse.js';
+import { classifyInbound, screenOutbound, type Classification } from '../../classifier/index.js';
 import { threadHeap } from '../../shared/thread-heap.js';
-import type { FromWorker, Job, ToWorker } from './protocol.js';
+import type { ClassifyAlong, FromWorker, Job, ToWorker } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('pipeline worker: not started as a worker thread');
 
 async function run(job: Job): Promise<unknown> {
   switch (job.kind) {
-    case 'parse':
-      return parseAndExtract(Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength), { safe: job.safe });
+    case 'parse': {
+      const prepared = await parseAndExtract(Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength), { safe: job.safe });
+      const classification = classifyAlong(prepared, job.along);
+      return classification ? { ...prepared, classification } : prepared;
+    }
     case 'classify':
       return classifyInbound(job.input, new Date(job.now));
     case 'screen':
       return screenOutbound(job.input);
   }
+}
+
+/**
+ * The classification of a just-parsed message, when its sender is the one the main thread read the
+ * history of (services/message-work.ts ClassifyAlong); else undefined, and the main thread asks
+ * again with the right history.
+ */
+function classifyAlong(prepared: PreparedInbound, along: ClassifyAlong | undefined): Classification | undefined {
+  if (!along) return undefined;
+  const fields = classifierFields(prepared.parsed, along.mailFrom);
+  if (fields.from !== along.expectFrom) return undefined;
+  return classifyInbound({ ...fields, classifyIntent: along.classifyIntent, history: along.history }, new Date(along.now));
 }
 
 /**

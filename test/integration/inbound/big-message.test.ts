@@ -83,11 +83,14 @@ describe('a large message', () => {
     // The raw bytes: exactly what was sent, after the trusted-network stamp the listener prepends.
     const raw = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}/raw`, headers: { authorization: `Bearer ${t.liveKey}` } });
     expect(raw.statusCode).toBe(200);
+    // Streamed from the stored pieces (db/repos/blobs.ts), with its length declared.
+    expect(Number(raw.headers['content-length'])).toBe(raw.rawPayload.length);
     expect(raw.rawPayload.subarray(raw.rawPayload.length - big.length).equals(big)).toBe(true);
     expect(raw.rawPayload.subarray(0, raw.rawPayload.length - big.length).toString()).toMatch(/^Authentication-Results: [^\r\n]+\r\n$/);
 
     const dl = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}/attachments/${att.id}`, headers: { authorization: `Bearer ${t.liveKey}` } });
     expect(dl.statusCode).toBe(200);
+    expect(Number(dl.headers['content-length'])).toBe(content.length);
     expect(dl.rawPayload.equals(content)).toBe(true);
 
     // Stored in pieces, the queued blob taken over by the message (the bytes written once).

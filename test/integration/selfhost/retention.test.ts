@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { runRetention, purgeMessages } from '../../../src/services/retention.js';
-import { autoVacuumMode, databaseSize } from '../../../src/db/maintenance.js';
+import { sql } from 'kysely';
+import { autoVacuumMode, databaseSize, VACUUM_STEP_PAGES } from '../../../src/db/maintenance.js';
 import { DAY } from '../../../src/shared/clock.js';
 import { count, deliver } from './helpers.js';
 import { onPostgres } from '../../helpers/db.js';
@@ -67,6 +68,27 @@ describe('retention', () => {
     // A deleted thread answers 404.
     expect((await t.req('GET', `/v1/messages/received/${old[0]}`)).status).toBe(404);
     expect((await t.req('GET', `/v1/messages/received/${fresh}`)).status).toBe(200);
+  });
+
+  it('large messages: pieces and pages go back in bounded steps, with a pause (a turn of the event loop) between every two', async (ctx) => {
+    ctx.skip(onPostgres, 'SQLite only: the incremental vacuum');
+    t = await createTestApp({}, Date.parse('2026-01-01T00:00:00Z'));
+    // 12 messages of ~1.5 MB (each stored in 256 KB pieces: src/db/repos/blobs.ts), ~18 MB in all.
+    for (let i = 0; i < 12; i++) await deliver(t.ctx, t.boot.agent.email, `big ${i}`, { attachment: 'q'.repeat(1_100_000) });
+    t.clock.advance(40 * DAY);
+    const freelist = async () => Number((await sql<{ freelist_count: number }>`pragma freelist_count`.execute(t.ctx.db)).rows[0].freelist_count);
+    const seen: number[] = [];
+    const c = await runRetention(t.ctx, { ...none, messagesDays: 30 }, { pause: async () => { seen.push(await freelist()); } });
+    expect(c.received).toBe(12);
+    expect(await count(t.ctx, 'blob_chunks')).toBe(0);
+    expect(c.pagesFreed).toBeGreaterThan(4 * VACUUM_STEP_PAGES);
+    expect(await freelist()).toBe(0);
+    // Between two pauses, one vacuum step: the free list shrinks by at most VACUUM_STEP_PAGES.
+    const steps = seen.slice(seen.indexOf(Math.max(...seen)));
+    // …and each step frees a full step's pages, not one (the driver steps a pragma statement once).
+    expect(steps.length).toBeGreaterThanOrEqual(Math.floor(c.pagesFreed / VACUUM_STEP_PAGES));
+    expect(steps.length).toBeLessThanOrEqual(Math.ceil(c.pagesFreed / VACUUM_STEP_PAGES) + 1);
+    for (let i = 1; i < steps.length; i++) expect(steps[i - 1] - steps[i]).toBeLessThanOrEqual(VACUUM_STEP_PAGES);
   });
 
   it('two passes at once (two daemons on one PostgreSQL) delete every row once, count it once, and fail nowhere', async () => {

@@ -57,6 +57,25 @@ describe('checkpointOffThread', () => {
     other.close();
   });
 
+  it('also checkpoints what another connection wrote (the inbound queue\'s writer thread never checkpoints itself)', async () => {
+    const { o, file } = open();
+    checkpointOffThread(o);
+    const up = Date.now() + 10_000;
+    while ((await autoCheckpoint(o)) !== 0 && Date.now() < up) await new Promise((r) => setTimeout(r, 20));
+    // Like db/queue-writer-thread.ts: its own connection, no automatic checkpoints; the main
+    // connection writes nothing meanwhile, so its write counter never moves.
+    const writer = new Database(file);
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table w (id integer primary key, v blob)');
+    const before = statSync(file).size;
+    const ins = writer.prepare('insert into w (v) values (?)');
+    writer.transaction(() => { for (let i = 0; i < 3000; i++) ins.run(Buffer.alloc(1024, i % 251)); })();
+    writer.close();
+    const deadline = Date.now() + 10_000;
+    while (statSync(file).size < before + 2_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(statSync(file).size).toBeGreaterThan(before + 2_000_000);
+  });
+
   it('without it (tests, admin commands) the main connection keeps checkpointing by itself', async () => {
     const { o, file } = open();
     const before = statSync(file).size;
