@@ -5,13 +5,13 @@
 // window on this machine, so the recipe is the shipped one reduced (fewer
 // training attacks per source, 60 trees, ≤ 100 test attacks per source) and
 // BOTH arms use that reduced recipe: a matched A/B, not the headline table.
-//   MAILAGENT_ENCODER_DIR=/tmp/enc npx tsx scripts/eval-classifier-encoder.ts [--attacks 400] [--per-source 100]
+//   MAILAGENT_ENCODER_DIR=/tmp/enc npx tsx scripts/eval-classifier-encoder.ts [--attacks 200] [--payloads 1500] [--hosts 1200] [--other 2500] [--per-source 60]
 import { requireDataDir } from './lib-classifier/data.js';
 import { evalSets, messageWindows, trainingMessages, SHIPPED_RECIPE, CAPS, type Recipe } from './lib-classifier/recipe-v2.js';
 import { losoV2, scoreWith, type LosoRun } from './lib-classifier/loso-eval.js';
-import { ensureEmbeddings, windowTextOf } from './lib-classifier/encoder.js';
+import { ensureEmbeddings, windowTextOf, ENC_MAX_CHARS } from './lib-classifier/encoder.js';
 import { injectionBundle } from '../src/classifier/model.js';
-import { ATTACK_SOURCES } from './lib-classifier/loso.js';
+import { ATTACK_SOURCES, type AttackSource } from './lib-classifier/loso.js';
 
 requireDataDir();
 const arg = (name: string, d: number) => {
@@ -23,11 +23,17 @@ const log = (s: string) => process.stderr.write(`[${((Date.now() - t0) / 1000).t
 const out = (s = '') => process.stdout.write(s + '\n');
 const f3 = (x: number) => x.toFixed(3);
 
-const base: Recipe = { ...SHIPPED_RECIPE, name: '2.2-reduced', attacksPerSource: arg('--attacks', 400), trees: 60 };
-const withEnc: Recipe = { ...base, name: '2.2-reduced+encoder', encoder: true };
-const sets = evalSets(arg('--per-source', 100));
+const base: Recipe = { ...SHIPPED_RECIPE, name: 'reduced', attacksPerSource: arg('--attacks', 200), benignPayloads: arg('--payloads', 1500), hosts: arg('--hosts', 1200), otherBenign: arg('--other', 2500), trees: 60 };
+const withEnc: Recipe = { ...base, name: 'reduced+encoder', encoder: true };
+const sets = evalSets(arg('--per-source', 60));
+// --sources a,b: hold out only these sources (the machine's time; default all five)
+const srcArg = process.argv.indexOf('--sources');
+const SOURCES = (srcArg >= 0 ? process.argv[srcArg + 1].split(',') : [...ATTACK_SOURCES]) as AttackSource[];
+for (const s of ATTACK_SOURCES) if (!SOURCES.includes(s)) sets.positives.delete(s);
 // --negatives N: a smoke test on the first N negatives only (never a reported figure)
 if (process.argv.includes('--negatives')) sets.negatives = sets.negatives.slice(0, arg('--negatives', 0));
+// --neg-every K: every K-th negative (a smaller, still mixed set; both arms use the same one)
+if (process.argv.includes('--neg-every')) sets.negatives = sets.negatives.filter((_, i) => i % arg('--neg-every', 1) === 0);
 
 // every window the training side and the run-time scoring will ask for
 const texts = new Set<string>();
@@ -41,18 +47,18 @@ const enc = await ensureEmbeddings(texts, log);
 log(`embedded ${enc.computed} windows at ${enc.msPerText.toFixed(1)} ms per window (${enc.cached} cached)`);
 
 const runs: [Recipe, LosoRun][] = [];
-for (const r of [base, withEnc]) runs.push([r, losoV2(log, sets, r)]);
+for (const r of [base, withEnc]) runs.push([r, losoV2(log, sets, r, [], SOURCES)]);
 
-out(`leave-one-source-out, reduced recipe (≤ ${base.attacksPerSource} training attacks per source, ${base.trees} trees, ≤ ${arg('--per-source', 100)} test attacks per source), ${sets.negatives.length} negatives`);
+out(`leave-one-source-out, reduced recipe (≤ ${base.attacksPerSource} training attacks per source, ${base.benignPayloads} benign payloads, ${base.hosts} host and ${base.otherBenign} other benign emails, ${base.trees} trees, ≤ ${arg('--per-source', 60)} test attacks per source), ${sets.negatives.length} negatives`);
 out('| held-out source | n | ' + runs.map(([r]) => `${r.name} AUC written / embedded / R@1% written / embedded`).join(' | ') + ' |');
-for (let i = 0; i < ATTACK_SOURCES.length; i++) {
+for (let i = 0; i < SOURCES.length; i++) {
   const cells = runs.map(([, run]) => {
     const f = run.figures[i];
     return `${f3(f.writtenAuc)} / ${f3(f.embeddedAuc)} / ${f3(f.writtenRecall)} / ${f3(f.embeddedRecall)}`;
   });
-  out(`| ${ATTACK_SOURCES[i]} | ${runs[0][1].figures[i].n} | ${cells.join(' | ')} |`);
+  out(`| ${SOURCES[i]} | ${runs[0][1].figures[i].n} | ${cells.join(' | ')} |`);
 }
 const worst = (run: LosoRun, k: 'writtenAuc' | 'embeddedAuc' | 'writtenRecall' | 'embeddedRecall') => Math.min(...run.figures.map((f) => f[k]));
-out(`| worst source | | ${runs.map(([, run]) => `${f3(worst(run, 'writtenAuc'))} / ${f3(worst(run, 'embeddedAuc'))} / ${f3(worst(run, 'writtenRecall'))} / ${f3(worst(run, 'embeddedRecall'))}`).join(' | ')} |`);
-out(`encoder cost: ${enc.msPerText.toFixed(1)} ms per window (tfjs CPU backend, batches of 64, one core, nice 5)`);
+out(`| worst of these | | ${runs.map(([, run]) => `${f3(worst(run, 'writtenAuc'))} / ${f3(worst(run, 'embeddedAuc'))} / ${f3(worst(run, 'writtenRecall'))} / ${f3(worst(run, 'embeddedRecall'))}`).join(' | ')} |`);
+out(`encoder: first ${ENC_MAX_CHARS} characters of each window; ${enc.msPerText.toFixed(1)} ms per window (tfjs CPU backend, batches of 64, one core, nice 5)`);
 log('done');

@@ -74,6 +74,9 @@ export interface Recipe {
    * embeddings must be computed with ensureEmbeddings first)
    */
   encoder?: boolean;
+  /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
+  hosts?: number;
+  otherBenign?: number;
 }
 const DOC_COL = FEATURES.indexOf('doc');
 const YOUR_OUTPUT_COL = FEATURES.indexOf('your_output');
@@ -83,8 +86,13 @@ export const RECIPE_21: Recipe = { name: '2.1', docModel: true, docWrittenOnly: 
 // and separator lines are not token flooding at run time (the evaluation's
 // ablation scores the same fold models without that option).
 export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: true, hardNegWeight: 3, ignoreSeparatorRuns: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22 };
-export const SHIPPED_RECIPE = RECIPE_22;
+// 2.3: the injection recipe of 2.2 unchanged (the same data, models and
+// calibration); the version names the cold screen's new training data
+// (cold-styles.jsonl styles since 2.3: pitches and transactional mail in
+// other languages, which the injection data leaves out — loso.ts).
+export const RECIPE_23: Recipe = { ...RECIPE_22, name: '2.3' };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23 };
+export const SHIPPED_RECIPE = RECIPE_23;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -189,8 +197,8 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
   const bm = benignMessages().filter((b) => !isEval(b.group) && (recipe.extraData || !b.extra));
-  out.push(...sample(bm.filter((b) => b.kind === 'ham'), CAPS.hosts, 107));
-  out.push(...sample(bm.filter((b) => b.kind !== 'ham'), CAPS.otherBenign, 109));
+  out.push(...sample(bm.filter((b) => b.kind === 'ham'), recipe.hosts ?? CAPS.hosts, 107));
+  out.push(...sample(bm.filter((b) => b.kind !== 'ham'), recipe.otherBenign ?? CAPS.otherBenign, 109));
   return out;
 }
 
