@@ -310,10 +310,10 @@ if (only('cold')) {
 if (only('cold')) {
   const recs = coldStyles();
   const styles = [...new Set(recs.map((r) => r.rec.style))];
-  // BEFORE = the 2.1 cold recipe (the style set without the styles added in 2.2); AFTER = 2.2 (all styles)
+  // BEFORE = the 2.2 cold recipe (the style set without the styles added in 2.3); AFTER = 2.3 (all styles)
   const runs = [
-    { name: 'BEFORE (2.1 data)', upTo: '2.1' },
-    { name: 'AFTER (2.2 data)', upTo: COLD_DATA_LATEST },
+    { name: 'BEFORE (2.2 data)', upTo: '2.2' },
+    { name: `AFTER (${COLD_DATA_LATEST} data)`, upTo: COLD_DATA_LATEST },
   ].map(({ name, upTo }) => {
     const hits = new Map<string, number>();
     const missed: string[] = [];
@@ -347,7 +347,7 @@ if (only('cold')) {
   };
   out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it; rules unchanged)`);
   for (const r of runs) {
-    const by = (label: 0 | 1) => ['2.0', '2.1', '2.2'].map((v) => `${v === '2.0' ? '2.0 styles' : 'added in ' + v} ${tally(r.hits, label, v)}`).join('; ');
+    const by = (label: 0 | 1) => ['2.0', '2.1', '2.2', '2.3'].map((v) => `${v === '2.0' ? '2.0 styles' : 'added in ' + v} ${tally(r.hits, label, v)}`).join('; ');
     out(`  ${r.name}: pitches caught ${tally(r.hits, 1, null)} [${by(1)}] (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, null)} [${by(0)}] (goal ≤ 1%)`);
   }
   for (const st of styles) {

@@ -285,6 +285,74 @@ const PITCH_22: Record<string, Core[]> = {
   ],
 };
 
+// 2.3: the 2.2 report found pitches in a language the set had never seen
+// caught 0 of 12 (Swedish, Japanese, Turkish, Czech: the screen's rules are
+// English and the model had no words of them). These styles add pitches AND
+// transactional mail in those and other languages (so "not English" does not
+// become the cold signal), two styles of each so that holding one out still
+// leaves the other's words in training. Written for this set; nothing copied.
+const PITCH_23: Record<string, Core[]> = {
+  foreign_pitch_b2b: [
+    ['Effektivare lagerhantering', 'Hej {n}! Vi har byggt ett lagersystem för grossister, och flera företag i er bransch har halverat sina plockfel med det. Skulle du vara intresserad av en kort demo på 20 minuter nästa vecka?'],
+    ['採用活動のご支援について', '{n}様\n\n突然のメール失礼いたします。弊社は成果報酬型でエンジニア採用をご支援しております。貴社の採用活動のお役に立てると考え、ご連絡いたしました。ご興味がございましたら、30分ほどお時間をいただけますでしょうか。'],
+    ['Web siteniz hakkında', 'Merhaba {n}, web sitenizi inceledik ve mobil hız puanının düşük olduğunu fark ettik. Ajansımız bunu iki hafta içinde düzeltebilir. Size ücretsiz bir rapor göndermemi ister misiniz?'],
+    ['Úspora nákladů na energie', 'Dobrý den, zastupuji společnost EnergoPlus, která pomáhá výrobním firmám snížit účty za elektřinu až o 30 %. Mohl bych vám příští týden zavolat a ukázat konkrétní čísla pro váš provoz?'],
+    ['Yhteistyöehdotus', 'Hei {n}, autamme verkkokauppoja kasvattamaan myyntiä sähköpostimarkkinoinnin avulla. Voisimmeko sopia lyhyen puhelun ensi viikolle? Lupaan, että se vie vain 15 minuuttia.'],
+    ['Et hurtigt tilbud', 'Hej {n}, er det dig, der står for indkøb af kontorartikler hos jer? Vi leverer til over 500 danske virksomheder med fri fragt, og jeg vil gerne sende dig et uforpligtende tilbud.'],
+    ['Gratis prøveperiode', 'Hei {n}! Vi har utviklet et timeregistreringsverktøy for byggebransjen og tilbyr nå 30 dagers gratis prøveperiode til utvalgte bedrifter. Har du tid til en rask prat denne uken?'],
+    ['협업 제안드립니다', '{n}님 안녕하세요. 저희는 중소기업을 위한 클라우드 회계 솔루션을 제공하고 있습니다. 귀사의 업무 효율을 높이는 데 도움이 될 것 같아 연락드렸습니다. 다음 주에 20분 정도 온라인 미팅이 가능하실까요?'],
+    ['合作机会', '{n}您好，冒昧打扰。我们是一家专业的跨境物流公司，为电商卖家提供欧洲海外仓服务，价格比同行低百分之十五。请问您最近方便通个电话吗？我可以给您发一份详细的报价。'],
+    ['Ajánlatunk Önnek', 'Kedves {n}! Cégünk irodai takarítást vállal Budapesten, kedvező áron. Szívesen küldünk Önöknek egy ingyenes árajánlatot. Mikor lenne alkalmas egy rövid telefonbeszélgetés?'],
+    ['Propunere de colaborare', 'Bună ziua, {n}! Suntem o agenție de marketing digital din Cluj și ajutăm magazinele online să își crească vânzările. V-ar interesa o analiză gratuită a site-ului dumneavoastră?'],
+    ['Oferta dla Państwa firmy', 'Dzień dobry, nazywam się Marek i reprezentuję firmę produkującą opakowania kartonowe na zamówienie. Obsługujemy już ponad 300 sklepów internetowych. Czy mogę przesłać katalog i cennik?'],
+  ],
+  foreign_pitch_soft: [
+    ['Inbjudan till frukostseminarium', 'Hej {n}, vi bjuder in ett fåtal ekonomichefer till ett frukostseminarium om AI i redovisningen den 12 mars i Stockholm. Vill du att jag reserverar en plats åt dig? Platserna är begränsade.'],
+    ['ポッドキャスト出演のご依頼', '{n}様、はじめまして。スタートアップ経営者向けのポッドキャストを運営しております。ぜひゲストとしてご出演いただけないでしょうか。収録はオンラインで約40分です。'],
+    ['Kariyer fırsatı', 'Merhaba {n}, İstanbul merkezli bir fintech şirketi için kıdemli yazılım geliştirici arıyoruz ve profiliniz çok ilgimi çekti. Şu an aktif olarak iş aramıyor olsanız bile kısa bir görüşme yapabilir miyiz?'],
+    ['Krátký dotaz', 'Dobrý den, {n}, kdo u vás má na starosti výběr dodavatelů IT služeb? Rád bych mu poslal krátkou prezentaci o tom, jak pomáháme firmám vaší velikosti.'],
+    ['Kutsu tapahtumaan', 'Hei {n}, järjestämme huhtikuussa Helsingissä kasvuyrittäjille suunnatun tapahtuman ja haluaisimme kutsua sinut paneeliin puhumaan. Kiinnostaisiko?'],
+    ['Investering', 'Hej {n}, jeg er partner i en nordisk venturefond, der investerer i SaaS-virksomheder i tidlig fase. Jeg har fulgt jeres vækst og vil gerne høre mere om jeres planer. Har du tid til en kop kaffe?'],
+    ['채용 관련 문의', '안녕하세요 {n}님, 헤드헌터 김민준입니다. 고객사인 글로벌 게임 회사에서 프로덕트 매니저를 찾고 있는데, {n}님의 경력이 잘 맞을 것 같습니다. 잠시 통화 가능하실까요?'],
+    ['诚邀参加行业峰会', '{n}您好，我们将于下月在上海举办零售数字化峰会，诚邀您作为嘉宾出席。名额有限，如有兴趣请回复此邮件，我会为您预留席位。'],
+    ['Szybkie pytanie', 'Cześć {n}, czy to Ty odpowiadasz za marketing w Waszej firmie? Pomagamy sklepom internetowym zbierać więcej opinii klientów i chętnie pokażę, jak to działa. Znajdziesz 15 minut w przyszłym tygodniu?'],
+    ['Einladung in unseren Podcast', 'Hallo {n}, ich moderiere einen Podcast über Familienunternehmen im Mittelstand und würde Sie sehr gern als Gast einladen. Die Aufnahme dauert etwa 45 Minuten und findet online statt. Hätten Sie Interesse?'],
+    ['Un échange rapide ?', 'Bonjour {n}, je vous écris car nous accompagnons des cabinets d’architectes dans la réponse aux appels d’offres publics. Auriez-vous quinze minutes la semaine prochaine pour en parler ?'],
+    ['Ronda de inversión', 'Hola {n}, soy socia de un fondo de inversión en Madrid especializado en empresas agroalimentarias. Me gustaría saber si están pensando en levantar capital este año. ¿Podríamos hablar unos minutos?'],
+  ],
+};
+
+const TRANSACTIONAL_23: Record<string, Core[]> = {
+  foreign_tx_notices: [
+    ['Din beställning har skickats', 'Hej {n}, din beställning 48213 har skickats och levereras inom 2–3 arbetsdagar. Spårningsnummer: SE4481920. Du kan följa paketet i appen.'],
+    ['ご注文の確認', '{n}様\n\nこの度はご注文いただき誠にありがとうございます。ご注文番号20931の商品は3月14日に発送予定です。お届けまで今しばらくお待ちください。'],
+    ['Faturanız hazır', 'Sayın {n}, şubat ayı faturanız oluşturuldu. Tutar: 349,90 TL. Son ödeme tarihi 15 Mart. Faturanızı ekte bulabilirsiniz.'],
+    ['Potvrzení rezervace', 'Dobrý den, potvrzujeme vaši rezervaci stolu pro 4 osoby na pátek 18. 3. v 19:00. Pokud potřebujete rezervaci zrušit, odpovězte prosím na tento e-mail.'],
+    ['Salasanan vaihto', 'Hei {n}, pyysit salasanan vaihtoa. Vaihda salasana sovelluksessa tunnin kuluessa. Jos et pyytänyt vaihtoa, voit jättää tämän viestin huomiotta.'],
+    ['Kvittering for betaling', 'Hej {n}, tak for din betaling på 1.250 kr. for medlemskab i 2025. Kvitteringen er vedhæftet denne mail.'],
+    ['예약 확인 안내', '{n}님, 3월 20일 오후 2시 진료 예약이 확정되었습니다. 변경이나 취소를 원하시면 하루 전까지 연락 주세요.'],
+    ['您的订单已发货', '{n}您好，您的订单7730921已于今天发货，快递单号SF1029384756，预计两到三天送达，请注意查收。'],
+    ['Ihre Rechnung für März', 'Guten Tag {n}, anbei erhalten Sie Ihre Rechnung Nr. 2025-0318 über 89,00 EUR. Der Betrag wird am 25. März von Ihrem Konto abgebucht.'],
+    ['Votre rendez-vous est confirmé', 'Bonjour {n}, votre rendez-vous chez le Dr Martin est confirmé pour le mardi 11 mars à 10h30. Merci d’arriver dix minutes en avance.'],
+    ['Tu contraseña ha cambiado', 'Hola {n}, la contraseña de tu cuenta se ha cambiado correctamente. Si no has sido tú, ponte en contacto con soporte de inmediato.'],
+    ['Potwierdzenie zamówienia', 'Dzień dobry, dziękujemy za zamówienie nr 55120. Płatność została zaksięgowana, a paczka zostanie wysłana jutro rano.'],
+  ],
+  foreign_tx_work: [
+    ['Re: Offert för takrenovering', 'Hej {n}, tack för offerten. Vi har gått igenom den med styrelsen och vill gå vidare. Kan ni börja i maj som ni skrev?'],
+    ['Re: 打ち合わせ日程の件', '{n}さん\n\nご連絡ありがとうございます。来週の打ち合わせは水曜日の15時からでお願いできますでしょうか。資料は前日までにお送りします。'],
+    ['Proje durumu', 'Merhaba {n}, tasarım dosyaları tamamlandı, yazılım ekibi çarşamba günü geliştirmeye başlıyor. Bir değişiklik olursa sizi hemen bilgilendiririm.'],
+    ['Re: Dovolená v červenci', 'Ahoj {n}, schváleno. Dovolenou od 7. do 18. července jsem zapsal do systému. Předej prosím rozdělanou práci Petrovi.'],
+    ['Palaveri siirtyy', 'Hei kaikki, torstain tiimipalaveri siirtyy perjantaille kello 10. Asialista pysyy samana.'],
+    ['Re: Kontrakten', 'Hej {n}, jeg har læst kontrakten igennem og har kun to små rettelser i punkt 4. Jeg sender den underskrevne version i morgen.'],
+    ['Re: 견적서 요청', '{n}님, 요청하신 견적서를 첨부드립니다. 지난번 통화에서 말씀하신 수량 기준으로 작성했습니다. 확인 후 회신 부탁드립니다.'],
+    ['关于下周的培训', '各位同事好，下周二下午的安全培训改到三楼会议室举行，请大家准时参加。如有问题请联系人事部。'],
+    ['Re: Angebot für die Webseite', 'Hallo {n}, vielen Dank für das Angebot nach unserem Telefonat. Zu Position 3 haben wir noch eine Frage und melden uns morgen bei Ihnen.'],
+    ['Compte rendu de la réunion', 'Bonjour à tous, vous trouverez ci-joint le compte rendu de la réunion de lundi. Les prochaines étapes sont en page 2. Merci de me faire part de vos remarques avant vendredi.'],
+    ['Re: Planning verhuizing', 'Hoi {n}, de verhuizers komen dinsdag om 8 uur. Kun jij de sleutels van het nieuwe kantoor ophalen?'],
+    ['Aggiornamento cantiere', 'Ciao {n}, ti aggiorno: il cantiere è in anticipo di una settimana e il collaudo è previsto per il 20 aprile. Ti mando le foto domani.'],
+  ],
+};
+
 interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string }
 const out: Rec[] = [];
 let id = 0;
@@ -312,5 +380,7 @@ for (const [style, cores] of Object.entries(TRANSACTIONAL)) emit(0, style, cores
 for (const [style, cores] of Object.entries(PITCH_21)) emit(1, style, cores, 3, '2.1');
 for (const [style, cores] of Object.entries(TRANSACTIONAL_21)) emit(0, style, cores, 3, '2.1');
 for (const [style, cores] of Object.entries(PITCH_22)) emit(1, style, cores, 3, '2.2');
+for (const [style, cores] of Object.entries(PITCH_23)) emit(1, style, cores, 3, '2.3');
+for (const [style, cores] of Object.entries(TRANSACTIONAL_23)) emit(0, style, cores, 3, '2.3');
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
-process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length} transactional styles)\n`);
+process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length} transactional styles)\n`);

@@ -79,9 +79,9 @@ function evaluateFold(source: AttackSource, sets: EvalSets, score: Scorer): { fi
  * of the bundle (e.g. `{ ignoreSeparatorRuns: false }`) to score the same
  * fold models with as well — an ablation that needs no retraining.
  */
-export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE, variants: Partial<InjectionBundle>[] = []): LosoRun {
+export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE, variants: Partial<InjectionBundle>[] = [], sources: readonly AttackSource[] = ATTACK_SOURCES): LosoRun {
   const runs: LosoRun[] = [{ figures: [], negScores: [], negSources: [] }, ...variants.map(() => ({ figures: [], negScores: [], negSources: [] }))];
-  for (const s of ATTACK_SOURCES) {
+  for (const s of sources) {
     log(`${recipe.name} fold: holding out ${s}`);
     const model = trainV2(trainingMessages(s, recipe), log, recipe);
     const base = bundleOf(model);

@@ -171,7 +171,10 @@ export function benignMessages(): Msg[] {
   for (const { ex } of coldOwn()) if (ex.label === 0) out.push(msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.kind ?? 'tx'), ex.group));
   // (the styles added in 2.1 — shipping, security notices, project updates,
   // an existing vendor — are marked: the 2.0 recipe does not train on them)
-  for (const { ex, rec } of coldStyles()) if (ex.label === 0) out.push({ ...msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group), ...(rec.since ? { extra: true } : {}) });
+  // (2.3's styles — transactional mail in other languages — are cold-screen
+  // data only: the injection recipe's data, and so its leave-one-source-out
+  // table and the quarantine calibration, stay those of 2.2)
+  for (const { ex, rec } of coldStyles()) if (ex.label === 0 && Number(rec.since ?? '2.0') <= 2.2) out.push({ ...msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group), ...(rec.since ? { extra: true } : {}) });
   return out;
 }
 

@@ -27,6 +27,7 @@ import { fnv1a, isEval } from './data.js';
 import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
 import { trainGbt, GBT_DEFAULTS } from './gbt.js';
 import { featurize, MAX_FEATURES } from '../../src/classifier/features.js';
+import { embeddingOf, probeMargin, trainProbe, windowTextOf, type Probe } from './encoder.js';
 import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
 
 export const LR_OPTS = { bits: 17, epochs: 3, lr: 0.15, l2: 1e-6, seed: 11, balance: false };
@@ -66,6 +67,16 @@ export interface Recipe {
    */
   hardNegWeight: number;
   trees: number;
+  /**
+   * a MEASUREMENT, not shipped (issue #12 item "a real encoder"): the
+   * out-of-fold margin of a linear probe on a pretrained sentence encoder's
+   * window embedding as one more tree input (scripts/lib-classifier/encoder.ts;
+   * embeddings must be computed with ensureEmbeddings first)
+   */
+  encoder?: boolean;
+  /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
+  hosts?: number;
+  otherBenign?: number;
 }
 const DOC_COL = FEATURES.indexOf('doc');
 const YOUR_OUTPUT_COL = FEATURES.indexOf('your_output');
@@ -75,8 +86,13 @@ export const RECIPE_21: Recipe = { name: '2.1', docModel: true, docWrittenOnly: 
 // and separator lines are not token flooding at run time (the evaluation's
 // ablation scores the same fold models without that option).
 export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: true, hardNegWeight: 3, ignoreSeparatorRuns: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22 };
-export const SHIPPED_RECIPE = RECIPE_22;
+// 2.3: the injection recipe of 2.2 unchanged (the same data, models and
+// calibration); the version names the cold screen's new training data
+// (cold-styles.jsonl styles since 2.3: pitches and transactional mail in
+// other languages, which the injection data leaves out — loso.ts).
+export const RECIPE_23: Recipe = { ...RECIPE_22, name: '2.3' };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23 };
+export const SHIPPED_RECIPE = RECIPE_23;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -181,8 +197,8 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
   const bm = benignMessages().filter((b) => !isEval(b.group) && (recipe.extraData || !b.extra));
-  out.push(...sample(bm.filter((b) => b.kind === 'ham'), CAPS.hosts, 107));
-  out.push(...sample(bm.filter((b) => b.kind !== 'ham'), CAPS.otherBenign, 109));
+  out.push(...sample(bm.filter((b) => b.kind === 'ham'), recipe.hosts ?? CAPS.hosts, 107));
+  out.push(...sample(bm.filter((b) => b.kind !== 'ham'), recipe.otherBenign ?? CAPS.otherBenign, 109));
   return out;
 }
 
@@ -231,6 +247,8 @@ export interface V2Model {
   trees: TreeSpec;
   rows: number;
   positives: number;
+  /** the encoder probe (recipe option `encoder`, a measurement) */
+  probe?: Probe;
 }
 
 const fbuf = new Uint32Array(MAX_FEATURES);
@@ -288,27 +306,44 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
       }
     }
   }
+  // the encoder measurement: a linear probe's out-of-fold margin on the window embedding
+  const encOof = new Float32Array(rows.length);
+  let probe: Probe | undefined;
+  if (recipe.encoder) {
+    const E = rows.map((r) => embeddingOf(windowTextOf(r.parts)));
+    const yy = rows.map((r) => r.label);
+    const ww = items.map((it) => it.weight!);
+    for (let k = 0; k < K; k++) {
+      const idx = rows.map((_, i) => i).filter((i) => fold[i] !== k);
+      const p = trainProbe(idx.map((i) => E[i]), idx.map((i) => yy[i]), idx.map((i) => ww[i]));
+      for (let i = 0; i < rows.length; i++) if (fold[i] === k) encOof[i] = probeMargin(p, E[i]);
+    }
+    probe = trainProbe(E, yy, ww);
+    log(`  encoder probe trained (${K} out-of-fold + final)`);
+  }
   const ngram = trainLR(items, LR_OPTS);
   const doc = recipe.docModel ? trainLR(docItems.filter((_, i) => docTrain(i)), DOC_LR_OPTS) : null;
   log(`  n-gram model${doc ? 's' : ''} trained (${K} out-of-fold + final)`);
-  const X = new Float32Array(rows.length * N_FEATURES);
+  const D = N_FEATURES + (recipe.encoder ? 1 : 0);
+  const X = new Float32Array(rows.length * D);
   const y = new Uint8Array(rows.length);
   const w = new Float32Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    X.set(rows[i].vec, i * N_FEATURES);
-    X[i * N_FEATURES] = oof[i];
+    X.set(rows[i].vec, i * D);
+    X[i * D] = oof[i];
     // 2.0 has no document model and no your_output: the columns stay 0 and no tree can split on them
-    X[i * N_FEATURES + DOC_COL] = docOof[i];
-    if (!recipe.yourOutput) X[i * N_FEATURES + YOUR_OUTPUT_COL] = 0;
+    X[i * D + DOC_COL] = docOof[i];
+    if (!recipe.yourOutput) X[i * D + YOUR_OUTPUT_COL] = 0;
+    if (recipe.encoder) X[i * D + N_FEATURES] = encOof[i];
     y[i] = rows[i].label;
     w[i] = items[i].weight!;
   }
-  let trees = trainGbt(X, N_FEATURES, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
+  let trees = trainGbt(X, D, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
   log(`  ${trees.roots.length} trees, ${trees.feat.length} nodes`);
   if (recipe.hardNegWeight !== 1) {
     const tm = decodeTrees(trees);
     const margin = new Float32Array(rows.length);
-    for (let i = 0; i < rows.length; i++) margin[i] = treeMargin(tm, X.subarray(i * N_FEATURES, (i + 1) * N_FEATURES));
+    for (let i = 0; i < rows.length; i++) margin[i] = treeMargin(tm, X.subarray(i * D, (i + 1) * D));
     const negM = Float32Array.from(margin.filter((_, i) => y[i] === 0)).sort().reverse();
     const cut = negM[Math.floor(negM.length * 0.01)];
     let hard = 0;
@@ -317,13 +352,15 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
         w[i] *= recipe.hardNegWeight;
         hard++;
       }
-    trees = trainGbt(X, N_FEATURES, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
+    trees = trainGbt(X, D, y, w, { ...GBT_DEFAULTS, trees: recipe.trees });
     log(`  hard-negative pass: ${hard} benign windows ×${recipe.hardNegWeight}; ${trees.roots.length} trees, ${trees.feat.length} nodes`);
   }
-  return { recipe, ngram, doc, trees, rows: rows.length, positives: npos };
+  return { recipe, ngram, doc, trees, rows: rows.length, positives: npos, ...(probe ? { probe } : {}) };
 }
 
 /** The run-time bundle of a trained model (int8 n-gram weights, as shipped). */
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
-  return { ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns };
+  const probe = m.probe;
+  return {
+    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns };
 }

@@ -146,6 +146,8 @@ const featBuf = new Uint32Array(MAX_FEATURES);
 const segSum = new Float64Array(MAX_SEGMENTS);
 const segN = new Int32Array(MAX_SEGMENTS);
 const vec = new Float32Array(N_FEATURES);
+/** the window vector with one extra column, for the evaluation-only `windowExtra` hook */
+const vecExtra = new Float32Array(N_FEATURES + 1);
 const winBuf: Window[] = [];
 let segFeatBuf: SegFeatures | undefined;
 
@@ -221,7 +223,14 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   for (const w of wins) {
     const z = ngramMargin(bundle, w[0], w[1]);
     const dz = segs[w[0]].flags & F_HIDDEN ? doc1 : doc0;
-    let t = bundle.trees ? treeMargin(bundle.trees, windowVector(segs, sf, w, z, wins.length, vec, dz)) : m ? z : -30;
+    let t: number;
+    if (bundle.windowExtra && bundle.trees) {
+      const [i, j] = w;
+      const text = i === j ? doc.slice(segs[i].a, segs[i].b) : doc.slice(segs[i].a, segs[i].b) + ' ' + doc.slice(segs[j].a, segs[j].b);
+      windowVector(segs, sf, w, z, wins.length, vecExtra, dz);
+      vecExtra[N_FEATURES] = bundle.windowExtra(text);
+      t = treeMargin(bundle.trees, vecExtra);
+    } else t = bundle.trees ? treeMargin(bundle.trees, windowVector(segs, sf, w, z, wins.length, vec, dz)) : m ? z : -30;
     const n = segN[w[0]] + (w[0] === w[1] ? 0 : segN[w[1]]);
     if (!ruleCue && n < EVIDENCE_FEATURES) t = PRIOR_LOGIT + ((t - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES;
     const p = sigmoid(t);

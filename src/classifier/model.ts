@@ -93,6 +93,13 @@ export interface InjectionBundle {
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
+  /**
+   * Evaluation only (never in a weights file): one more tree input per
+   * window, computed from the window's text (its segments joined by a space),
+   * at column N_FEATURES. scripts/lib-classifier/encoder.ts uses it to measure
+   * a pretrained sentence encoder through the real classifyInbound path.
+   */
+  windowExtra?: ((windowText: string) => number) | null;
 }
 
 let injectionOverride: InjectionBundle | null = null;
