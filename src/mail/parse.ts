@@ -46,8 +46,12 @@ export const MAX_HEADER_FIELDS = 10_000;
 export const MAX_BODY_CHARS = 1024 * 1024;
 const PARSE_TIMEOUT_MS = 30_000;
 
-/** Split the header block off the raw bytes and unfold it, tolerating bare LF and junk lines. */
-export function readHeaders(raw: Buffer): { headers: [string, string][]; headerBytes: number } {
+/**
+ * Split the header block off the raw bytes and unfold it, tolerating bare LF and junk lines.
+ * `headers` holds at most MAX_HEADER_FIELDS fields; `fields` counts them all (the SMTP listener
+ * refuses a message over the cap with 552 5.3.4, docs/security.md), lines without a colon not counted.
+ */
+export function readHeaders(raw: Buffer): { headers: [string, string][]; headerBytes: number; fields: number } {
   const limit = Math.min(raw.length, MAX_HEADER_BYTES + 4);
   let end = -1;
   for (let i = 0; i < limit; i++) {
@@ -58,18 +62,19 @@ export function readHeaders(raw: Buffer): { headers: [string, string][]; headerB
   }
   const block = raw.subarray(0, end === -1 ? limit : end).toString('utf8');
   const headers: [string, string][] = [];
+  let fields = 0;
   for (const line of block.split(/\r?\n/)) {
     if (!line) continue;
-    if (/^[ \t]/.test(line) && headers.length) {
-      headers[headers.length - 1][1] += ' ' + line.trim();
+    if (/^[ \t]/.test(line) && fields) {
+      if (fields <= MAX_HEADER_FIELDS) headers[headers.length - 1][1] += ' ' + line.trim();
       continue;
     }
     const i = line.indexOf(':');
     if (i <= 0) continue;
-    headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
-    if (headers.length >= MAX_HEADER_FIELDS) break;
+    fields++;
+    if (fields <= MAX_HEADER_FIELDS) headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
   }
-  return { headers, headerBytes: end === -1 ? raw.length : end };
+  return { headers, headerBytes: end === -1 ? raw.length : end, fields };
 }
 
 function addresses(v: AddressObject | AddressObject[] | undefined): { address: string; name: string | null }[] {
