@@ -117,8 +117,8 @@ export class Daemon {
         ops,
       });
       if (!opts.quiet) ctx.log = app.log;
-      // What this start did to the database, in the log (an upgrade must be traceable afterwards).
-      if (upgrade.applied.length) ctx.log.info({ migrations: upgrade.applied, backup: upgrade.backup }, upgrade.backup ? `database migrated; the copy taken before is ${upgrade.backup}` : 'database migrated');
+      // What an upgrade did to the database, in the log (traceable afterwards; a new database says nothing).
+      if (upgrade.upgraded) ctx.log.info({ migrations: upgrade.applied, backup: upgrade.backup }, upgrade.backup ? `database migrated; the copy taken before is ${upgrade.backup}` : 'database migrated');
       logMessages(ctx);
       // Parsing and classification leave the main thread (src/server/pipeline); the workers start
       // while the rest boots, and a worker that cannot start fails the boot here.

@@ -8,6 +8,8 @@ export interface UpgradeResult {
   applied: string[];
   /** The copy taken before applying them, if any. */
   backup: string | null;
+  /** An upgrade of a database that had migrations already (not the creation of a new one). */
+  upgraded: boolean;
 }
 
 /**
@@ -27,5 +29,5 @@ export async function migrateWithBackup(opened: OpenedDb, opts: { dataDir: strin
     backup = (await backupDatabase(opened.file, join(dir, `pre-migrate-${stamp}.db`))).file;
   }
   const applied = await migrate(opened.db);
-  return { applied, backup };
+  return { applied, backup, upgraded: state.applied.length > 0 && applied.length > 0 };
 }

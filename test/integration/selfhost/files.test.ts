@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
+import { migrations } from '../../../src/db/migrations/index.js';
 import { BIN, ROOT, isolatedEnv, startDaemon } from '../../helpers/daemon.js';
 import { openDatabase } from '../../../src/db/open.js';
 import { onPostgres } from '../../helpers/db.js';
@@ -71,11 +72,19 @@ describe.skipIf(onPostgres)('files of a data dir', () => {
 });
 
 describe.skipIf(onPostgres)('what a start says', () => {
-  it('logs the migrations it applied, and warns when it starts below the low-disk guard', async () => {
-    const d = await startDaemon({ args: ['--min-free-disk-mb', '10000000'] });
+  it('logs the migrations an upgrade applied with its pre-migrate copy, and warns when it starts below the low-disk guard', async () => {
+    const home2 = mkdtempSync(join(tmpdir(), 'mailagent-upgrade-log-'));
+    const dataDir = join(home2, 'data');
+    expect(spawnSync(process.execPath, [BIN, 'init', '--data-dir', dataDir, '--json'], { cwd: ROOT, env: isolatedEnv(home2) }).status).toBe(0);
+    // As an older mailagent left it: the newest migration not applied yet.
+    const o = openDatabase(join(dataDir, 'mailagent.db'));
+    const names = Object.keys(migrations).sort();
+    const { error } = await new Migrator({ db: o.db, provider: { getMigrations: async () => migrations } }).migrateTo(names[names.length - 2]);
+    await o.close();
+    expect(error).toBeUndefined();
+    const d = await startDaemon({ home: home2, dataDir, args: ['--min-free-disk-mb', '10000000'] });
     try {
-      expect(d.stderr()).toMatch(/database migrated/);
-      expect(d.stderr()).toMatch(/0023_trusted_network/);
+      expect(d.stderr()).toMatch(new RegExp(`"migrations":\\["${names[names.length - 1]}"\\].*database migrated; the copy taken before is .*backups/pre-migrate-`));
       await expect.poll(() => d.stderr(), { timeout: 5000 }).toMatch(/low disk space: .* below the .* guard; inbound SMTP answers 452/);
     } finally {
       await d.stop();
