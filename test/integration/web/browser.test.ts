@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import Database from 'better-sqlite3';
+import { onPostgres } from '../../helpers/db.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startDaemon, ROOT, type TestDaemon } from '../../helpers/daemon.js';
 import { startSink, type Sink } from '../../helpers/sink.js';
@@ -214,7 +215,9 @@ describe.skipIf(!haveChromium)(`web inbox in Chromium (${CHROMIUM})`, () => {
     await ev.locator('button', { hasText: 'Show quarantined content' }).click();
     expect(await ev.innerText()).toContain('evil.attacker.test');
 
-    // A not-quarantined 0.946 shows "0.94", never the quarantine figure "0.95".
+    // A not-quarantined 0.946 shows "0.94", never the quarantine figure "0.95". The score is set
+    // in the SQLite file (display logic, the same on either engine: skipped on the PostgreSQL run).
+    if (onPostgres) return;
     const near = await d.api('POST', '/v1/test/inbound', { agent: 'agent', from: 'x@sender.test', subject: 'Near the threshold', body_text: 'hello' });
     // The classifier's own scores for plain mail are far from 0.946: set one in the real database file.
     const db = new Database(join(d.dataDir, 'mailagent.db'));
