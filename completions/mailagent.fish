@@ -346,7 +346,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from admin; and __fish_seen_sub
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l data-dir -r -F -d 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)'
 complete -c mailagent -n '__fish_seen_subcommand_from backup' -l data-dir -r -F -d 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)'
 complete -c mailagent -n '__fish_seen_subcommand_from restore' -l data-dir -r -F -d 'the data directory to restore into (created if missing)'
-complete -c mailagent -n '__fish_seen_subcommand_from restore' -l yes -d 'replace an existing database without asking'
+complete -c mailagent -n '__fish_seen_subcommand_from restore' -l yes -d 'replace an existing database without asking (a copy of it is kept in <data dir>/backups/pre-restore-<time>.db)'
 complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l data-dir -r -F -d 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)'
 complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l config -r -F -d 'config file (default: <data dir>/config.json) [env MAILAGENT_CONFIG]'
 complete -c mailagent -n '__fish_seen_subcommand_from doctor' -l port -r -F -d 'HTTP port to check, as serve takes it (default: the running daemon\'s, else the configured one)'

@@ -402,7 +402,7 @@ _mailagent() {
       ;;
     ("mailagent restore")
       subs=()
-      opts=('--data-dir:the data directory to restore into (created if missing)' '--yes:replace an existing database without asking' '--version:print the version' '-V:print the version' '--base-url:daemon URL [env MAILAGENT_BASE_URL] (default\: the profile'\''s, else http\://127.0.0.1\:7420)' '--api-key:API key [env MAILAGENT_API_KEY] (default\: the profile'\''s test key)' '--profile:CLI profile to use [env MAILAGENT_PROFILE] (default\: "default")' '--live:use the profile'\''s live key instead of its test key' '--json:print API objects as JSON, unchanged (NDJSON for streams)' '--no-color:no colour (also\: NO_COLOR=1, or when output is not a terminal)' '--quiet:no progress messages on stderr (errors still print)' '--help:show help')
+      opts=('--data-dir:the data directory to restore into (created if missing)' '--yes:replace an existing database without asking (a copy of it is kept in <data dir>/backups/pre-restore-<time>.db)' '--version:print the version' '-V:print the version' '--base-url:daemon URL [env MAILAGENT_BASE_URL] (default\: the profile'\''s, else http\://127.0.0.1\:7420)' '--api-key:API key [env MAILAGENT_API_KEY] (default\: the profile'\''s test key)' '--profile:CLI profile to use [env MAILAGENT_PROFILE] (default\: "default")' '--live:use the profile'\''s live key instead of its test key' '--json:print API objects as JSON, unchanged (NDJSON for streams)' '--no-color:no colour (also\: NO_COLOR=1, or when output is not a terminal)' '--quiet:no progress messages on stderr (errors still print)' '--help:show help')
       ;;
     ("mailagent doctor")
       subs=()

@@ -62,6 +62,11 @@ export const ReceivedMessageSummary = Type.Object({
   spf_pass: Nullable(Type.Boolean()),
   dkim_pass: Nullable(Type.Boolean()),
   dmarc: Opt(Type.String()),
+  /**
+   * mailagent addition: the --trusted-networks CIDR the SMTP client was in. Such mail counts as
+   * authenticated (message.received) but SPF and DKIM were not checked: spf_pass/dkim_pass are null.
+   */
+  trusted_network: Type.Optional(Type.String()),
   classification: Opt(Classification),
   quarantined: Type.Boolean(),
   test_mode: Type.Boolean(),

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createPrivateFile, PRIVATE_FILE_MODE } from '../shared/private-fs.js';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Database } from './schema.js';
 import { dialectOf } from './dialect.js';
 import { runTransaction } from './open.js';
@@ -114,6 +115,7 @@ export async function backupDatabase(srcFile: string, destFile: string): Promise
   const src = new BetterSqlite3(srcFile, { fileMustExist: true });
   const tmp = `${destFile}.partial-${process.pid}`;
   try {
+    createPrivateFile(tmp); // a backup holds everything the database does: owner-only (0600)
     src.pragma('busy_timeout = 5000');
     const r = await src.backup(tmp, { progress: ({ remainingPages }) => Math.max(remainingPages, 100) });
     const copy = new BetterSqlite3(tmp);
@@ -185,7 +187,9 @@ export function inspectBackup(file: string): BackupInfo {
  */
 export function restoreDatabase(backupFile: string, destFile: string): void {
   const tmp = `${destFile}.restoring-${process.pid}`;
+  createPrivateFile(tmp);
   copyFileSync(backupFile, tmp);
+  chmodSync(tmp, PRIVATE_FILE_MODE); // copyFile may carry the backup's own mode
   fsyncFile(tmp);
   rmSync(destFile + '-wal', { force: true });
   rmSync(destFile + '-shm', { force: true });

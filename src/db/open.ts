@@ -5,7 +5,7 @@ import {
   type QueryResult, type TransactionSettings, type Transaction,
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
+import { createPrivateFile, makePrivateDir, tightenFile } from '../shared/private-fs.js';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
@@ -169,6 +169,12 @@ class ReentrantDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     try {
       return await this.inner.rollbackTransaction(connection);
+    } catch (err) {
+      // SQLite already rolled the transaction back itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM
+      // end it): a ROLLBACK then fails, and its error would replace the one that says why ("database
+      // or disk is full"), which the caller must see. Nothing is left to undo.
+      if (/no transaction is active/.test((err as Error).message)) return;
+      throw err;
     } finally {
       this.endTransaction();
     }
@@ -595,7 +601,12 @@ export const SQLITE_CACHE_KIB = 8 * 1024;
  * defaults WAL databases to NORMAL, and an SMTP 250 / HTTP 201 must mean the row is on disk.
  */
 function openSqlite(file: string): OpenedDb {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // 0700 data dir, 0600 database: SQLite gives the -wal/-shm/-journal files the database's mode.
+    makePrivateDir(dirname(file));
+    createPrivateFile(file);
+    for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) tightenFile(f);
+  }
   const sqlite = new BetterSqlite3(file);
   // A new database frees deleted pages in small steps (db/maintenance.ts reclaimSpace); this must
   // be set before the first table exists. Older files are converted by migration 0012.

@@ -12,6 +12,11 @@ export interface AuthOutcome {
   dmarc: string | null;
   /** The Authentication-Results header mailauth produced (kept for the headers). */
   header: string | null;
+  /**
+   * The --trusted-networks CIDR the client was in: SPF and DKIM were NOT checked. `spf`/`dkim`
+   * are then true for routing and sender reputation only; the stored message says null + this.
+   */
+  trustedNetwork?: string | null;
 }
 
 export interface AuthCheckInput {
@@ -154,7 +159,7 @@ export async function authenticateInbound(input: AuthCheckInput & { trustedNetwo
   const trusted = trustedNetworkOf(input.ip, input.trustedNetworks ?? []);
   if (trusted) {
     const header = trustedAuthResults(input.mta, input.ip!, trusted);
-    return { auth: { spf: true, dkim: true, dmarc: null, header }, raw: prependHeader(input.raw, header) };
+    return { auth: { spf: true, dkim: true, dmarc: null, header, trustedNetwork: trusted }, raw: prependHeader(input.raw, header) };
   }
   return { auth: await checkAuthentication(input), raw: input.raw };
 }

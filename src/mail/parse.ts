@@ -46,8 +46,12 @@ export const MAX_HEADER_FIELDS = 10_000;
 export const MAX_BODY_CHARS = 1024 * 1024;
 const PARSE_TIMEOUT_MS = 30_000;
 
-/** Split the header block off the raw bytes and unfold it, tolerating bare LF and junk lines. */
-export function readHeaders(raw: Buffer): { headers: [string, string][]; headerBytes: number } {
+/**
+ * Split the header block off the raw bytes and unfold it, tolerating bare LF and junk lines.
+ * `headers` holds at most MAX_HEADER_FIELDS fields; `fields` counts them all (the SMTP listener
+ * refuses a message over the cap with 552 5.3.4, docs/security.md), lines without a colon not counted.
+ */
+export function readHeaders(raw: Buffer): { headers: [string, string][]; headerBytes: number; fields: number } {
   const limit = Math.min(raw.length, MAX_HEADER_BYTES + 4);
   let end = -1;
   for (let i = 0; i < limit; i++) {
@@ -58,18 +62,19 @@ export function readHeaders(raw: Buffer): { headers: [string, string][]; headerB
   }
   const block = raw.subarray(0, end === -1 ? limit : end).toString('utf8');
   const headers: [string, string][] = [];
+  let fields = 0;
   for (const line of block.split(/\r?\n/)) {
     if (!line) continue;
-    if (/^[ \t]/.test(line) && headers.length) {
-      headers[headers.length - 1][1] += ' ' + line.trim();
+    if (/^[ \t]/.test(line) && fields) {
+      if (fields <= MAX_HEADER_FIELDS) headers[headers.length - 1][1] += ' ' + line.trim();
       continue;
     }
     const i = line.indexOf(':');
     if (i <= 0) continue;
-    headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
-    if (headers.length >= MAX_HEADER_FIELDS) break;
+    fields++;
+    if (fields <= MAX_HEADER_FIELDS) headers.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
   }
-  return { headers, headerBytes: end === -1 ? raw.length : end };
+  return { headers, headerBytes: end === -1 ? raw.length : end, fields };
 }
 
 function addresses(v: AddressObject | AddressObject[] | undefined): { address: string; name: string | null }[] {
@@ -115,22 +120,38 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions = {}): Promis
   for (const [k, v] of headers) headerMap[k.toLowerCase()] ??= v;
   const problems: string[] = [];
   let m: ParsedMail | null = null;
+  const SAFE: SimpleParserOptions = { skipImageLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true };
   try {
-    const options: SimpleParserOptions = opts.safe
-      ? { skipImageLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true }
-      : { skipImageLinks: true, maxHtmlLengthToParse: 2 * 1024 * 1024 };
+    const options: SimpleParserOptions = opts.safe ? SAFE : { skipImageLinks: true, maxHtmlLengthToParse: 2 * 1024 * 1024 };
     m = await withTimeout(simpleParser(raw, options), PARSE_TIMEOUT_MS);
   } catch (err) {
     problems.push(`MIME parse failed: ${(err as Error).message}`);
   }
+  // mailparser throws when its HTML-to-text pass gives up ("Failed to parse HTML" on 20,000 nested
+  // <div>s, "HTML too long for parsing" over 2 MiB): parse again without that pass, so the HTML
+  // body and the attachments are kept; the text comes from a linear tag strip (htmlToTextLinear).
+  let stripped = false;
+  if (!m && !opts.safe) {
+    try {
+      m = await withTimeout(simpleParser(raw, SAFE), PARSE_TIMEOUT_MS);
+      problems.push('parsed again without HTML-to-text conversion');
+    } catch (err) {
+      problems.push(`MIME parse failed without HTML-to-text conversion too: ${(err as Error).message}`);
+    }
+  }
   const from = m ? addresses(m.from)[0] ?? null : null;
   let text: string | null = m?.text ?? null;
   if (!m) {
-    // Keep something readable: the body bytes after the header block.
+    // Keep something readable: the body bytes after the header block (cut below like any body).
     const { headerBytes } = readHeaders(raw);
-    text = raw.subarray(headerBytes).toString('utf8').slice(0, 1_000_000);
+    text = raw.subarray(headerBytes, headerBytes + MAX_BODY_CHARS * 4).toString('utf8');
   }
   let html = m && typeof m.html === 'string' ? m.html : null;
+  if (!text && html !== null && problems.length) {
+    text = htmlToTextLinear(html.slice(0, MAX_BODY_CHARS * 4));
+    stripped = true;
+  }
+  if (stripped) problems.push('body_text is the HTML body with its tags removed (no HTML-to-text conversion)');
   if (text !== null && text.length > MAX_BODY_CHARS) {
     problems.push(`body text cut at ${MAX_BODY_CHARS} characters (it had ${text.length}); the raw message keeps every byte`);
     text = text.slice(0, MAX_BODY_CHARS);
@@ -149,6 +170,35 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions = {}): Promis
     content: a.content,
   }));
   return assemble(headers, headerMap, m, from, text, html, attachments, problems);
+}
+
+/**
+ * HTML to text without a parser: tags dropped, the common entities decoded, blank runs collapsed.
+ * One pass over the input, linear whatever the nesting (a fallback for when mailparser's
+ * html-to-text fails or is skipped, not a renderer).
+ */
+export function htmlToTextLinear(html: string): string {
+  const out: string[] = [];
+  let start = 0;
+  let inTag = false;
+  for (let i = 0; i < html.length; i++) {
+    const c = html.charCodeAt(i);
+    if (!inTag && c === 0x3c /* < */) {
+      if (i > start) out.push(html.slice(start, i));
+      out.push(' ');
+      inTag = true;
+    } else if (inTag && c === 0x3e /* > */) {
+      inTag = false;
+      start = i + 1;
+    }
+  }
+  if (!inTag && start < html.length) out.push(html.slice(start));
+  const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
+  return out.join('')
+    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, e: string) => ENTITIES[e])
+    .replace(/[ \t\r\f\v]+/g, ' ')
+    .replace(/ ?\n[\s]*/g, '\n')
+    .trim();
 }
 
 /**
@@ -238,6 +288,7 @@ export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
 /** Parse and extract, the work the pipeline's pool runs off the main thread (src/server/pipeline). */
 export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Promise<PreparedInbound> {
   const parsed = await parseMessage(raw, opts);
-  const cut = parsed.problems.some((p) => p.startsWith('body text cut') || p.startsWith('HTML body cut'));
-  return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) || cut };
+  // Any problem is a fallback or a cut (a failed parse, a tag strip, a body over MAX_BODY_CHARS):
+  // docs/inbound.md promises extraction_truncated whenever one was used.
+  return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) || parsed.problems.length > 0 };
 }

@@ -17,6 +17,7 @@ import { AllowCreate, ConsentAllow, SuppressionLookup, SuppressionQuery } from '
 import { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
 import type { RouteId } from '../contract/routes.js';
 import { describe, omit, required, toolInput } from './schema.js';
+import { cappedPage, EXCERPTED, RESULT_CAP } from './excerpt.js';
 import { INCLUDE_QUARANTINED, WITHHELD, withholdEvent, withholdReceived, withholdThread } from './quarantine.js';
 
 /**
@@ -99,7 +100,11 @@ const IDEMPOTENCY = {
 const idempotency = (args: Record<string, unknown>) =>
   typeof args.idempotency_key === 'string' ? { 'idempotency-key': args.idempotency_key } : undefined;
 
-const ReceivedSummaryOut = Type.Object({ ...ReceivedMessageSummary.properties, ...WITHHELD });
+const ReceivedSummaryOut = Type.Object({ ...ReceivedMessageSummary.properties, ...WITHHELD, ...EXCERPTED });
+const SentSummaryOut = Type.Object({ ...(SentMessage as unknown as TObject).properties, ...EXCERPTED });
+const ThreadSummaryOut = Type.Object({ ...(Thread as unknown as TObject).properties, ...EXCERPTED });
+/** Told to the model on every list tool (src/mcp/excerpt.ts). */
+const LIST_NOTE = `Items are summaries: long fields are cut (excerpted: true) and one page is at most ${RESULT_CAP / 1024} KiB of JSON (fewer items than limit when needed; next_cursor continues after the last one).`;
 const ReceivedOut = Type.Object({ ...(ReceivedMessage as unknown as TObject).properties, ...WITHHELD });
 const ReceivedPage = Page(ReceivedSummaryOut);
 const ThreadOut = Type.Object({
@@ -128,6 +133,7 @@ const ExtractOut = Type.Object({
 });
 
 const include = (args: Record<string, unknown>) => args.include_quarantined_body === true;
+type ListPage<T> = { data: T[]; has_more: boolean; next_cursor?: string | null };
 const RECEIVED_NOTE = 'Each message carries `quarantined` and `classification.injection_score`; a quarantined message\'s content is withheld (body_withheld: true) unless include_quarantined_body is true, because it scored as a prompt-injection attempt.';
 
 // ---- helpers of the inbox tools -------------------------------------------------------------
@@ -227,22 +233,22 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.list_messages',
     title: 'List sent messages',
-    description: 'List messages your agents sent (newest first), with their status. Filter by agent_id or thread_id; page with next_cursor.',
+    description: `List messages your agents sent (newest first), with their status. Filter by agent_id or thread_id; page with next_cursor. ${LIST_NOTE}`,
     input: toolInput(MessageListQuery.properties, LIST_FIELDS),
-    output: Page(SentMessage),
+    output: Page(SentSummaryOut),
     annotations: READ,
-    run: (a, ctx) => callOf(ctx)('messages.list', { query: a }),
+    run: (a, ctx) => cappedPage((limit) => callOf(ctx)<ListPage<Record<string, unknown>>>('messages.list', { query: { ...a, limit } }), a.limit as number | undefined, (m) => m),
   },
   {
     name: 'mails.list_received',
     title: 'List received messages',
-    description: `List mail your agents received (newest first) as summaries with an excerpt; use mails.get_received for the full body. ${RECEIVED_NOTE} Page with next_cursor.`,
+    description: `List mail your agents received (newest first) as summaries with an excerpt; use mails.get_received for the full body. ${RECEIVED_NOTE} Page with next_cursor. ${LIST_NOTE}`,
     input: toolInput(describe(ReceivedListQuery.properties, { agent_id: 'Only this agent\'s mail (id, name or address).', thread_id: 'Only mail of this thread.' }), LIST_FIELDS, INCLUDE_QUARANTINED),
     output: ReceivedPage,
     annotations: READ,
     run: async (a, ctx) => {
-      const page = await callOf(ctx)<{ data: ReceivedMessageSummary[] }>('received.list', { query: rest(a, ['include_quarantined_body']) });
-      return { ...page, data: page.data.map((m) => withholdReceived(m, include(a))) };
+      const query = rest(a, ['include_quarantined_body']);
+      return cappedPage((limit) => callOf(ctx)<ListPage<ReceivedMessageSummary>>('received.list', { query: { ...query, limit } }), a.limit as number | undefined, (m) => withholdReceived(m, include(a)));
     },
   },
   {
@@ -257,7 +263,7 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.list_replies',
     title: 'List replies to a message',
-    description: `List the mail received in the conversation of one of your messages (the replies to it), newest first. Give the id of a message you sent (msg_...) or received (rcv_...). ${RECEIVED_NOTE}`,
+    description: `List the mail received in the conversation of one of your messages (the replies to it), newest first. Give the id of a message you sent (msg_...) or received (rcv_...). ${RECEIVED_NOTE} ${LIST_NOTE}`,
     input: toolInput({ message_id: Id('A message you sent (msg_...) or received (rcv_...).') }, LIST_FIELDS, INCLUDE_QUARANTINED),
     output: ReceivedPage,
     annotations: READ,
@@ -268,18 +274,18 @@ export const tools: ToolDef[] = [
         ? await call<{ thread_id: string | null }>('received.get', { params: { id } })
         : await call<{ thread_id: string | null }>('messages.get', { params: { id } });
       if (!origin.thread_id) return { data: [], has_more: false };
-      const page = await call<{ data: ReceivedMessageSummary[] }>('received.list', { query: { thread_id: origin.thread_id, limit: a.limit, cursor: a.cursor } });
-      return { ...page, data: page.data.filter((m) => m.id !== id).map((m) => withholdReceived(m, include(a))) };
+      const page = await cappedPage((limit) => call<ListPage<ReceivedMessageSummary>>('received.list', { query: { thread_id: origin.thread_id, limit, cursor: a.cursor } }), a.limit as number | undefined, (m) => withholdReceived(m, include(a)));
+      return { ...page, data: page.data.filter((m) => m.id !== id) };
     },
   },
   {
     name: 'mails.list_threads',
     title: 'List conversations',
-    description: 'List conversations (threads), most recently active first, with subject, participants, message count and labels. Filter by agent_id, status, label or trashed; page with next_cursor.',
+    description: `List conversations (threads), most recently active first, with subject, participants, message count and labels. Filter by agent_id, status, label or trashed; page with next_cursor. ${LIST_NOTE}`,
     input: toolInput(ThreadListQuery.properties, LIST_FIELDS),
-    output: Page(Thread),
+    output: Page(ThreadSummaryOut),
     annotations: READ,
-    run: (a, ctx) => callOf(ctx)('threads.list', { query: a }),
+    run: (a, ctx) => cappedPage((limit) => callOf(ctx)<ListPage<Record<string, unknown>>>('threads.list', { query: { ...a, limit } }), a.limit as number | undefined, (t) => t),
   },
   {
     name: 'mails.get_thread',
@@ -532,6 +538,15 @@ export const tools: ToolDef[] = [
     output: ClassifyResult,
     annotations: READ,
     run: (a, ctx) => callOf(ctx)('classify.create', { body: a }),
+  },
+  {
+    name: 'mails.get_message',
+    title: 'Read a sent message',
+    description: 'Read one message your agents sent, in full: recipients, subject, bodies, status, delivery times and attachments (mails.list_messages gives summaries with long fields cut).',
+    input: toolInput({ message_id: Id('The sent message id (msg_...).') }),
+    output: SentMessage,
+    annotations: READ,
+    run: (a, ctx) => callOf(ctx)('messages.get', { params: { id: a.message_id } }),
   },
 ];
 

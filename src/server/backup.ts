@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { makePrivateDir } from '../shared/private-fs.js';
 import { dirname, join, resolve } from 'node:path';
 import { backupDatabase, databaseInUse, inspectBackup, restoreDatabase, type BackupResult } from '../db/maintenance.js';
 import { migrations } from '../db/migrations/index.js';
@@ -14,8 +15,12 @@ export async function backupDataDir(dbFile: string, dest: string): Promise<Backu
   if (!existsSync(dbFile)) throw new OpsError(`${dbFile} does not exist: nothing to back up (is --data-dir right?).`);
   const target = resolve(dest);
   if (existsSync(target) && statSync(target).isDirectory()) throw new OpsError(`${target} is a directory; give a file name (for example ${join(target, 'mailagent.db')}).`);
-  if (resolve(dbFile) === target) throw new OpsError('the backup file must not be the database itself.');
-  mkdirSync(dirname(target), { recursive: true });
+  // Every file of the live database: writing a backup over its WAL or shared-memory file would
+  // corrupt the database a daemon is using (the copy replaces the target atomically).
+  const live = resolve(dbFile);
+  const own = [live, `${live}-wal`, `${live}-shm`, `${live}-journal`, join(dirname(live), 'mailagent.lock')];
+  if (own.includes(target)) throw new OpsError(`${target} is a file of the live database; write the backup elsewhere, for example ${join(dirname(live), 'backups', 'mailagent-copy.db')}.`);
+  makePrivateDir(dirname(target));
   const r = await backupDatabase(dbFile, target);
   return { ...r, migrations: inspectBackup(target).migrations };
 }
@@ -25,7 +30,7 @@ export async function backupDataDir(dbFile: string, dest: string): Promise<Backu
  * target database open (a running daemon), when the file is not a mailagent database, or when it
  * comes from a newer mailagent than this one.
  */
-export function restoreDataDir(backupFile: string, dataDir: string, dbFile: string, opts: { force: boolean }): { file: string; migrations: string[]; replaced: boolean } {
+export async function restoreDataDir(backupFile: string, dataDir: string, dbFile: string, opts: { force: boolean }): Promise<{ file: string; migrations: string[]; replaced: boolean; previous: string | null }> {
   const src = resolve(backupFile);
   if (!existsSync(src)) throw new OpsError(`${src} does not exist.`);
   let info: ReturnType<typeof inspectBackup>;
@@ -42,8 +47,16 @@ export function restoreDataDir(backupFile: string, dataDir: string, dbFile: stri
   if (replaced && databaseInUse(dbFile)) {
     throw new OpsError(`${dbFile} is in use (a mailagent daemon is running on ${dataDir}?); stop it first (systemctl stop mailagent), then restore.`);
   }
-  if (replaced && !opts.force) throw new OpsError(`${dbFile} exists; add --yes to replace it (take a backup of it first if you may need it).`);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (replaced && !opts.force) throw new OpsError(`${dbFile} exists; add --yes to replace it (a copy of it is kept in ${join(dataDir, 'backups')}/pre-restore-<time>.db).`);
+  makePrivateDir(dataDir);
+  // The database being replaced is kept, as a start keeps one before migrating: a restore of the
+  // wrong file must be undoable (<data dir>/backups/pre-restore-<time>.db).
+  let previous: string | null = null;
+  if (replaced) {
+    const dir = join(dataDir, 'backups');
+    makePrivateDir(dir);
+    previous = (await backupDatabase(dbFile, join(dir, `pre-restore-${new Date().toISOString().replace(/[:.]/g, '-')}.db`))).file;
+  }
   restoreDatabase(src, dbFile);
-  return { file: dbFile, migrations: info.migrations, replaced };
+  return { file: dbFile, migrations: info.migrations, replaced, previous };
 }

@@ -3,6 +3,7 @@ import { createOwnerLink } from '../services/web-sessions.js';
 import { signInUrl } from './http/routes/web.js';
 import { openDatabase, migrate, isInitialised, checkpointOffThread, type OpenedDb } from '../db/open.js';
 import { migrateWithBackup } from './upgrade.js';
+import { DiskGuard } from './ops/disk-guard.js';
 import { createOps, registerRuntimeChecks, type FreeSpaceFn, type Ops } from './ops/index.js';
 import { startMetricsListener } from './ops/metrics-listener.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -119,6 +120,8 @@ export class Daemon {
         ops,
       });
       if (!opts.quiet) ctx.log = app.log;
+      // What an upgrade did to the database, in the log (traceable afterwards; a new database says nothing).
+      if (upgrade.upgraded) ctx.log.info({ migrations: upgrade.applied, backup: upgrade.backup }, upgrade.backup ? `database migrated; the copy taken before is ${upgrade.backup}` : 'database migrated');
       logMessages(ctx);
       // Parsing and classification leave the main thread (src/server/pipeline); the workers start
       // while the rest boots, and a worker that cannot start fails the boot here.
@@ -165,6 +168,10 @@ export class Daemon {
     }
     const addr = { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
     this.lock.update({ api: addr.http, smtp: addr.smtp });
+    // Starting below the low-disk guard: the daemon serves reads but refuses mail and sends; say so
+    // now rather than at the first refusal.
+    const disk = await this.ops.disk.check();
+    if (!disk.ok) this.ctx.log.warn({ data_dir: this.config.dataDir }, `low disk space: ${DiskGuard.describe(disk)}; inbound SMTP answers 452 and sends are refused until space is freed (or lower --min-free-disk-mb)`);
     return addr;
   }
 

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync, mkdirSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { makePrivateDir } from '../shared/private-fs.js';
 import { join } from 'node:path';
 
 /**
@@ -59,7 +60,7 @@ export interface DataLock {
 }
 
 export function acquireDataLock(dataDir: string): DataLock {
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir);
   const file = join(dataDir, 'mailagent.lock');
   const info: LockInfo = { pid: process.pid, started_at: new Date().toISOString(), api: null, smtp: null };
   for (let attempt = 0; ; attempt++) {

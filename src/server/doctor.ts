@@ -12,6 +12,19 @@ import { redact, type Config } from './config.js';
 import { createContext } from './context.js';
 import { DiskGuard, statfsFreeSpace, type FreeSpaceFn } from './ops/disk-guard.js';
 import { runningDaemon } from './data-lock.js';
+import { checkTlsFiles } from './tls-files.js';
+
+/** What to do about a database doctor cannot open or read. */
+function databaseFix(err: Error & { code?: string }, config: Config): string {
+  const m = `${err.code ?? ''} ${err.message}`;
+  if (/CORRUPT|NOTADB|malformed|not a database/i.test(m)) {
+    return `the file is damaged: stop the daemon and restore the newest good copy (mailagent restore FILE --data-dir ${config.dataDir} --yes; copies are in ${join(config.dataDir, 'backups')} and wherever \`mailagent backup\` writes yours)`;
+  }
+  if (/CANTOPEN|READONLY|PERM|unable to open|readonly|EACCES/i.test(m)) {
+    return `give the service user read and write access to ${config.dataDir} and ${config.dbFile} (SQLite writes -wal/-shm files beside it), and check the filesystem is not mounted read-only`;
+  }
+  return 'run the mailagent version that wrote it, or restore a backup (mailagent restore)';
+}
 
 export interface DoctorCheck {
   check: string;
@@ -75,6 +88,13 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   } catch (err) {
     out.push({ check: 'data dir', status: 'fail', detail: `${config.dataDir}: ${(err as Error).message}`, fix: 'create it (mailagent init --data-dir DIR) and give the service user write access (systemd: StateDirectory=mailagent does both)' });
   }
+  // STARTTLS files: the same check `serve` runs before it starts (server/tls-files.ts).
+  if (config.tlsCert && config.tlsKey) {
+    const tls = checkTlsFiles(config.tlsCert, config.tlsKey);
+    out.push(tls
+      ? { check: 'smtp tls', status: 'fail', detail: `${tls.field}: ${tls.message}`, fix: `fix ${tls.field === 'tlsCert' ? '--tls-cert' : '--tls-key'} (or remove both to run SMTP without STARTTLS)` }
+      : { check: 'smtp tls', status: 'ok', detail: `${config.tlsCert} and ${config.tlsKey} are a certificate and its key` });
+  }
   const guard = new DiskGuard(config.dataDir, config.minFreeDiskBytes, opts.freeSpace ?? statfsFreeSpace, 0);
   const disk = await guard.check();
   out.push(disk.ok
@@ -85,8 +105,11 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   // PostgreSQL: the server is always "there" (a connection failure is the check's failure).
   const where = config.database.kind === 'postgres' ? redact(config.database.url) : config.dbFile;
   if (config.database.kind === 'postgres' || existsSync(config.dbFile)) {
-    const opened = openDatabase(config.database);
+    let opened: ReturnType<typeof openDatabase> | null = null;
     try {
+      // Inside the try: a file that cannot be opened (permissions, a read-only dir) or is damaged
+      // throws here, and must be a failed check naming the file, not doctor's own crash.
+      opened = openDatabase(config.database);
       const state = await migrationState(opened.db);
       out.push(state.pending.length
         ? { check: 'database', status: 'warn', detail: `${state.pending.length} migration(s) pending: ${state.pending.join(', ')}`, fix: 'they run at the next `mailagent serve` (a backup is taken first)' }
@@ -97,9 +120,9 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
         domains = ws ? (await listDomains(opened.db, ws.id, { limit: 100 })).rows.map((r) => toDomain(ctx, r)) : [];
       }
     } catch (err) {
-      out.push({ check: 'database', status: 'fail', detail: (err as Error).message, fix: 'run the mailagent version that wrote it, or restore a backup' });
+      out.push({ check: 'database', status: 'fail', detail: `${where}: ${(err as Error).message}`, fix: databaseFix(err as Error & { code?: string }, config) });
     } finally {
-      await opened.close();
+      await opened?.close();
     }
   } else {
     out.push({ check: 'database', status: 'warn', detail: `${config.dbFile} does not exist yet`, fix: 'it is created by `mailagent init` or the first `mailagent serve`' });

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { makePrivateDir } from '../shared/private-fs.js';
 import { join } from 'node:path';
 import { migrate, migrationState, type OpenedDb } from '../db/open.js';
 import { backupDatabase } from '../db/maintenance.js';
@@ -8,6 +8,8 @@ export interface UpgradeResult {
   applied: string[];
   /** The copy taken before applying them, if any. */
   backup: string | null;
+  /** An upgrade of a database that had migrations already (not the creation of a new one). */
+  upgraded: boolean;
 }
 
 /**
@@ -22,10 +24,10 @@ export async function migrateWithBackup(opened: OpenedDb, opts: { dataDir: strin
   let backup: string | null = null;
   if (state.pending.length && state.applied.length && opts.backupBeforeMigrate && opened.file !== null && opened.file !== ':memory:') {
     const dir = join(opts.dataDir, 'backups');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makePrivateDir(dir);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     backup = (await backupDatabase(opened.file, join(dir, `pre-migrate-${stamp}.db`))).file;
   }
   const applied = await migrate(opened.db);
-  return { applied, backup };
+  return { applied, backup, upgraded: state.applied.length > 0 && applied.length > 0 };
 }

@@ -33,7 +33,7 @@ export interface InboundInput {
   source: InboundSource;
   remoteAddress?: string | null;
   /** SPF / DKIM verdicts (null = not checked); absent = not checked. */
-  auth?: { spf: boolean | null; dkim: boolean | null; dmarc?: string | null };
+  auth?: { spf: boolean | null; dkim: boolean | null; dmarc?: string | null; trustedNetwork?: string | null };
   /** Test-mode mail (the simulator; local delivery of a test-key send). Default: source === 'simulator'. */
   testMode?: boolean;
   /**
@@ -360,11 +360,15 @@ async function storeForAgent(
     }
   }
 
+  const trustedNetwork = input.auth?.trustedNetwork ?? null;
   const base: ReceivedRow = {
     id, workspace_id: agent.workspace_id, agent_id: agent.id, thread_id: null, rfc_message_id: null, in_reply_to: null,
     references: [], from_address: d.from, from_name: null, from_domain: fromDomain, to: [], cc: [],
     recipient: route.address, plus_address: plus, subject: '', text: null, html: null, extracted_text: null, excerpt: '',
-    headers: [], size: input.raw.length, spf_pass: input.auth?.spf ?? null, dkim_pass: input.auth?.dkim ?? null,
+    // Trusted-network mail counts as authenticated (routing, reputation) but was not checked: the
+    // record says what is true, SPF/DKIM null (not checked) and the network it came from.
+    headers: [], size: input.raw.length, spf_pass: trustedNetwork ? null : input.auth?.spf ?? null,
+    dkim_pass: trustedNetwork ? null : input.auth?.dkim ?? null, trusted_network: trustedNetwork,
     dmarc: input.auth?.dmarc ?? null, classification: null, quarantined: false, test_mode: d.testMode, over_limit: overLimit,
     source: input.source, answers_message_id: null, event_id: null, event_type: null,
     remote_address: input.remoteAddress ?? null, received_at: at, extraction_truncated: d.truncated, read_at: null,
@@ -429,7 +433,8 @@ async function storeForAgent(
       message_id: id, from: d.from, from_name: row.from_name, to: route.address, plus_address: plus,
       subject: row.subject, body_text_excerpt: excerpt, extracted_text: d.extracted.slice(0, 4000), thread_id: thread.threadId,
       source_message_id: id, in_reply_to_message_id: answers, rfc_message_id: parsed.messageId,
-      spf_pass: row.spf_pass, dkim_pass: row.dkim_pass, attachments: attachments.length, received_at: at,
+      spf_pass: row.spf_pass, dkim_pass: row.dkim_pass, ...(row.trusted_network ? { trusted_network: row.trusted_network } : {}),
+      attachments: attachments.length, received_at: at,
     },
   });
   const tail = d.tail.unused;

@@ -25,7 +25,7 @@ export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary
     from: { address: r.from_address, name: r.from_name }, to: r.recipient, to_all: r.to, cc: r.cc, delivered_to: r.recipient,
     plus_address: r.plus_address, subject: r.subject, extracted_text: r.extracted_text ?? '', body_text_excerpt: r.excerpt,
     message_id: r.rfc_message_id, in_reply_to_message_id: r.answers_message_id, spf_pass: r.spf_pass, dkim_pass: r.dkim_pass,
-    dmarc: r.dmarc, classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,
+    dmarc: r.dmarc, ...(r.trusted_network ? { trusted_network: r.trusted_network } : {}), classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,
     test_mode: r.test_mode, over_limit: r.over_limit, source: r.source, size: r.size, received_at: r.received_at,
     extraction_truncated: r.extraction_truncated,
     read: r.read_at !== null,

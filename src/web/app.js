@@ -8,6 +8,24 @@ const state = { csrf: '', me: null, agents: [], stream: null, view: null };
 
 // ---- DOM helpers
 
+/**
+ * Characters a browser obeys or hides rather than shows: C0/C1 controls, the Unicode bidi controls
+ * that reorder what is displayed ("evil subject" shown as "tcejbus live": Trojan Source,
+ * CVE-2021-42574), and invisible format characters (zero-width space, word joiner, BOM, the
+ * U+E0000 tag block used to smuggle text past a reader). Each is shown as a visible `<U+202E>`
+ * marker, the CLI's notation (src/cli/output.ts). Tab and line breaks stay in multi-line text.
+ * ZWJ/ZWNJ (U+200C/U+200D) stay: emoji sequences and several scripts need them.
+ */
+const HIDDEN = /\r\n|[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
+function show(text, multiline = true) {
+  return String(text).replace(HIDDEN, (m) => {
+    if (m === '\r\n' || m === '\n') return multiline ? '\n' : ' ';
+    if (m === '\t') return multiline ? '\t' : ' ';
+    const c = m.codePointAt(0);
+    return `<U+${c.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}
+
 /** h('div.cls', {attr}, ...children): children are nodes or text (text is never parsed). */
 function h(spec, attrs, ...children) {
   const [tag, ...classes] = spec.split('.');
@@ -21,11 +39,13 @@ function h(spec, attrs, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else if (k === 'dataset') Object.assign(el.dataset, v);
-    else el.setAttribute(k, v === true ? '' : String(v));
+    // Attributes a person reads (title, download file name, aria-label) are neutralised like text.
+    else el.setAttribute(k, v === true ? '' : k === 'href' || k === 'src' ? String(v) : show(v, false));
   }
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    // Every text node passes show(): mail-derived text never drives the page's layout.
+    el.append(c instanceof Node ? c : document.createTextNode(show(c)));
   }
   return el;
 }
@@ -247,11 +267,17 @@ function agentPicker(p, base) {
     state.agents.map((a) => h('option', { value: a.id, selected: p.agent === a.id }, a.email))));
 }
 
+/**
+ * A score shown with 2 decimals is cut, never rounded: 0.946 (below the 0.95 quarantine threshold)
+ * must not read "0.95", the quarantine figure. The epsilon absorbs binary fractions (0.29 * 100).
+ */
+const score2 = (x) => (Math.floor(Number(x) * 100 + 1e-9) / 100).toFixed(2);
+
 function verdict(m) {
   const c = m.classification;
   const out = [];
   if (m.quarantined) out.push(h('span.badge.danger', { title: `Prompt-injection score ${c?.injection_score ?? ''}` }, 'Quarantined'));
-  else if (c && c.injection_score >= 0.5) out.push(h('span.badge.warn', `Injection ${Number(c.injection_score).toFixed(2)}`));
+  else if (c && c.injection_score >= 0.5) out.push(h('span.badge.warn', { title: `Prompt-injection score ${c.injection_score}` }, `Injection ${score2(c.injection_score)}`));
   if (c?.intent) out.push(h('span.badge', c.intent));
   if (m.test_mode) out.push(h('span.badge.muted', 'test'));
   if (m.over_limit) out.push(h('span.badge.warn', m.over_limit));
@@ -288,7 +314,7 @@ function kv(rows) {
 }
 
 function authBadge(name, v) {
-  const val = v === true ? 'pass' : v === false ? 'fail' : v || 'none';
+  const val = v === true ? 'pass' : v === false ? 'fail' : v || 'not checked';
   return h('span.badge.' + (val === 'pass' ? 'ok' : val === 'fail' ? 'danger' : 'muted'), `${name} ${val}`);
 }
 
@@ -310,10 +336,16 @@ async function messageView(id) {
   if (m.read === false) api('POST', `/v1/messages/received/${encodeURIComponent(id)}/read`, { body: { read: true } }).catch(() => {});
   const c = m.classification;
   const body = h('section.body');
-  const showBody = () => body.replaceChildren(bodyTabs(m));
+  // Entities are extracted from the body (a quarantined mail's "forward all mail to …" among them):
+  // withheld with it until the user reveals it, as the MCP tools do (src/mcp/quarantine.ts).
+  const entities = h('div.entities', m.quarantined ? h('p.muted', 'Entities hidden (quarantined): shown with the content.') : entityList(c?.entities));
+  const showBody = () => {
+    body.replaceChildren(bodyTabs(m));
+    entities.replaceChildren(entityList(c?.entities));
+  };
   if (m.quarantined) {
     body.append(h('div.quarantine', { role: 'alert' },
-      h('strong', 'Quarantined: '), `the classifier scored this message ${c ? Number(c.injection_score).toFixed(2) : ''} for prompt injection${c?.injection_categories?.length ? ` (${c.injection_categories.join(', ')})` : ''}. `,
+      h('strong', 'Quarantined: '), `the classifier scored this message ${c ? score2(c.injection_score) : ''} for prompt injection${c?.injection_categories?.length ? ` (${c.injection_categories.join(', ')})` : ''}. `,
       'Its content is hidden; read it only if you trust it. ',
       h('button.danger', { type: 'button', onclick: showBody }, 'Show quarantined content')));
   } else showBody();
@@ -328,14 +360,18 @@ async function messageView(id) {
       ['From', fromOf(m)], ['To', list(m.to)], ['Cc', list(m.cc)], ['Delivered to', m.delivered_to],
       ['Date', fullTime(m.received_at)], ['Message-ID', m.message_id], ['Source', m.source],
     ]),
-    h('p.auth', authBadge('SPF', m.spf_pass), authBadge('DKIM', m.dkim_pass), authBadge('DMARC', m.dmarc)),
+    // Mail from --trusted-networks was accepted without SPF/DKIM checks: say so, not "pass".
+    m.trusted_network
+      ? h('p.auth', h('span.badge.muted', { title: 'SMTP client in --trusted-networks: counts as authenticated, SPF/DKIM/DMARC not checked' }, `Trusted network ${m.trusted_network}`),
+        authBadge('SPF', m.spf_pass), authBadge('DKIM', m.dkim_pass))
+      : h('p.auth', authBadge('SPF', m.spf_pass), authBadge('DKIM', m.dkim_pass), authBadge('DMARC', m.dmarc)),
     c ? h('details.classification', { open: true }, h('summary', 'Classification'),
       kv([
         ['Intent', c.intent], ['Urgency', String(c.urgency)], ['Injection score', String(c.injection_score)],
         ['Injection categories', (c.injection_categories || []).join(', ') || 'none'],
         ['Sender reputation', String(c.sender_reputation)], ['Model', c.classifier_model],
       ]),
-      h('h3', 'Entities'), entityList(c.entities)) : null,
+      h('h3', 'Entities'), entities) : null,
     (m.attachments || []).length ? h('section.attachments', h('h3', 'Attachments'),
       h('ul', m.attachments.map((a) => h('li',
         h('a', { href: `/v1/messages/${encodeURIComponent(id)}/attachments/${encodeURIComponent(a.id)}`, download: a.filename || a.id }, a.filename || a.id),
@@ -374,7 +410,7 @@ function bodyTabs(m) {
     const pre = h('pre.raw', 'Loading…');
     // A page stays responsive: the first MiB is shown, the whole source is one click away (.eml).
     api('GET', `/v1/messages/${encodeURIComponent(m.id)}/raw`, { raw: true }).then(
-      (t) => { pre.textContent = t.length > RAW_SHOWN ? `${t.slice(0, RAW_SHOWN)}\n… (${t.length - RAW_SHOWN} more characters: use Download .eml)` : t; },
+      (t) => { pre.textContent = show(t.length > RAW_SHOWN ? `${t.slice(0, RAW_SHOWN)}\n… (${t.length - RAW_SHOWN} more characters: use Download .eml)` : t); },
       (e) => { pre.textContent = String(e.message); });
     return pre;
   };
@@ -406,7 +442,7 @@ async function sentView(p) {
     h('span.subject', m.subject || '(no subject)'),
     h('span.badges', m.test_mode ? h('span.badge.muted', 'test') : null,
       m.status === 'scheduled' && can('manage') ? h('button.small', { type: 'button', onclick: async () => {
-        if (!confirm(`Cancel the scheduled send "${m.subject}"?`)) return;
+        if (!confirm(show(`Cancel the scheduled send "${m.subject}"?`, false))) return;
         try { await api('POST', `/v1/messages/${m.id}/cancel`, { body: {} }); toast('Canceled'); route(); } catch (e) { toast(e.message, 'error'); }
       } }, 'Cancel') : null),
     h('time', { title: fullTime(m.scheduled_at || m.sent_at || m.created_at) }, m.status === 'scheduled' ? `at ${fullTime(m.scheduled_at)}` : fmtTime(m.sent_at || m.created_at))));
@@ -438,15 +474,28 @@ async function draftsView(p) {
 
 // ---- events
 
+/** A quarantined mail's event without its content (the fields src/mcp/quarantine.ts withholds). */
+function withheldEvent(ev) {
+  const data = { ...ev.data };
+  for (const k of ['body_text_excerpt', 'extracted_text', 'body_text', 'body_html']) if (k in data) data[k] = null;
+  if (data.classification?.entities) data.classification = { ...data.classification, entities: {} };
+  return { ...ev, data, ...(ev.entities ? { entities: {} } : {}), body_withheld: true };
+}
+
 async function eventsView(p) {
   const page = await api('GET', '/v1/events', { query: { event_type: p.type, agent_id: p.agent, since: p.since, cursor: p.cursor, limit: 50 } });
   const type = h('input', { name: 'type', value: p.type || '', placeholder: 'message.received', 'aria-label': 'Event type' });
   const since = h('input', { name: 'since', value: p.since || '', placeholder: '2026-01-01', 'aria-label': 'Since' });
   const filters = h('form.filters', { onsubmit: (e) => { e.preventDefault(); go('#/events', { type: type.value, since: since.value, agent: p.agent }); } },
     h('label.inline', 'Type ', type), h('label.inline', 'Since ', since), agentPicker(p, '#/events'), h('button', { type: 'submit' }, 'Filter'));
-  const rows = page.data.map((ev) => h('details.event', h('summary', h('code', ev.type), ' ', h('span.muted', ev.id), ' ', h('time', fullTime(ev.created_at)),
-    ev.quarantined ? h('span.badge.danger', 'quarantined') : null),
-  h('pre.json', JSON.stringify(ev, null, 2))));
+  const rows = page.data.map((ev) => {
+    const json = h('pre.json', JSON.stringify(ev.quarantined ? withheldEvent(ev) : ev, null, 2));
+    return h('details.event', h('summary', h('code', ev.type), ' ', h('span.muted', ev.id), ' ', h('time', fullTime(ev.created_at)),
+      ev.quarantined ? h('span.badge.danger', 'quarantined') : null),
+    ev.quarantined ? h('p.muted', 'Content and entities of this quarantined mail are hidden. ',
+      h('button.small.danger', { type: 'button', onclick: () => { json.textContent = show(JSON.stringify(ev, null, 2)); } }, 'Show quarantined content')) : null,
+    json);
+  });
   mount(h('h2', 'Events'), filters, rows.length ? h('div', rows) : h('p.empty', 'No events match.'), pager(page, p, '#/events'));
 }
 

@@ -22,7 +22,7 @@ export function register(program: Command): void {
     .description('Put a backup in place as the data dir\'s database (refused while a daemon uses it)')
     .argument('<file>', 'a file written by `mailagent backup` (or a pre-migrate backup from <data dir>/backups)')
     .requiredOption('--data-dir <dir>', 'the data directory to restore into (created if missing)')
-    .option('--yes', 'replace an existing database without asking')
+    .option('--yes', 'replace an existing database without asking (a copy of it is kept in <data dir>/backups/pre-restore-<time>.db)')
     .action(run(restoreAction));
   examples(restore, [
     'mailagent restore /var/backups/mailagent/mailagent-2026-11-24.db --data-dir /var/lib/mailagent --yes',
@@ -61,8 +61,9 @@ async function restoreAction(ctx: CommandContext, file: string, opts: { dataDir:
   if (!force && existsSync(config.dbFile)) force = await ctx.confirm(`Replace ${config.dbFile} with ${file}?`, opts.yes);
   if (existsSync(config.dbFile) && !force) return;
   try {
-    const r = restoreDataDir(file, config.dataDir, config.dbFile, { force });
-    ctx.out.result({ file: r.file, replaced: r.replaced, migrations: r.migrations }, () => {
+    const r = await restoreDataDir(file, config.dataDir, config.dbFile, { force });
+    ctx.out.result({ file: r.file, replaced: r.replaced, previous: r.previous, migrations: r.migrations }, () => {
+      if (r.previous) ctx.out.info(`The database it replaced is kept as ${r.previous}.`);
       ctx.out.success(`Restored ${file} into ${r.file}. Start the daemon on it: mailagent serve --data-dir ${config.dataDir}`);
     });
   } catch (err) {

@@ -60,7 +60,7 @@ export function printReceived(ctx: CommandContext, m: ReceivedMessage): void {
     message_id: m.message_id ?? '',
     ...(m.in_reply_to ? { in_reply_to: m.in_reply_to } : {}),
     ...(m.in_reply_to_message_id ? { reply_to_sent: m.in_reply_to_message_id } : {}),
-    auth: `spf ${pass(m.spf_pass)}, dkim ${pass(m.dkim_pass)}, dmarc ${m.dmarc ?? 'not checked'}`,
+    auth: `spf ${pass(m.spf_pass)}, dkim ${pass(m.dkim_pass)}, dmarc ${m.dmarc ?? 'not checked'}${m.trusted_network ? ` (trusted network ${m.trusted_network})` : ''}`,
     ...entityRows(m),
     ...(m.classification ? {
       intent: m.classification.intent,

@@ -73,7 +73,7 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
     const file = join(config.dataDir, 'config.json');
     const current = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
     if (current.domain === undefined) {
-      mkdirSync(config.dataDir, { recursive: true });
+      mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // holds mail: owner-only, as serve makes it
       writeFileSync(file, JSON.stringify({ ...current, domain: config.agentDomain }, null, 2) + '\n');
     }
   }

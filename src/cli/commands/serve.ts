@@ -104,6 +104,10 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
+  // STARTTLS files are read at listener start: check them now, as a config error naming the setting.
+  const { checkTlsFiles } = await import('../../server/tls-files.js');
+  const tls = opts.printConfig ? null : checkTlsFiles(config.tlsCert, config.tlsKey);
+  if (tls) throw new UsageError(new ConfigError(tls.field, tls.message).message);
   if (opts.printConfig) {
     ctx.out.printJson(printableConfig(config));
     return;

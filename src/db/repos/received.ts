@@ -34,7 +34,7 @@ const ni = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0)
 const SUMMARY_COLUMNS = [
   'id', 'workspace_id', 'agent_id', 'thread_id', 'rfc_message_id', 'in_reply_to', 'references', 'from_address',
   'from_name', 'from_domain', 'to', 'cc', 'recipient', 'plus_address', 'subject', 'extracted_text', 'excerpt', 'size',
-  'spf_pass', 'dkim_pass', 'dmarc', 'classification', 'quarantined', 'test_mode', 'over_limit', 'source',
+  'spf_pass', 'dkim_pass', 'dmarc', 'trusted_network', 'classification', 'quarantined', 'test_mode', 'over_limit', 'source',
   'answers_message_id', 'event_id', 'event_type', 'remote_address', 'received_at', 'extraction_truncated', 'read_at',
 ] as const;
 const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'text', 'html', 'headers'] as const;
@@ -49,7 +49,7 @@ function decode(r: Stored): ReceivedRow {
     to: json<string[]>(r.to, []), cc: json<string[]>(r.cc, []), recipient: r.recipient, plus_address: r.plus_address,
     subject: r.subject, text: r.text ?? null, html: r.html ?? null, extracted_text: r.extracted_text, excerpt: r.excerpt,
     headers: json<[string, string][]>(r.headers, []), size: r.size,
-    spf_pass: nb(r.spf_pass), dkim_pass: nb(r.dkim_pass), dmarc: r.dmarc,
+    spf_pass: nb(r.spf_pass), dkim_pass: nb(r.dkim_pass), dmarc: r.dmarc, trusted_network: r.trusted_network ?? null,
     classification: json<Record<string, unknown> | null>(r.classification, null),
     quarantined: bool(r.quarantined), test_mode: bool(r.test_mode), over_limit: r.over_limit as OverLimit | null,
     source: r.source as InboundSource, answers_message_id: r.answers_message_id, event_id: r.event_id,

@@ -40,6 +40,8 @@ export interface ReceivedMessagesTable {
   spf_pass: number | null;
   dkim_pass: number | null;
   dmarc: string | null;
+  /** The --trusted-networks CIDR of mail accepted without SPF/DKIM checks (migration 0023). */
+  trusted_network?: string | null;
   /** JSON classification (spec: Classification) or null on records. */
   classification: string | null;
   quarantined: number;

@@ -6,7 +6,7 @@ import { announceInbound, ingestInbound, routeRecipient } from '../../services/i
 import { DEFAULT_QUEUE_CONCURRENCY, InboundQueue, needsReplyFromProcessing, QUEUE_PIECE_BYTES } from '../../services/inbound-queue.js';
 import { OVER_LIMIT_REASONS } from '../../contract/received.js';
 import { authenticateInbound, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
-import { MAX_HEADER_BYTES, readHeaders } from '../../mail/parse.js';
+import { MAX_HEADER_BYTES, MAX_HEADER_FIELDS, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
 import type { SmtpObserver } from '../ops/metrics.js';
 import { DiskGuard } from '../ops/disk-guard.js';
@@ -178,8 +178,15 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           while (k < pieces.length && n < need) n += pieces[k++].length;
           return k === 1 ? pieces[0] : Buffer.concat(pieces.slice(0, k), n);
         })();
-        if (readHeaders(head).headerBytes > MAX_HEADER_BYTES) {
+        const hdr = readHeaders(head);
+        if (hdr.headerBytes > MAX_HEADER_BYTES) {
           callback(refuse(552, `5.3.4 Header section exceeds ${MAX_HEADER_BYTES} bytes`, 'header_too_large'));
+          return;
+        }
+        // The field cap of docs/security.md, refused like the byte cap: a stored message whose
+        // headers view silently lacks fields (From/Subject after 10,000 junk lines) would lie.
+        if (hdr.fields > MAX_HEADER_FIELDS) {
+          callback(refuse(552, `5.3.4 Header section has ${hdr.fields} fields, more than the maximum of ${MAX_HEADER_FIELDS}`, 'header_too_many_fields'));
           return;
         }
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';

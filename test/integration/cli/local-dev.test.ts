@@ -74,7 +74,7 @@ describe('receiving during development', () => {
     const info = await smtpTransport().sendMail({ from: 'app@my-app.test', to: AGENT, subject: 'Sign up', html: '<p>Welcome! <a href="https://my-app.test/verify?t=abc123">Verify your address</a></p>' });
     const id = /rcv_[0-9a-z]+/.exec(info.response)![0];
     const m = await d.api('GET', `/v1/messages/received/${id}`);
-    expect([m.spf_pass, m.dkim_pass]).toEqual([true, true]);
+    expect([m.spf_pass, m.dkim_pass, m.trusted_network]).toEqual([null, null, '127.0.0.0/8']);
     const ev = await d.api('GET', `/v1/events?event_type=message.received&limit=5`, undefined, d.liveKey);
     expect(ev.data.some((e: { source_message_id?: string }) => e.source_message_id === id)).toBe(true);
     // The link lives only in href: it is found, and wait --extract link prints it.

@@ -100,6 +100,24 @@ describe('pipeline: one message cannot freeze the daemon', () => {
     expect(events.data.filter((e: { data: { message_id?: string } }) => e.data.message_id === msg.id)).toHaveLength(1);
   }, 90_000);
 
+  it('nested HTML mailparser gives up on keeps its HTML body, gets a tag-stripped text, and says extraction_truncated', async () => {
+    // 20,000 nested <div>s (220 KB): "Failed to parse HTML"; 300,000 (3.3 MB): "HTML too long for parsing".
+    for (const [n, subject] of [[20_000, 'nested 20k'], [300_000, 'nested 300k']] as const) {
+      const html = ('<div>'.repeat(n) + 'hello inside' + '</div>'.repeat(n)).match(/.{1,990}/g)!.join('\r\n');
+      const eml = ['From: deep@crafted.test', `To: ${AGENT}`, `Subject: ${subject}`, 'MIME-Version: 1.0', 'Content-Type: text/html; charset=utf-8', '', html, ''].join('\r\n');
+      const info = await transport().sendMail({ envelope: { from: 'deep@crafted.test', to: [AGENT] }, raw: eml });
+      const msg = await d.api('GET', `/v1/messages/received/${idOf(info.response)}`, undefined, d.liveKey);
+      expect(msg.extraction_truncated, subject).toBe(true);
+      expect(msg.body_html.startsWith('<div>'), subject).toBe(true);
+      if (n === 300_000) expect(msg.body_html.length).toBe(MAX_BODY_CHARS);
+      else expect(msg.body_html).toContain('hello inside');
+      // The text is the HTML without its tags, never the raw markup, and within the documented cap.
+      expect(msg.body_text, subject).not.toContain('<div>');
+      expect(msg.body_text.length).toBeLessThanOrEqual(MAX_BODY_CHARS);
+      if (n === 20_000) expect(msg.body_text).toContain('hello inside');
+    }
+  }, 120_000);
+
   it('over POST /v1/classify {raw}: health answers within 1 s and the classification comes back', async () => {
     const probe = healthProbe(d.url);
     const res = await fetch(`${d.url}/v1/classify`, {

@@ -106,6 +106,31 @@ describe('SMTP listener', () => {
     expect((await transport(smtp.port).sendMail({ from: 'a@sender.test', to: AGENT, text: 'small' })).response).toMatch(/^250/);
   });
 
+  it('refuses a header section of more than 10,000 fields with 552 5.3.4 at the end of DATA; 10,000 fields are stored whole', async () => {
+    const wide = await startSmtp(t, { maxMessageBytes: 4 * 1024 * 1024 });
+    try {
+      const junk = (n: number) => Array.from({ length: n }, (_, i) => `X-Junk-${i}: j\r\n`).join('');
+      for (const n of [10_001, 20_000, 60_000]) {
+        const raw = `${junk(n - 2)}From: late@sender.test\r\nSubject: late fields\r\n\r\nbody\r\n`;
+        const err = await transport(wide.port).sendMail({ envelope: { from: 'late@sender.test', to: [AGENT] }, raw }).then(() => null, (e) => e);
+        expect(err, `${n} fields`).toMatchObject({ responseCode: 552 });
+        expect(String(err.response)).toMatch(/^552 5\.3\.4 Header section has \d+ fields, more than the maximum of 10000/);
+      }
+      // At the cap: accepted, and every field (From/Subject last) is in the headers view.
+      const raw = `${junk(9_998)}From: late@sender.test\r\nSubject: late fields ok\r\n\r\nbody\r\n`;
+      const info = await transport(wide.port).sendMail({ envelope: { from: 'late@sender.test', to: [AGENT] }, raw });
+      const id = /rcv_[0-9a-z]+/.exec(info.response)![0];
+      await untilProcessed(t);
+      const m = (await t.req('GET', `/v1/messages/received/${id}`)).body;
+      expect(m.subject).toBe('late fields ok');
+      expect(m.headers).toHaveLength(10_000);
+      expect(m.headers.at(-1)).toEqual({ name: 'Subject', value: 'late fields ok' });
+      expect(m.extraction_truncated).toBe(false);
+    } finally {
+      await wide.stop();
+    }
+  }, 120_000);
+
   it('accepts 100 recipients and answers 452 to the 101st', async () => {
     const c = new RawSmtp(smtp.port);
     await c.reply();

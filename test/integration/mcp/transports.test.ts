@@ -52,7 +52,7 @@ describe('POST /mcp (Streamable HTTP)', () => {
     expect(r.headers.get('mcp-session-id')).toBeNull();
     expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     expect(r.json().id).toBe(7);
-    expect(r.json().result.tools.length).toBe(23);
+    expect(r.json().result.tools.length).toBe(24);
   });
 
   it('has no GET stream and no session to DELETE (405, Allow: POST)', async () => {

@@ -5,6 +5,7 @@ import { ReceivedMessage } from '../../../src/contract/received.js';
 import { checkArgs, toJsonSchema } from '../../../src/mcp/schema.js';
 import { linksOf, tools, toolsByName } from '../../../src/mcp/tools.js';
 import { withholdEvent, withholdReceived, withholdThread } from '../../../src/mcp/quarantine.js';
+import { cappedPage, excerptItem, RESULT_CAP } from '../../../src/mcp/excerpt.js';
 
 const HOSTED = [
   'mails.send', 'mails.reply', 'mails.forward', 'mails.list_messages', 'mails.list_received', 'mails.get_received',
@@ -25,7 +26,7 @@ function refusal(fn: () => void): ApiError {
 
 describe('the tool set', () => {
   it('has the hosted server\'s names plus wait_for_message, extract and classify', () => {
-    expect(tools.map((t) => t.name)).toEqual([...HOSTED, 'mails.wait_for_message', 'mails.extract', 'mails.classify']);
+    expect(tools.map((t) => t.name)).toEqual([...HOSTED, 'mails.wait_for_message', 'mails.extract', 'mails.classify', 'mails.get_message']);
   });
 
   it('exports plain, self-contained JSON Schemas (no TypeBox bookkeeping, no $id)', () => {
@@ -113,5 +114,33 @@ describe('linksOf', () => {
   it('puts verification links first and drops unsubscribe and policy links', () => {
     expect(linksOf(['https://x.test/home', 'https://x.test/unsubscribe?u=1', 'https://x.test/verify?t=1', 'https://x.test/privacy']))
       .toEqual(['https://x.test/verify?t=1', 'https://x.test/home']);
+  });
+});
+
+describe('list results: summaries under a size cap (src/mcp/excerpt.ts)', () => {
+  it('cuts long strings and arrays of an item and says so; a small item is untouched', () => {
+    const small = { id: 'rcv_1', subject: 'Hi', to_all: ['a@x.test'] };
+    expect(excerptItem(small)).toEqual(small);
+    const big = excerptItem({ id: 'rcv_2', extracted_text: 'x'.repeat(5000), classification: { entities: { urls: Array.from({ length: 80 }, (_, i) => `https://x.test/${i}`) } } });
+    expect(big.extracted_text).toBe('x'.repeat(1000) + '…');
+    expect(big.classification.entities.urls).toHaveLength(50);
+    expect(big.excerpted).toBe(true);
+  });
+
+  it('a page over the cap is fetched again with the items that fit, so the cursor continues after the last one returned', async () => {
+    // 40 items of ~50 KB each (50 strings of 1,000 characters after cutting): 2 MB uncapped.
+    const all = Array.from({ length: 40 }, (_, i) => ({ id: `rcv_${String(i).padStart(2, '0')}`, parts: Array.from({ length: 60 }, () => 'y'.repeat(2000)) }));
+    const asked: (number | undefined)[] = [];
+    const fetch = async (limit: number | undefined) => {
+      asked.push(limit);
+      const n = limit ?? 25;
+      return { data: all.slice(0, n), has_more: n < all.length, next_cursor: n < all.length ? `after:${all[n - 1].id}` : null };
+    };
+    const page = await cappedPage(fetch, 30, (x) => x);
+    expect(Buffer.byteLength(JSON.stringify(page.data))).toBeLessThanOrEqual(RESULT_CAP);
+    expect(page.data.length).toBe(5);
+    expect(asked).toEqual([30, 5]);
+    expect(page.next_cursor).toBe('after:rcv_04');
+    expect(page.data.every((x) => x.excerpted === true)).toBe(true);
   });
 });
