@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, isolatedEnv, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
+import { idJustBefore } from '../../helpers/ids.js';
 
 let d: TestDaemon;
 const AGENT = 'agent@local.mailagent.localhost';
@@ -78,7 +79,7 @@ describe('receiving during development', () => {
     const ev = await d.api('GET', `/v1/events?event_type=message.received&limit=5`, undefined, d.liveKey);
     expect(ev.data.some((e: { source_message_id?: string }) => e.source_message_id === id)).toBe(true);
     // The link lives only in href: it is found, and wait --extract link prints it.
-    const link = await d.cli(['--live', 'wait', '--agent', 'agent', '--since', id.replace(/.$/, '0'), '--extract', 'link', '--timeout', '5s']);
+    const link = await d.cli(['--live', 'wait', '--agent', 'agent', '--since', idJustBefore(id), '--extract', 'link', '--timeout', '5s']);
     expect(link.stdout.trim(), link.stderr).toBe('https://my-app.test/verify?t=abc123');
     // One info line per received message on the daemon's stderr (JSON: not a terminal).
     await new Promise((r) => setTimeout(r, 200));

@@ -6,6 +6,7 @@ import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextproto
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import { BIN, ROOT, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
+import { idJustBefore } from '../../helpers/ids.js';
 
 /**
  * The MCP server end to end, with the SDK's own client against a real daemon: over stdio (the
@@ -284,7 +285,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     const ev = await ok(client, 'mails.get_event', { event_id: sim.event_id });
     expect(ev.body_withheld).toBe(true);
     expect(JSON.stringify(ev)).not.toContain('developer mode');
-    const waited = await ok(client, 'mails.wait_for_message', { agent: agentA, since: sim.message_id.replace(/.$/, '0'), from: 'attacker.test', timeout_seconds: 0 });
+    const waited = await ok(client, 'mails.wait_for_message', { agent: agentA, since: idJustBefore(sim.message_id), from: 'attacker.test', timeout_seconds: 0 });
     expect(JSON.stringify(waited)).not.toContain('developer mode');
 
     const shown = await ok(client, 'mails.get_received', { message_id: sim.message_id, include_quarantined_body: true });
@@ -355,7 +356,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     const ex = await refused(c, 'mails.extract', { from: 'partner@example.com', subject: 'For B' });
     expect(ex.code).toBe('resource_not_found');
     // No agent named: the bound key's own inbox.
-    const w = await ok(c, 'mails.wait_for_message', { since: mine.message_id.replace(/.$/, '0'), timeout_seconds: 0 });
+    const w = await ok(c, 'mails.wait_for_message', { since: idJustBefore(mine.message_id), timeout_seconds: 0 });
     expect(w.message?.agent_id ?? null).not.toBe(theirs.message_id);
     expect(addrA).toContain(agentA);
   }, 60_000);
