@@ -53,8 +53,7 @@ export async function cappedPage<T, U extends object>(
 ): Promise<Page<U & { excerpted?: boolean }>> {
   let page = await fetch(limit);
   let data = page.data.map((x) => excerptItem(shape(x)));
-  let bytes = Buffer.byteLength(JSON.stringify(data));
-  if (bytes > RESULT_CAP) {
+  if (Buffer.byteLength(JSON.stringify(data)) > RESULT_CAP) {
     let fit = 0;
     let total = 2;
     for (const d of data) {

@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 
 /**
  * The data dir, the database and its backups hold mail, API key hashes and webhook secrets: they
@@ -11,15 +12,15 @@ export const PRIVATE_FILE_MODE = 0o600;
 
 /** mkdir -p with 0700 on every directory created (mkdir's mode is masked by the umask: set it again). */
 export function makePrivateDir(dir: string): void {
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d); ) {
-    missing.push(d);
-    const parent = d.replace(/[/\\][^/\\]*$/, '');
-    if (!parent || parent === d) break;
-    d = parent;
+  // mkdirSync answers the first directory it created (or undefined): chmod that one and those below it.
+  const first = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (first === undefined) return;
+  let d = first;
+  chmodQuietly(d, PRIVATE_DIR_MODE);
+  for (const part of relative(first, dir).split(sep).filter(Boolean)) {
+    d = join(d, part);
+    chmodQuietly(d, PRIVATE_DIR_MODE);
   }
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  for (const d of missing) chmodQuietly(d, PRIVATE_DIR_MODE);
 }
 
 /** Create `file` empty with 0600 if it does not exist, so whatever writes it next keeps that mode. */

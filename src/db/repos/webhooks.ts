@@ -53,12 +53,10 @@ export async function updateEndpoint(db: Db, id: string, patch: Partial<WebhookE
 
 /** Switch off the active endpoints a key made (its revocation, see services/api-keys.ts); their ids. */
 export async function pauseEndpointsOfKey(db: Db, keyId: string, reason: string, at: string): Promise<string[]> {
-  const rows = await db.selectFrom('webhook_endpoints').select('id')
-    .where('created_by_key_id', '=', keyId).where('active', '=', 1).where('deleted_at', 'is', null).execute();
-  if (!rows.length) return [];
-  const ids = rows.map((r) => r.id);
-  await db.updateTable('webhook_endpoints').set({ active: 0, disabled_reason: reason, updated_at: at }).where('id', 'in', ids).execute();
-  return ids;
+  const rows = await db.updateTable('webhook_endpoints').set({ active: 0, disabled_reason: reason, updated_at: at })
+    .where('created_by_key_id', '=', keyId).where('active', '=', 1).where('deleted_at', 'is', null)
+    .returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 export type DeliveryRow = WebhookDeliveriesTable & { event_type: string };
