@@ -185,11 +185,19 @@ describe('inTransaction', () => {
 
   it('re-runs are counted per kind of transaction (PostgreSQL; SQLite never re-runs)', async () => {
     // The same read-check-then-write race, counted under a kind: every transaction once, and on
-    // PostgreSQL the attempts it lost (12 overlapping transactions cannot all commit first time).
+    // PostgreSQL the attempts it lost. The first two wait (up to a second; SQLite runs them one
+    // at a time, so there the wait just runs out) until both have read before either writes, so
+    // at least one serialization failure is certain rather than left to the pool's timing.
+    let arrived = 0;
+    let bothRead!: () => void;
+    const barrier = new Promise<void>((r) => { bothRead = r; });
     await Promise.all(Array.from({ length: 12 }, (_, i) => withTransactionKind('race', () => inTransaction(ctx, async (tx) => {
       const n = (await tx.db.selectFrom('workspaces').select('id').execute()).length;
       if (n > 0) return;
-      await new Promise((r) => setTimeout(r, 5));
+      if (i < 2) {
+        if (++arrived === 2) bothRead();
+        await Promise.race([barrier, new Promise((r) => setTimeout(r, 1000))]);
+      } else await new Promise((r) => setTimeout(r, 5));
       await tx.db.insertInto('workspaces').values(ws(`wsk_${i}`)).execute();
     }))));
     await inTransaction(ctx, async () => undefined);
