@@ -440,30 +440,16 @@ export function isSharedStore(db: Kysely<Database>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
-const changeMarks = new WeakMap<object, () => string>();
-
-/**
- * SQLite only: a value that differs whenever anything may have been written to the database
- * since it was last read: `PRAGMA data_version` moves when another connection (another process:
- * `mailagent admin`, a test or a bench writing the file) commits, and `total_changes()` when this
- * connection writes any row, whatever the code path, including a write later rolled back. Two
- * native calls, no table read: a cache of rarely written rows (services/agents.ts, the workspace)
- * stays valid exactly as long as this does not move. null on PostgreSQL (several daemons write
- * the same store and nothing tells this one): there, nothing is cached.
- */
-export function changeMark(db: Kysely<Database>): string | null {
-  return changeMarks.get(db)?.() ?? null;
-}
-
 const tableMarks = new WeakMap<object, (tables: readonly string[]) => string | null>();
 
 /**
- * SQLite only: like changeMark, but it moves only when one of `tables` may have been written —
- * by another connection (`PRAGMA data_version`), or by any statement of this connection that
- * writes one of them (an INSERT/UPDATE/DELETE naming it, or any statement whose target cannot be
- * read off its text: DDL, ROLLBACK, raw SQL; see writeTargets). So a cache of workspaces, agents
- * or webhook endpoints survives the sends and inbound mail that never write those tables, where
- * changeMark moves with every row written. null on PostgreSQL (nothing is cached there).
+ * SQLite only: a value that moves whenever one of `tables` may have been written — by any
+ * statement of this connection that writes one of them (an INSERT/UPDATE/DELETE naming it, or any
+ * statement whose target cannot be read off its text: DDL, ROLLBACK, raw SQL; see writeTargets),
+ * at once; or by another connection or process, from the next event-loop turn on (see
+ * OtherConnections). So a cache of workspaces, agents or webhook endpoints survives the sends
+ * and inbound mail that never write those tables. null on PostgreSQL (several daemons write the
+ * same store and nothing tells this one: nothing is cached there).
  */
 export function tableMark(db: Kysely<Database>, tables: readonly string[]): string | null {
   // null also inside a transaction that has written one of `tables` (see WriteEpochs).
@@ -555,6 +541,65 @@ export function inTransactionChain(db: Kysely<Database>): boolean {
   return !!held.getStore()?.some((h) => h.driver === driver && h.live);
 }
 
+/**
+ * What other connections (the queue writer's thread, `mailagent admin`, another process) have
+ * committed, as tableMark sees it. Two refinements over reading `PRAGMA data_version` per call:
+ *
+ * - Once per event-loop turn: the first look of a turn (db/shm-watch.ts: a pread of the WAL-index
+ *   header, a syscall that costs ~8 µs in some sandboxes, then data_version if it moved) holds for
+ *   every request handled in the same turn; it is taken again in the next turn. So a commit by
+ *   another connection is seen by every request that arrives after it, bar one read in the very
+ *   turn it lands in (the turn's requests were already readable when it began).
+ * - Per table where the schema keeps a version (migration 0026: triggers count every row any
+ *   connection writes to a cached table): when data_version moved, the versions are read again
+ *   and a mark moves only if one of its tables' versions did. The queue writer's commits (request
+ *   log, inbound queue: several a second under load) no longer drop the workspace, agent and
+ *   endpoint caches. A table without a version falls back to data_version itself.
+ */
+class OtherConnections {
+  private turnVersion: number | undefined;
+  private versions = new Map<string, number>();
+  private versionsAt: number | undefined;
+  private readVersions: BetterSqlite3.Statement | null = null;
+  private readonly endTurn = () => {
+    this.turnVersion = undefined;
+  };
+
+  constructor(private readonly sqlite: BetterSqlite3.Database, private readonly dataVersion: () => number) {}
+
+  mark(tables: readonly string[]): string {
+    let dv = this.turnVersion;
+    if (dv === undefined) {
+      dv = this.turnVersion = this.dataVersion();
+      setImmediate(this.endTurn);
+    }
+    // data_version first, then the versions: a commit landing between the two reads leaves
+    // versions newer than `dv`, and the next turn's data_version differs, so they are read again.
+    if (this.versionsAt !== dv) {
+      this.versions = this.readTableVersions();
+      this.versionsAt = dv;
+    }
+    let out = 'v';
+    for (const t of tables) {
+      const v = this.versions.get(t);
+      if (v === undefined) return String(dv);
+      out += `.${v}`;
+    }
+    return out;
+  }
+
+  private readTableVersions(): Map<string, number> {
+    try {
+      this.readVersions ??= this.sqlite.prepare('select table_name, version from table_versions').raw();
+      return new Map(this.readVersions.all() as [string, number][]);
+    } catch {
+      // Not migrated yet (the daemon opens the file before migrating it), or a bare database.
+      this.readVersions = null;
+      return new Map();
+    }
+  }
+}
+
 /** The raw connection and write epochs of each SQLite database opened here. */
 const sqliteHandles = new WeakMap<object, { sqlite: BetterSqlite3.Database; file: string; epochs: WriteEpochs }>();
 
@@ -635,8 +680,7 @@ function openSqlite(file: string): OpenedDb {
   const readDataVersion = () => dataVersion.get() as number;
   // data_version only when the WAL-index header says something was committed (db/shm-watch.ts).
   const shm = file === ':memory:' ? null : watchShm(file);
-  const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
-  changeMarks.set(db, () => `${dataVersion.get() as number}:${totalChanges.get() as number}`);
+  const others = new OtherConnections(sqlite, shm ? () => shm.version(readDataVersion) : readDataVersion);
   tableMarks.set(db, (tables) => {
     const m = epochs.mark(tables);
     if (m === null) return null;
@@ -644,7 +688,7 @@ function openSqlite(file: string): OpenedDb {
     // connection can commit until it ends, so data_version is read once for the rest of it (a
     // send's events look up webhook endpoints twice after its first insert).
     if (epochs.holdsWriteLock()) return `${(epochs.txVersion ??= dataVersion.get() as number)}:${m}`;
-    return `${shm ? shm.version(readDataVersion) : readDataVersion()}:${m}`;
+    return `${others.mark(tables)}:${m}`;
   });
   const wal = file === ':memory:' ? null : walSyncer(`${file}-wal`);
   if (wal) walSyncs.set(db, wal.sync);

@@ -5,9 +5,10 @@ import type { AppContext } from './context.js';
  * Rows that change rarely (workspaces, agents, webhook endpoints), kept in memory per database
  * while db/open.ts `tableMark` of the tables they come from holds still: any write to one of those
  * tables on the daemon's connection, whatever the code path (a repository, a test's direct
- * UPDATE, a migration, a rolled-back transaction), and any commit by another connection or
- * process drops every entry of the cache. Writes to other tables (every send and inbound message)
- * do not. A read inside a transaction that has written one of the tables is neither served nor
+ * UPDATE, a migration, a rolled-back transaction), drops every entry of the cache at once; a
+ * commit by another connection or process that wrote one of them (`mailagent admin`, counted by
+ * migration 0026's triggers) from the next event-loop turn on. Writes to other tables (every send
+ * and inbound message, the queue writer's request log) do not. A read inside a transaction that has written one of the tables is neither served nor
  * kept (its rows may still be rolled back). On PostgreSQL (several daemons share the store and
  * nothing tells this one) nothing is cached.
  *

@@ -5,8 +5,11 @@ import { requireWorkspace } from '../../../src/services/agents.js';
 import { inTransaction } from '../../../src/services/context.js';
 import { openDatabase } from '../../../src/db/open.js';
 
-// services/agents.ts caches workspace rows while db/open.ts changeMark() holds still: a tier set
+// services/agents.ts caches workspace rows while db/open.ts tableMark() holds still: a tier set
 // by any path (another process, a direct write, a transaction) must show on the very next request.
+// Another connection's commit is looked for once per event-loop turn (db/open.ts
+// OtherConnections): a request over the network always starts a new one; these in-process
+// requests (inject) chain promises only, so the test lets a turn pass as a client's would.
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
@@ -30,6 +33,7 @@ describe('workspace cache', () => {
       other.pragma('busy_timeout = 5000');
       other.prepare("update workspaces set tier = 'pro'").run();
       other.close();
+      await new Promise((r) => setImmediate(r));
     } else {
       // PostgreSQL (nothing is cached there): another daemon's pool writes it.
       const other = openDatabase(t.config.database);

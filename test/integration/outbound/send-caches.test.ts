@@ -44,6 +44,29 @@ describe('send-path caches: kept across sends, dropped by any change to their ro
     expect(tableMark(t.ctx.db, CACHED)).not.toBe(before);
   });
 
+  it('another connection committing other tables (the queue writer: request log, inbound queue) leaves the mark as it was; one writing a cached table moves it', async () => {
+    const spec = t.config.database;
+    if (spec.kind !== 'sqlite') return; // PostgreSQL: nothing is cached
+    const turn = () => new Promise((r) => setImmediate(r));
+    await turn();
+    const before = tableMark(t.ctx.db, CACHED);
+    const other = new Database(spec.file);
+    other.pragma('busy_timeout = 5000');
+    other.exec('create table if not exists scratch (x); insert into scratch values (1)');
+    await turn();
+    expect(tableMark(t.ctx.db, CACHED)).toBe(before);
+    // Requests write the request log (in a daemon by the queue writer's thread; here by this
+    // connection): logs is not a cached table either way.
+    for (let i = 0; i < 5; i++) expect((await t.req('GET', '/v1/me', { key: t.testKey })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tableMark(t.ctx.db, CACHED)).toBe(before);
+    other.prepare('update workspaces set tier = tier').run();
+    await turn();
+    expect(tableMark(t.ctx.db, CACHED)).not.toBe(before);
+    other.exec('drop table scratch');
+    other.close();
+  });
+
   it('pausing the agent through the API refuses the very next send; resuming lets it through', async () => {
     expect((await send({ agent: 'agent' })).status).toBe(201);
     const p = await t.req('PATCH', '/v1/agents/agent', { body: { status: 'paused' } });
@@ -73,6 +96,7 @@ describe('send-path caches: kept across sends, dropped by any change to their ro
       other.pragma('busy_timeout = 5000');
       other.prepare("update agents set status = 'paused' where name = 'agent'").run();
       other.close();
+      await new Promise((r) => setImmediate(r)); // looked for once per event-loop turn (db/open.ts OtherConnections)
     } else {
       const other = openDatabase(t.config.database);
       await other.db.updateTable('agents').set({ status: 'paused' }).where('name', '=', 'agent').execute();

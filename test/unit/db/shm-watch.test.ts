@@ -30,6 +30,8 @@ async function open(file?: string): Promise<{ o: OpenedDb; file: string }> {
   return { o, file };
 }
 const T = ['t'];
+/** tableMark takes one look at other connections' commits per event-loop turn (db/open.ts OtherConnections). */
+const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe('tableMark with the WAL-index header as first look (db/shm-watch.ts)', () => {
   it('holds still while nothing is committed; moves on a commit by another connection of this process', async () => {
@@ -38,10 +40,14 @@ describe('tableMark with the WAL-index header as first look (db/shm-watch.ts)', 
     expect(tableMark(o.db, T)).toBe(m0);
     const other = new Database(file);
     other.prepare("insert into t (v) values ('x')").run();
+    // The turn's look was taken: the commit is seen from the next turn on.
+    expect(tableMark(o.db, T)).toBe(m0);
+    await nextTurn();
     expect(tableMark(o.db, T)).not.toBe(m0);
     const m1 = tableMark(o.db, T);
-    // A write to another table by another connection moves it too (data_version cannot tell tables apart).
+    // A write to another table by another connection moves it too: `t` keeps no version (see below).
     other.exec('create table u (x)');
+    await nextTurn();
     expect(tableMark(o.db, T)).not.toBe(m1);
     other.close();
   });
@@ -51,6 +57,7 @@ describe('tableMark with the WAL-index header as first look (db/shm-watch.ts)', 
     const m0 = tableMark(o.db, T);
     const r = spawnSync(process.execPath, ['-e', `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(file)}); d.prepare("insert into t (v) values ('y')").run(); d.close();`], { cwd: process.cwd(), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
+    await nextTurn();
     expect(tableMark(o.db, T)).not.toBe(m0);
   });
 
@@ -80,9 +87,38 @@ describe('tableMark with the WAL-index header as first look (db/shm-watch.ts)', 
     const third = new Database(file);
     third.prepare("insert into t (v) values ('w')").run();
     third.close();
+    await nextTurn();
     expect(tableMark(again.o.db, T)).not.toBe(m0); // read through the new file, not the deleted one
     await again.o.close();
     opened.splice(opened.indexOf(again.o), 1);
     expect(watchedShmFiles()).not.toContain(shm);
+  });
+
+  it('a table with a version (migration 0026) moves only when some connection writes that table', async () => {
+    const { o, file } = await open();
+    // As migration 0026 sets it up for the cached tables.
+    await sql`create table table_versions (table_name text primary key, version integer not null default 0)`.execute(o.db);
+    await sql`insert into table_versions (table_name) values ('t')`.execute(o.db);
+    await sql.raw(`create trigger tv_t after insert on t begin update table_versions set version = version + 1 where table_name = 't'; end`).execute(o.db);
+    const other = new Database(file);
+    other.exec('create table elsewhere (x); insert into elsewhere values (1)');
+    await nextTurn();
+    const m0 = tableMark(o.db, T);
+    expect(m0).toMatch(/^v\./);
+    // Another connection commits to other tables (as the queue writer does all day): no move.
+    for (let i = 0; i < 3; i++) {
+      other.prepare('insert into elsewhere values (?)').run(i);
+      await nextTurn();
+      expect(tableMark(o.db, T)).toBe(m0);
+    }
+    // Another connection writes `t`: the trigger counts it, the next turn sees it.
+    other.prepare("insert into t (v) values ('a')").run();
+    await nextTurn();
+    const m1 = tableMark(o.db, T);
+    expect(m1).not.toBe(m0);
+    // This connection's own write moves it at once (its write counter), as before.
+    await sql`insert into t (v) values ('b')`.execute(o.db);
+    expect(tableMark(o.db, T)).not.toBe(m1);
+    other.close();
   });
 });
