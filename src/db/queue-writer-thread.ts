@@ -4,7 +4,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { threadHeap } from '../shared/thread-heap.js';
-import type { QueueWriterLog, QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
+import type { QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
+import { requestLogRows } from './request-log-rows.js';
 import { BLOB_CHUNK_BYTES, isLarge } from './repos/blobs.js';
 import { queuedBlobId } from './repos/inbound-queue.js';
 
@@ -57,8 +58,8 @@ function startWriter(): void {
 
   const insertLog = db.prepare(`insert into logs (id, workspace_id, category, action, target_resource_id, agent_id, key_id, metadata, created_at)
     values (@id, @workspace_id, @category, @action, @target_resource_id, @agent_id, @key_id, @metadata, @created_at)`);
-  const writeLogs = db.transaction((logs: QueueWriterLog[]) => {
-    for (const l of logs) insertLog.run(l);
+  const writeLogs = db.transaction((batches: unknown[][]) => {
+    for (const b of batches) for (const r of requestLogRows(b)) insertLog.run({ ...r, metadata: JSON.stringify(r.metadata) });
   });
 
   /** Run fn holding the write lock shared with the main thread (db/queue-writer.ts): this thread may block on it. */
@@ -86,7 +87,7 @@ function startWriter(): void {
       const logSeqs = logReqs.map((b) => b.seq);
       try {
         db.pragma('synchronous = NORMAL');
-        locked(() => writeLogs.immediate(logReqs.flatMap((b) => b.logs!)));
+        locked(() => writeLogs.immediate(logReqs.map((b) => b.logs!)));
         port!.postMessage({ seqs: logSeqs, ok: true } satisfies QueueWriterReply);
       } catch (err) {
         port!.postMessage({ seqs: logSeqs, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies QueueWriterReply);

@@ -26,14 +26,11 @@ export interface QueueWriterRow {
 /** A byte string to store as a blob (repos/blobs.ts) on the writer's connection. */
 export interface QueueWriterBlob { id: string; data: Uint8Array }
 /** A row of `logs` (the request log: services/request-log.ts), metadata already JSON. */
-export interface QueueWriterLog {
-  id: string; workspace_id: string; category: string; action: string; target_resource_id: string | null;
-  agent_id: string | null; key_id: string | null; metadata: string; created_at: string;
-}
 export type QueueWriterRequest =
   | { seq: number; rows: QueueWriterRow[]; blobs?: undefined; logs?: undefined }
   | { seq: number; blobs: QueueWriterBlob[]; rows?: undefined; logs?: undefined }
-  | { seq: number; logs: QueueWriterLog[]; rows?: undefined; blobs?: undefined };
+  /** Request-log values, flat (db/request-log-rows.ts): the rows are built on the writer's thread. */
+  | { seq: number; logs: unknown[]; rows?: undefined; blobs?: undefined };
 export type QueueWriterReply = { seqs: number[]; ok: true } | { seqs: number[]; ok: false; error: string } | { heap: ThreadHeap };
 
 /**
@@ -162,12 +159,12 @@ export class QueueWriter {
   }
 
   /**
-   * Insert request-log rows on the writer's connection (services/request-log.ts): ~20 µs a row of
-   * SQLite work (five indexes) taken off the main thread. Committed without a sync of their own,
-   * like the main connection's request-log batches (db/open.ts CommitSync 'none'); resolves once
-   * committed.
+   * Insert request-log rows on the writer's connection (services/request-log.ts): the rows are
+   * built from the flat batch of values (db/request-log-rows.ts) and inserted on that thread, off
+   * the main thread. Committed without a sync of their own, like the main connection's
+   * request-log batches (db/open.ts CommitSync 'none'); resolves once committed.
    */
-  writeLogs(logs: QueueWriterLog[]): Promise<void> {
+  writeLogs(logs: unknown[]): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
     const seq = ++this.seq;
     return new Promise<void>((resolve, reject) => {

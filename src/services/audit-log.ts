@@ -7,7 +7,7 @@ import type { AppContext, AuthContext } from './context.js';
 /** Audit categories (compat.md: Log entry `category`); `request` is the request log. */
 export const AUDIT_CATEGORIES = ['api_key', 'agent', 'webhook', 'suppression', 'domain', 'label', 'thread', 'draft', 'workspace', 'oauth_grant'] as const;
 export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
-export const REQUEST_CATEGORY = 'request';
+export { REQUEST_CATEGORY } from '../db/request-log-rows.js';
 
 export interface AuditEntry {
   workspaceId: string;

@@ -2,7 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { QueueWriterLog } from '../db/queue-writer.js';
 import { batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, type Isolation } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -68,7 +67,7 @@ export interface AppContext {
    * Writes request-log rows on another thread's connection (SQLite: the inbound queue's writer,
    * db/queue-writer.ts writeLogs); resolves once committed. Absent: the main connection writes them.
    */
-  writeLogRows?: (rows: QueueWriterLog[]) => Promise<void>;
+  writeRequestLog?: (batch: unknown[]) => Promise<void>;
 }
 
 /**

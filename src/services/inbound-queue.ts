@@ -112,7 +112,7 @@ export class InboundQueue {
       setWriteGate(this.ctx.db, this.writer.gate);
       // The request log's batches are written by the writer too (services/request-log.ts), while it lives.
       const writer = this.writer;
-      this.ctx.writeLogRows = (rows) => writer.writeLogs(rows);
+      this.ctx.writeRequestLog = (batch) => writer.writeLogs(batch);
     }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
@@ -230,7 +230,7 @@ export class InboundQueue {
     await Promise.allSettled([...this.inflight.values()]);
     for (const w of this.waiters.splice(0)) w.resolve();
     if (this.writer) {
-      this.ctx.writeLogRows = undefined;
+      this.ctx.writeRequestLog = undefined;
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
     }

@@ -3,13 +3,13 @@ import type { PageOf } from '../contract/common.js';
 import { insertLogs, listLogs, type LogRow } from '../db/repos/logs.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { isoAt } from '../shared/clock.js';
 import type { AppContext, AuthContext } from './context.js';
 import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
 import { runTransaction, withTransactionKind } from '../db/open.js';
+import { pushRequest, requestLogRows, REQUEST_LOG_VALUES } from '../db/request-log-rows.js';
 
 export interface RequestRecord {
   auth: AuthContext;
@@ -26,26 +26,26 @@ export interface RequestRecord {
 
 /**
  * Request-log rows are buffered and written in one transaction per batch, committed without a
- * flush of their own (db/open.ts CommitSync 'none'), so a GET costs no fsync; on SQLite by the
- * inbound queue's writer thread when it runs (AppContext.writeLogRows), off the main thread. The row itself is
- * built when the batch is written, off the request's path; its id and time are taken at once.
- * Reads flush first.
+ * flush of their own (db/open.ts CommitSync 'none'), so a GET costs no fsync. A request adds its
+ * values to a flat batch (db/request-log-rows.ts: its id and time are taken at once); the rows
+ * are built when the batch is written — on SQLite by the inbound queue's writer thread when it
+ * runs (AppContext.writeRequestLog), so building and inserting them costs the main thread nothing
+ * but handing over one array of primitives. Reads flush first.
  */
-interface Pending {
-  id: string;
-  at: number;
-  r: RequestRecord;
-}
-const pending = new WeakMap<AppContext, Pending[]>();
+const pending = new WeakMap<AppContext, unknown[]>();
 const timers = new WeakMap<AppContext, NodeJS.Timeout>();
 const FLUSH_AFTER_MS = 250;
 const FLUSH_AT_ROWS = 200;
 
 export function recordRequest(ctx: AppContext, r: RequestRecord): void {
-  let list = pending.get(ctx);
-  if (!list) pending.set(ctx, (list = []));
-  list.push({ id: newId('log', ctx.clock), at: ctx.clock.now(), r });
-  if (list.length >= FLUSH_AT_ROWS) {
+  let batch = pending.get(ctx);
+  if (!batch) pending.set(ctx, (batch = []));
+  pushRequest(batch, {
+    id: newId('log', ctx.clock), at: ctx.clock.now(), workspaceId: r.auth.workspaceId, agentId: r.auth.agentId,
+    keyId: r.auth.keyId, mode: r.auth.mode, method: r.method, url: r.url, route: r.route, status: r.status,
+    requestId: r.requestId, clientAddress: r.clientAddress, userAgent: r.userAgent, durationMs: r.durationMs,
+  });
+  if (batch.length >= FLUSH_AT_ROWS * REQUEST_LOG_VALUES) {
     void flushRequestLog(ctx);
   } else if (!timers.has(ctx)) {
     const t = setTimeout(() => void flushRequestLog(ctx), FLUSH_AFTER_MS);
@@ -54,43 +54,31 @@ export function recordRequest(ctx: AppContext, r: RequestRecord): void {
   }
 }
 
-function toRow({ id, at, r }: Pending): LogRow {
-  const path = r.url.split('?')[0];
-  return {
-    id, workspace_id: r.auth.workspaceId, category: REQUEST_CATEGORY, action: `${r.method} ${r.route ?? path}`,
-    target_resource_id: null, agent_id: r.auth.agentId, key_id: r.auth.keyId,
-    metadata: {
-      method: r.method, path, status: r.status, request_id: r.requestId, key_id: r.auth.keyId,
-      mode: r.auth.mode, client_address: r.clientAddress, user_agent: r.userAgent, duration_ms: Math.round(r.durationMs),
-    },
-    created_at: isoAt(at),
-  };
-}
-
 export async function flushRequestLog(ctx: AppContext): Promise<void> {
   const t = timers.get(ctx);
   if (t) clearTimeout(t);
   timers.delete(ctx);
-  const list = pending.get(ctx);
-  if (!list?.length) return;
+  const batch = pending.get(ctx);
+  if (!batch?.length) return;
   pending.set(ctx, []);
-  const rows = list.map(toRow);
+  const requests = batch.length / REQUEST_LOG_VALUES;
   try {
     // No client waits for these rows and none was promised them: committed without an fsync of
     // their own (db/open.ts CommitSync 'none').
-    // SQLite with the inbound queue's writer thread: its connection writes them (~20 µs a row of
-    // SQLite work off the main thread); if it cannot, the main connection does.
-    if (ctx.writeLogRows) {
+    // SQLite with the inbound queue's writer thread: its connection writes them, off the main
+    // thread; if it cannot, the main connection does.
+    if (ctx.writeRequestLog) {
       try {
-        await ctx.writeLogRows(rows.map((r) => ({ ...r, metadata: JSON.stringify(r.metadata) })));
+        await ctx.writeRequestLog(batch);
         return;
       } catch (err) {
-        ctx.log.warn({ err, rows: rows.length }, 'request log: the writer thread could not write; writing on the main connection');
+        ctx.log.warn({ err, rows: requests }, 'request log: the writer thread could not write; writing on the main connection');
       }
     }
+    const rows = requestLogRows(batch);
     await withTransactionKind('request_log', () => runTransaction(ctx.db, (trx) => insertLogs(trx, rows), 'none'));
   } catch (err) {
-    ctx.log.error({ err, rows: rows.length }, 'request log: could not write');
+    ctx.log.error({ err, rows: requests }, 'request log: could not write');
   }
 }
 

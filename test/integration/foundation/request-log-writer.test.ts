@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { onPostgres } from '../../helpers/db.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
 import { startSmtp } from '../inbound/helpers.js';
+import { REQUEST_LOG_VALUES } from '../../../src/db/request-log-rows.js';
 
 // services/request-log.ts: on SQLite, while the inbound queue's writer thread runs, the request
 // log's batches are written on its connection (db/queue-writer.ts writeLogs), not on the main
@@ -28,12 +29,12 @@ const logged = async (requestId: string) => {
 describe('request log on the writer thread', () => {
   it.skipIf(onPostgres)('SQLite with the writer: rows written by its connection, read back at once; after it stops, by the main connection', async () => {
     smtp = await startSmtp(t);
-    expect(t.ctx.writeLogRows).toBeTypeOf('function');
-    const viaWriter = t.ctx.writeLogRows!;
+    expect(t.ctx.writeRequestLog).toBeTypeOf('function');
+    const viaWriter = t.ctx.writeRequestLog!;
     let written = 0;
-    t.ctx.writeLogRows = async (rows) => {
-      await viaWriter(rows);
-      written += rows.length;
+    t.ctx.writeRequestLog = async (batch) => {
+      await viaWriter(batch);
+      written += batch.length / REQUEST_LOG_VALUES;
     };
     const probes = [];
     for (let i = 0; i < 5; i++) probes.push((await t.req('GET', '/v1/me')).headers['x-request-id'] as string);
@@ -42,14 +43,14 @@ describe('request log on the writer thread', () => {
 
     await smtp.stop();
     smtp = null;
-    expect(t.ctx.writeLogRows).toBeUndefined();
+    expect(t.ctx.writeRequestLog).toBeUndefined();
     const after = (await t.req('GET', '/v1/me')).headers['x-request-id'] as string;
     expect(await logged(after)).toBe(true);
   });
 
   it('a writer that fails: the main connection writes the rows instead, none is lost', async () => {
     let calls = 0;
-    t.ctx.writeLogRows = async () => {
+    t.ctx.writeRequestLog = async () => {
       calls++;
       throw new Error('queue writer exited with code 1');
     };
