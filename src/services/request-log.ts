@@ -9,20 +9,10 @@ import { resolveAgent } from './agents.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
 import { runTransaction, withTransactionKind } from '../db/open.js';
-import { pushRequest, requestLogRows, REQUEST_LOG_VALUES } from '../db/request-log-rows.js';
+import { pushRequest, requestLogRows, REQUEST_LOG_VALUES, type RequestLogValues } from '../db/request-log-rows.js';
 
-export interface RequestRecord {
-  auth: AuthContext;
-  method: string;
-  /** The request URL; only its path is logged (a query may carry addresses). */
-  url: string;
-  route: string | null;
-  status: number;
-  requestId: string;
-  clientAddress: string | null;
-  userAgent: string | null;
-  durationMs: number;
-}
+/** What the HTTP layer reports of an answered request (the rest of RequestLogValues comes from its key). */
+export type RequestRecord = Omit<RequestLogValues, 'id' | 'at' | 'workspaceId' | 'agentId' | 'keyId' | 'mode'> & { auth: AuthContext };
 
 /**
  * Request-log rows are buffered and written in one transaction per batch, committed without a
