@@ -41,6 +41,26 @@ const SAFE_STYLES: sanitizeHtml.IOptions['allowedStyles'] = {
   },
 };
 
+/**
+ * Characters that make displayed text lie about its order or hide text altogether: the Unicode
+ * bidi embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069: "Trojan Source",
+ * CVE-2021-42574, an "evil subject" shown as "tcejbus live") and the U+E0000 tag block (text
+ * invisible to a reader but read by a model). In sanitised HTML each is shown as a visible
+ * `<U+202E>` marker, the notation of the CLI (src/cli/output.ts) and of the inbox's own text
+ * (src/web/app.js). Invisible spacing (zero-width space, soft hyphen, LRM/RLM) reorders nothing
+ * and is common in newsletters and right-to-left mail: it stays (the Text tab marks it).
+ */
+const REORDERING = /[\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/g;
+const marker = (m: string) => `<U+${m.codePointAt(0)!.toString(16).toUpperCase()}>`;
+/** Text nodes reach sanitize-html's textFilter escaped, and what it returns is inserted as HTML. */
+const markReordering = (text: string) => text.replace(REORDERING, (m) => marker(m).replace('<', '&lt;').replace('>', '&gt;'));
+/** Attribute values shown to a reader (a link's title, an image's alt); sanitize-html escapes them on output. */
+function markShownAttributes(attribs: Record<string, string>): Record<string, string> {
+  const out = { ...attribs };
+  for (const k of ['title', 'alt']) if (out[k] !== undefined) out[k] = out[k].replace(REORDERING, marker);
+  return out;
+}
+
 export function sanitizeMailHtml(input: string, opts: SanitizeOptions): SanitizedHtml {
   const truncated = input.length > MAX_SANITIZED_HTML;
   let blockedImages = 0;
@@ -64,12 +84,15 @@ export function sanitizeMailHtml(input: string, opts: SanitizeOptions): Sanitize
     allowProtocolRelative: false,
     disallowedTagsMode: 'discard',
     nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'title', 'template', 'select', 'head', 'object', 'iframe'],
+    textFilter: markReordering,
     transformTags: {
+      // <bdo dir="rtl"> reverses the letters it holds, as U+202E does: shown in their real order.
+      bdo: () => ({ tagName: 'span', attribs: {} }),
       // Links leave the sandbox in a new browsing context, without a referrer or an opener.
-      a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, target: '_blank', rel: 'noopener noreferrer' } }),
+      a: (tagName, attribs) => ({ tagName, attribs: { ...markShownAttributes(attribs), target: '_blank', rel: 'noopener noreferrer' } }),
       img: (tagName, attribs) => {
         const src = (attribs.src ?? '').trim();
-        const out = { ...attribs };
+        const out = markShownAttributes(attribs);
         if (/^cid:/i.test(src)) {
           const data = opts.inline?.get(decodeURIComponent(src.slice(4)).replace(/^<|>$/g, ''));
           if (data) out.src = data;
@@ -77,7 +100,7 @@ export function sanitizeMailHtml(input: string, opts: SanitizeOptions): Sanitize
         } else if (/^https?:/i.test(src) && !opts.remoteImages) {
           blockedImages++;
           delete out.src;
-          out.alt = `[remote image blocked${attribs.alt ? `: ${attribs.alt}` : ''}]`;
+          out.alt = `[remote image blocked${out.alt ? `: ${out.alt}` : ''}]`;
         } else if (/^data:/i.test(src) ? !/^data:image\/(png|gif|jpeg|webp);/i.test(src) : !/^https?:/i.test(src)) {
           // data:image/svg+xml can carry script, other data: is not an image, and a relative URL
           // would point into this server.

@@ -244,4 +244,26 @@ describe('sanitised HTML', () => {
     const plain = await t.req('GET', `/v1/messages/received/${ticket}/html`);
     expect(plain.status).toBe(404);
   });
+
+  it('shows the characters and elements that reorder text as what they are (Trojan Source), keeps right-to-left text working', async () => {
+    const id = await deliver({
+      subject: 'Reordered',
+      html: `<p>Pay \u202Eevil.exe\u202C now</p><p><bdo dir="rtl">gnp.rotavirp</bdo></p>`
+        + `<p><a href="https://ok.test/" title="a\u202Eb">link</a><img src="https://x.test/i.png" alt="c\u2066d"></p>`
+        + `<p dir="rtl">\u05E9\u05DC\u05D5\u05DD\u200F world</p><p>hidden\u{E0041}\u{E0042}tags</p><p>soft\u00ADhyphen</p>`,
+    });
+    const r = await t.req('GET', `/v1/messages/received/${id}/html`);
+    expect(r.status).toBe(200);
+    const html = r.text.slice(r.text.indexOf('<body>'));
+    expect(html).toContain('Pay &lt;U+202E&gt;evil.exe&lt;U+202C&gt; now');
+    expect(html).not.toMatch(/[\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/);
+    expect(html).toContain('hidden&lt;U+E0041&gt;&lt;U+E0042&gt;tags');
+    expect(html).toContain('title="a&lt;U+202E&gt;b"');
+    expect(html).toContain('[remote image blocked: c&lt;U+2066&gt;d]');
+    expect(html).not.toContain('<bdo');
+    expect(html).toContain('gnp.rotavirp');
+    // Right-to-left mail keeps its direction and marks; a soft hyphen stays a soft hyphen.
+    expect(html).toContain('<p dir="rtl">\u05E9\u05DC\u05D5\u05DD\u200F world</p>');
+    expect(html).toContain('soft\u00ADhyphen');
+  });
 });
