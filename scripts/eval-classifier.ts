@@ -69,9 +69,13 @@ if (only('injection') && !insourceOnly) {
   out(`  positives per source: ≤ ${dev ? 100 : 250} attacks as written, and each embedded in held-out ham at ${POSITIONS.join(', ')}`);
   out(`  BEFORE = recipe ${beforeRecipe.name} ${JSON.stringify(beforeRecipe)}; AFTER = recipe ${afterRecipe.name} ${JSON.stringify(afterRecipe)}`);
   const v1 = process.argv.includes('--with-v1') ? losoV1(log, sets) : null;
-  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe);
+  // --sources a,b: hold out only these sources (a quicker DEV comparison on the worst ones; never the headline)
+  const srcArg = process.argv.indexOf('--sources');
+  const sources = srcArg >= 0 ? (process.argv[srcArg + 1].split(',') as (typeof ATTACK_SOURCES)[number][]) : ATTACK_SOURCES;
+  for (const x of sources) if (!ATTACK_SOURCES.includes(x)) throw new Error(`--sources: one or more of ${ATTACK_SOURCES.join(', ')}`);
+  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe, [], sources);
   // ablation: the AFTER fold models scored with the run-time separator option flipped (no retraining)
-  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }]);
+  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }], sources);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
   out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);
@@ -96,6 +100,14 @@ if (only('injection') && !insourceOnly) {
     out('  embedded recall at 1% FPR by position (BEFORE):');
     for (const x of before.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
   }
+  // 2.4: benign hidden text (pre-headers, boilerplate, template comments hidden in held-out mail; real HTML ham)
+  const hid = (r: LosoRun | null, name: string) => {
+    if (!r || !r.figures[0]?.hidden) return;
+    const n = r.figures[0].hidden.n;
+    out(`  benign hidden text (${n} held-out messages; not in the shared negatives), ${name}: ≥ 0.5 ${r.figures.map((x) => x.hidden!.atHalf).join(' / ')}, above the fold's 1%-FPR threshold ${r.figures.map((x) => x.hidden!.overFpr).join(' / ')}, highest ${r.figures.map((x) => f3(x.hidden!.max)).join(' / ')} (per fold, ${r.figures.map((x) => x.source).join(' / ')})`);
+  };
+  hid(before, `BEFORE (${beforeRecipe.name})`);
+  hid(after, `AFTER (${afterRecipe.name})`);
   // which negatives set the 1% FPR point (AFTER, per fold): the top 1% by source
   const topNeg = new Map<string, number>();
   const k1 = Math.ceil(sets.negatives.length * 0.01);
