@@ -83,6 +83,8 @@ export interface Recipe {
    * attack evidence
    */
   hiddenBenign?: boolean;
+  /** (2.5) the same benign texts also as written (a visible message of their own), as every attack and benign payload is: hidden or not is then not the signal */
+  hiddenBenignWritten?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -102,7 +104,9 @@ export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: tru
 export const RECIPE_23: Recipe = { ...RECIPE_22, name: '2.3' };
 // 2.4: 2.3 + benign hidden text in training (hidden-benign.jsonl and real HTML ham).
 export const RECIPE_24: Recipe = { ...RECIPE_23, name: '2.4', hiddenBenign: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24 };
+// 2.5: 2.4 + those benign texts also as written (visible), like every other payload.
+export const RECIPE_25: Recipe = { ...RECIPE_24, name: '2.5', hiddenBenignWritten: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25 };
 export const SHIPPED_RECIPE = RECIPE_24;
 
 function norm(s: string): string {
@@ -211,7 +215,10 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
   out.push(...sample(bm.filter((b) => b.kind === 'ham'), recipe.hosts ?? CAPS.hosts, 107));
   out.push(...sample(bm.filter((b) => b.kind !== 'ham'), recipe.otherBenign ?? CAPS.otherBenign, 109));
   if (recipe.hiddenBenign) {
-    for (const x of hiddenBenignPayloads().filter((b) => !isEval(b.group))) out.push(...hiddenTwice(H, x, 15));
+    for (const x of hiddenBenignPayloads().filter((b) => !isEval(b.group))) {
+      out.push(...hiddenTwice(H, x, 15));
+      if (recipe.hiddenBenignWritten) out.push(asWritten(x));
+    }
     out.push(...htmlHam().filter((m) => !isEval(m.group)));
   }
   return out;
