@@ -60,7 +60,7 @@ export interface Recipe {
   /** train on the benign account notices of output-goals.jsonl (2.2: the phishing goal's benign twin) */
   accountNotice: boolean;
   /**
-   * hard-negative pass (2.2: 3): after the trees are trained, the benign
+   * hard-negative pass (2.2: 3; 2.4: 6): after the trees are trained, the benign
    * windows the trees score highest (the top 1% of training negatives — the
    * region that sets a 1%-FPR threshold) get this weight and the trees are
    * trained again; 1 = no second pass
@@ -102,10 +102,14 @@ export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: tru
 // (cold-styles.jsonl styles since 2.3: pitches and transactional mail in
 // other languages, which the injection data leaves out — loso.ts).
 export const RECIPE_23: Recipe = { ...RECIPE_22, name: '2.3' };
-// 2.4: 2.3 + benign hidden text in training (hidden-benign.jsonl and real HTML ham).
-export const RECIPE_24: Recipe = { ...RECIPE_23, name: '2.4', hiddenBenign: true };
-// 2.5: 2.4 + those benign texts also as written (visible), like every other payload.
-export const RECIPE_25: Recipe = { ...RECIPE_24, name: '2.5', hiddenBenignWritten: true };
+// 2.4: 2.3 + benign hidden text in training (hidden-benign.jsonl and real HTML ham)
+// + the hard-negative pass at ×6 (2.2: ×3): the top 1% of benign training
+// windows, the region that sets a 1%-FPR threshold, weigh twice as much as
+// in 2.2 (docs/classifier.md, session 5: worst-source embedded recall 0.145 →
+// 0.165, the AUCs within 0.001).
+export const RECIPE_24: Recipe = { ...RECIPE_23, name: '2.4', hiddenBenign: true, hardNegWeight: 6 };
+// 2.5 (measured, not shipped): 2.4's data + those benign texts also as written (visible), like every other payload, with the ×3 pass.
+export const RECIPE_25: Recipe = { ...RECIPE_24, name: '2.5', hiddenBenignWritten: true, hardNegWeight: 3 };
 export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25 };
 export const SHIPPED_RECIPE = RECIPE_24;
 
