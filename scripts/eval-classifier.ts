@@ -1,10 +1,10 @@
 // Evaluates the classifier. Injection: leave-one-source-out first (one model
-// per held-out attack source, before = recipe 2.1 (--before 2.0 for the older one), after = the shipped recipe; --with-v1 adds the v1 recipe), then the
+// per held-out attack source, before = recipe 2.3 (--before 2.0|2.1|2.2 for older ones), after = the shipped recipe; --with-v1 adds the v1 recipe), then the
 // shipped weights on the in-source split (secondary). The other sections
 // evaluate the committed weights on the held-out side of the split in
 // lib-classifier/data.ts.
-//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--before 2.0|2.1] [--with-v1] [--only injection|cold|other]
-//   npx tsx scripts/eval-classifier.ts --only injection --dev [--after '{"promptNegWeight":3}']   (a reduced DEV figure)
+//   npx tsx scripts/eval-classifier.ts [--no-baseline] [--before 2.0|2.1|2.2|2.3] [--with-v1] [--only injection|cold|other]
+//   npx tsx scripts/eval-classifier.ts --only injection --dev [--after '{"promptNegWeight":3}']   [--sources deepset,bipia]   (a reduced DEV figure)
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
 import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles } from './lib-classifier/corpora.js';
@@ -40,7 +40,7 @@ out('');
 // of the same recipe is trained without it and tested on it — as written and
 // embedded in held-out real mail at six positions — against the shared
 // held-out negatives; the threshold for recall at 1% FPR is set on all
-// negatives of that fold. BEFORE = the previous recipe (--before, default 2.1),
+// negatives of that fold. BEFORE = the previous recipe (--before, default 2.3: the recipe of the 2.2 weights plus the cold data of 2.3, retrained with today's text folding),
 // AFTER = the shipped one (--after overlays options); --with-v1 adds the v1
 // recipe, retrained per fold the same way. Scores come from the real classifyInbound path
 // (rules, model, action_request with an unknown sender).
@@ -55,9 +55,9 @@ if (only('injection') && !insourceOnly) {
   // --dev: a DEVELOPMENT figure (100 attacks per source, 60 trees, no in-source part); never the headline
   const dev = process.argv.includes('--dev');
   const afterArg = process.argv.indexOf('--after');
-  // --before NAME: the recipe of the BEFORE columns (default: the previous shipped recipe, 2.1; '2.0' still runs)
+  // --before NAME: the recipe of the BEFORE columns (default 2.3 — the shipped 2.2 weights cannot be retrained as they were, see docs/classifier.md; '2.0', '2.1', '2.2' still run)
   const beforeArg = process.argv.indexOf('--before');
-  const beforeBase = RECIPES[beforeArg >= 0 ? process.argv[beforeArg + 1] : '2.1'];
+  const beforeBase = RECIPES[beforeArg >= 0 ? process.argv[beforeArg + 1] : '2.3'];
   if (!beforeBase) throw new Error(`--before: one of ${Object.keys(RECIPES).join(', ')}`);
   const afterRecipe: Recipe = { ...SHIPPED_RECIPE, ...(afterArg >= 0 ? (JSON.parse(process.argv[afterArg + 1]) as Partial<Recipe>) : {}), ...(dev ? { trees: 60 } : {}) };
   const beforeRecipe: Recipe = { ...beforeBase, ...(dev ? { trees: 60 } : {}) };
@@ -69,9 +69,13 @@ if (only('injection') && !insourceOnly) {
   out(`  positives per source: ≤ ${dev ? 100 : 250} attacks as written, and each embedded in held-out ham at ${POSITIONS.join(', ')}`);
   out(`  BEFORE = recipe ${beforeRecipe.name} ${JSON.stringify(beforeRecipe)}; AFTER = recipe ${afterRecipe.name} ${JSON.stringify(afterRecipe)}`);
   const v1 = process.argv.includes('--with-v1') ? losoV1(log, sets) : null;
-  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe);
+  // --sources a,b: hold out only these sources (a quicker DEV comparison on the worst ones; never the headline)
+  const srcArg = process.argv.indexOf('--sources');
+  const sources = srcArg >= 0 ? (process.argv[srcArg + 1].split(',') as (typeof ATTACK_SOURCES)[number][]) : ATTACK_SOURCES;
+  for (const x of sources) if (!ATTACK_SOURCES.includes(x)) throw new Error(`--sources: one or more of ${ATTACK_SOURCES.join(', ')}`);
+  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe, [], sources);
   // ablation: the AFTER fold models scored with the run-time separator option flipped (no retraining)
-  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }]);
+  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }], sources);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
   out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);
@@ -96,6 +100,14 @@ if (only('injection') && !insourceOnly) {
     out('  embedded recall at 1% FPR by position (BEFORE):');
     for (const x of before.figures) out(`    ${x.source.padEnd(16)} ${POSITIONS.map((p) => `${p} ${f3(x.byPosition[p])}`).join('  ')}`);
   }
+  // 2.4: benign hidden text (pre-headers, boilerplate, template comments hidden in held-out mail; real HTML ham)
+  const hid = (r: LosoRun | null, name: string) => {
+    if (!r || !r.figures[0]?.hidden) return;
+    const n = r.figures[0].hidden.n;
+    out(`  benign hidden text (${n} held-out messages; not in the shared negatives), ${name}: ≥ 0.5 ${r.figures.map((x) => x.hidden!.atHalf).join(' / ')}, above the fold's 1%-FPR threshold ${r.figures.map((x) => x.hidden!.overFpr).join(' / ')}, highest ${r.figures.map((x) => f3(x.hidden!.max)).join(' / ')} (per fold, ${r.figures.map((x) => x.source).join(' / ')})`);
+  };
+  hid(before, `BEFORE (${beforeRecipe.name})`);
+  hid(after, `AFTER (${afterRecipe.name})`);
   // which negatives set the 1% FPR point (AFTER, per fold): the top 1% by source
   const topNeg = new Map<string, number>();
   const k1 = Math.ceil(sets.negatives.length * 0.01);

@@ -37,6 +37,8 @@ export interface SourceFigures {
   embeddedRecall: number;
   /** embedded recall at 1% FPR per position */
   byPosition: Record<Position, number>;
+  /** benign hidden text (2.4 test set): how many, at or above 0.5, above the fold's 1%-FPR threshold, highest score */
+  hidden?: { n: number; atHalf: number; overFpr: number; max: number };
 }
 
 export interface LosoRun {
@@ -71,7 +73,13 @@ function evaluateFold(source: AttackSource, sets: EvalSets, score: Scorer): { fi
   const p = sets.positives.get(source)!;
   const written = p.written.map(score);
   const embedded = p.embedded.map((m) => ({ s: score(m), pos: m.position }));
-  return { fig: figuresFor(source, neg, written, embedded), neg };
+  const fig = figuresFor(source, neg, written, embedded);
+  if (sets.hiddenBenign.length) {
+    const hs = sets.hiddenBenign.map(score);
+    const thr = recallAtFpr([], neg, 0.01).threshold;
+    fig.hidden = { n: hs.length, atHalf: hs.filter((x) => x >= 0.5).length, overFpr: hs.filter((x) => x > thr).length, max: Math.max(...hs) };
+  }
+  return { fig, neg };
 }
 
 /**

@@ -119,6 +119,55 @@ export function benignPayloads(): Payload[] {
   return out;
 }
 
+/**
+ * Benign text that real mail hides (classifier 2.4, hidden-benign.jsonl):
+ * marketing and transactional pre-headers, "view in browser" and delivery
+ * boilerplate, tracking and accessibility text, email-builder comments.
+ * Kept out of benignPayloads() so the 2.2/2.3 recipes and the shared
+ * negatives of the leave-one-source-out table stay what they were; the
+ * recipe option `hiddenBenign` trains on the train side hidden in host mail
+ * exactly as attacks are hidden, and hiddenBenignEval() tests the eval side.
+ */
+export function hiddenBenignPayloads(): Payload[] {
+  return readJsonl<{ group: string; kind: string; text: string }>(path.join(ownDataDir, 'hidden-benign.jsonl')).map((r) => ({ text: r.text, group: r.group, source: `own-hidden-benign/${r.kind}`, label: 0 as const, kind: r.kind }));
+}
+
+/**
+ * A benign hidden fragment in two host emails: as a pre-header (hidden at the
+ * top of the HTML body, where senders put it) and hidden at the end by
+ * embed() — the code and hiding techniques that hide attacks.
+ */
+export function hiddenTwice(H: readonly Host[], x: Payload, salt: number): Msg[] {
+  const a = embed(pickHost(H, x.text + '#0', salt), x, 'hidden-html', salt);
+  const top = a.html.replace(/<body>([\s\S]*)\n(<(?:div|span|!--)[\s\S]*)<\/body>/, '<body>$2\n$1</body>');
+  return [{ ...a, html: top }, embed(pickHost(H, x.text + '#1', salt), x, 'hidden-html', salt + 1)];
+}
+
+/** Real HTML ham (SpamAssassin) with its HTML: template comments, pre-headers and boilerplate hidden as real senders hide them. */
+export function htmlHam(): Msg[] {
+  const out: Msg[] = [];
+  for (const e of spamAssassin()) {
+    const html = String((e.meta as { html?: string } | undefined)?.html ?? '');
+    if (e.label !== 0 || !html) continue;
+    out.push({ subject: e.subject ?? '', text: e.text, html, label: 0, source: 'spamassassin-html-ham', kind: 'html-ham', group: e.group });
+  }
+  return out;
+}
+
+/**
+ * The benign hidden-text test (2.4): the eval side of hidden-benign.jsonl,
+ * each hidden in held-out host mail by every hiding technique of embed(),
+ * and the eval side of the real HTML ham. Not part of the shared negatives
+ * (the table stays comparable with 2.2's); reported beside it.
+ */
+export function hiddenBenignEval(): Msg[] {
+  const EH = hosts().eval;
+  const out: Msg[] = [];
+  for (const x of hiddenBenignPayloads().filter((b) => isEval(b.group))) out.push(...hiddenTwice(EH, x, 13));
+  out.push(...htmlHam().filter((m) => isEval(m.group)));
+  return out;
+}
+
 export interface Host {
   subject: string;
   text: string;

@@ -28,7 +28,7 @@ import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
 import { trainGbt, GBT_DEFAULTS } from './gbt.js';
 import { featurize, MAX_FEATURES } from '../../src/classifier/features.js';
 import { embeddingOf, probeMargin, trainProbe, windowTextOf, type Probe } from './encoder.js';
-import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
+import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, hiddenBenignEval, hiddenBenignPayloads, hiddenTwice, htmlHam, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
 
 export const LR_OPTS = { bits: 17, epochs: 3, lr: 0.15, l2: 1e-6, seed: 11, balance: false };
 /** Training sample caps (the machine is shared; a fold must train in well under a minute). */
@@ -60,7 +60,7 @@ export interface Recipe {
   /** train on the benign account notices of output-goals.jsonl (2.2: the phishing goal's benign twin) */
   accountNotice: boolean;
   /**
-   * hard-negative pass (2.2: 3): after the trees are trained, the benign
+   * hard-negative pass (2.2: 3; 2.4: 6): after the trees are trained, the benign
    * windows the trees score highest (the top 1% of training negatives — the
    * region that sets a 1%-FPR threshold) get this weight and the trees are
    * trained again; 1 = no second pass
@@ -74,6 +74,17 @@ export interface Recipe {
    * embeddings must be computed with ensureEmbeddings first)
    */
   encoder?: boolean;
+  /**
+   * (2.4) benign hidden text as real mail hides it — the train side of
+   * hidden-benign.jsonl (pre-headers, delivery and tracking boilerplate,
+   * template comments) hidden in host mail by the code that hides attacks,
+   * and real HTML ham (SpamAssassin) with its HTML; before 2.4 every hidden
+   * text in training was an inserted payload, and "hidden" itself read as
+   * attack evidence
+   */
+  hiddenBenign?: boolean;
+  /** (2.5) the same benign texts also as written (a visible message of their own), as every attack and benign payload is: hidden or not is then not the signal */
+  hiddenBenignWritten?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -91,8 +102,16 @@ export const RECIPE_22: Recipe = { ...RECIPE_21, name: '2.2', accountNotice: tru
 // (cold-styles.jsonl styles since 2.3: pitches and transactional mail in
 // other languages, which the injection data leaves out — loso.ts).
 export const RECIPE_23: Recipe = { ...RECIPE_22, name: '2.3' };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23 };
-export const SHIPPED_RECIPE = RECIPE_23;
+// 2.4: 2.3 + benign hidden text in training (hidden-benign.jsonl and real HTML ham)
+// + the hard-negative pass at ×6 (2.2: ×3): the top 1% of benign training
+// windows, the region that sets a 1%-FPR threshold, weigh twice as much as
+// in 2.2 (docs/classifier.md, session 5: worst-source embedded recall 0.145 →
+// 0.165, the AUCs within 0.001).
+export const RECIPE_24: Recipe = { ...RECIPE_23, name: '2.4', hiddenBenign: true, hardNegWeight: 6 };
+// 2.5 (measured, not shipped): 2.4's data + those benign texts also as written (visible), like every other payload, with the ×3 pass.
+export const RECIPE_25: Recipe = { ...RECIPE_24, name: '2.5', hiddenBenignWritten: true, hardNegWeight: 3 };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25 };
+export const SHIPPED_RECIPE = RECIPE_24;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -199,6 +218,13 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
   const bm = benignMessages().filter((b) => !isEval(b.group) && (recipe.extraData || !b.extra));
   out.push(...sample(bm.filter((b) => b.kind === 'ham'), recipe.hosts ?? CAPS.hosts, 107));
   out.push(...sample(bm.filter((b) => b.kind !== 'ham'), recipe.otherBenign ?? CAPS.otherBenign, 109));
+  if (recipe.hiddenBenign) {
+    for (const x of hiddenBenignPayloads().filter((b) => !isEval(b.group))) {
+      out.push(...hiddenTwice(H, x, 15));
+      if (recipe.hiddenBenignWritten) out.push(asWritten(x));
+    }
+    out.push(...htmlHam().filter((m) => !isEval(m.group)));
+  }
   return out;
 }
 
@@ -206,6 +232,8 @@ export interface EvalSets {
   negatives: Msg[];
   /** per source: as written, embedded (all six positions) */
   positives: Map<AttackSource, { written: Msg[]; embedded: Msg[] }>;
+  /** benign hidden text (2.4; hiddenBenignEval): reported beside the table, not one of the shared negatives */
+  hiddenBenign: Msg[];
 }
 
 /**
@@ -237,7 +265,7 @@ export function evalSets(perSource = 250, evalSideOnly = false): EvalSets {
     if (s === 'own') for (const e of ownAttackEmails()) if (!evalSideOnly || isEval(e.group)) embedded.push(e);
     positives.set(s, { written, embedded });
   }
-  return { negatives, positives };
+  return { negatives, positives, hiddenBenign: hiddenBenignEval() };
 }
 
 export interface V2Model {

@@ -49,7 +49,8 @@ const RULES: readonly Rule[] = [
   ['instruction_override', 0.75, /\b(attention|note|message|instructions?|p\.?s\.?|reminder|notice|memo)\s*(to|for)\s+(the |any |all )?(ai|llm|assistant|language model|ai agent|email agent|agent|bot|gpt|copilot|model)s?\b/, ['ai', 'llm', 'assistant', 'model', 'agent', 'bot', 'gpt', 'copilot']],
   ['instruction_override', 0.55, /\b(ai|llm|assistants?|agents?|bots?|language models?)\s+(must|should|shall|are (required|instructed|ordered) to|need to|reading this)\b/, ['ai', 'llm', 'assistant', 'agent', 'bot', 'model']],
   // role_hijack
-  ['role_hijack', 0.6, /\byou are (now|no longer|hereby)\b/, ['you are']],
+  // (not the account notices: "you are now subscribed / signed in / a member", "you are no longer subscribed")
+  ['role_hijack', 0.6, /\byou are (now|no longer|hereby)\b(?! (subscribed|unsubscribed|registered|signed|logged|enrolled|connected|verified|booked|checked in|confirmed|on (the|our) (list|waitlist|waiting list)|part of|a (member|subscriber|customer)|following|receiving|eligible))/, ['you are']],
   ['role_hijack', 0.85, /\b(act|behave|respond|roleplay|role-play|pretend)\b[^.\n]{0,20}\b(unrestricted|unfiltered|jailbroken|uncensored|without (any )?(restrictions|filters|limits|rules))/, ['act', 'behave', 'respond', 'roleplay', 'role-play', 'pretend']],
   ['role_hijack', 0.85, /\b(do anything now|developer mode|dev mode|god mode|jailbr(eak|oken)|dan mode|anti-?gpt|evil (ai|bot|confidant))\b/, ['do anything now', 'mode', 'jailbr', 'dan mode', 'gpt', 'evil']],
   ['role_hijack', 0.45, /\bpretend (to be|you are|that you)\b/, ['pretend']],

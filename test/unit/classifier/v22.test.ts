@@ -42,7 +42,7 @@ describe('token flooding and separator lines (2.2 option)', () => {
   });
 });
 
-describe('the shipped weights (2.2)', () => {
+describe('the shipped weights (2.2 and later)', () => {
   it('turn the separator option on and carry a calibration', () => {
     const b = injectionBundle();
     expect(b.ignoreSeparatorRuns).toBe(true);
