@@ -76,9 +76,10 @@ const BATCH_MAX_BYTES = 64 * 1024;
 /**
  * A fixed-size pool of worker threads for CPU-heavy, side-effect-free jobs. One job per worker at
  * a time, FIFO queue; jobs queued in the same turn of the event loop are sent to a worker several
- * in one message (dispatch), run one after another there, each answered and timed on its own. A job that outlives its budget has its worker terminated (the only way to
- * stop synchronous work) and replaced; the job rejects with BudgetExceeded. Nothing a worker does
- * has side effects, so killing it mid-job loses nothing.
+ * in one message (dispatch), run one after another there, each answered and timed on its own. A
+ * job that outlives its budget has its worker terminated (the only way to stop synchronous work)
+ * and replaced; the job rejects with BudgetExceeded. Nothing a worker does has side effects, so
+ * killing it mid-job loses nothing.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
