@@ -1,6 +1,7 @@
 import { CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { dialectOf } from './dialect.js';
+import { directStatements } from './direct.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -31,7 +32,10 @@ export async function insertRow<T extends keyof Database & string>(
   const key = `${dialectOf(db)}|${table}|${cols.join(',')}|${onConflictDoNothing === undefined ? '' : onConflictDoNothing === 'any' ? '*' : onConflictDoNothing.join(',')}`;
   const sql = compiled.get(key);
   if (sql !== undefined) {
-    await db.executeQuery(CompiledQuery.raw(sql, params));
+    // Inside a SQLite transaction: a synchronous prepared statement (db/open.ts directStatements).
+    const direct = directStatements(db as Kysely<Database>, true);
+    if (direct) direct.run(sql, params);
+    else await db.executeQuery(CompiledQuery.raw(sql, params));
     return;
   }
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -13,6 +13,7 @@ import { migrations } from './migrations/index.js';
 import { dialectOf, hasTable, isRetryableConflict, type DialectName } from './dialect.js';
 import { Checkpointer } from './checkpointer.js';
 import { watchShm } from './shm-watch.js';
+import { directRoots, directRunner, directTxs } from './direct.js';
 
 /** Where the data lives: a SQLite file (the default) or a PostgreSQL server shared by several daemons. */
 export type DatabaseSpec =
@@ -323,7 +324,16 @@ export async function runTransaction<T>(
 ): Promise<T> {
   const { commit = 'inline', isolation = 'serializable' } = typeof options === 'string' ? { commit: options } : options;
   const driver = driverOf.get(db);
-  const body = (trx: Transaction<Database>) => (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
+  const direct = directRoots.get(db);
+  const body = async (trx: Transaction<Database>) => {
+    // The transaction's own statements may skip kysely's executor (directStatements below).
+    if (direct) directTxs.set(trx, direct);
+    try {
+      return await (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
+    } finally {
+      directTxs.delete(trx);
+    }
+  };
   if (!driver || driver.dialect === 'sqlite') {
     const gate = writeGates.get(db);
     const wal = walSyncs.get(db);
@@ -672,10 +682,12 @@ function openSqlite(file: string): OpenedDb {
     busy_timeout: Number(sqlite.pragma('busy_timeout', { simple: true })),
   };
   const epochs = new WriteEpochs();
-  const dialect = new ReentrantSqliteDialect({ database: cachingStatements(sqlite, epochs) });
+  const statements = cachingStatements(sqlite, epochs);
+  const dialect = new ReentrantSqliteDialect({ database: statements });
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);
   sqliteHandles.set(db, { sqlite, file, epochs });
+  directRoots.set(db, directRunner(sqlite, statements));
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const readDataVersion = () => dataVersion.get() as number;
   // data_version only when the WAL-index header says something was committed (db/shm-watch.ts).

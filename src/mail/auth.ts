@@ -78,9 +78,29 @@ const verdict = (result: string | undefined): boolean | null =>
 /** Postfix's `mynetworks` default for a local daemon: connections from loopback. */
 export const DEFAULT_TRUSTED_NETWORKS = ['127.0.0.0/8', '::1/128'];
 
+/**
+ * Answers of trustedNetworkOf per network list and address: every inbound message asks, from the
+ * few addresses its clients connect from, and parsing the address and every CIDR each time was
+ * ~2% of the main thread's time per message (bench/README.md, round 2 session 5). Capped.
+ */
+const trustedAnswers = new WeakMap<readonly string[], Map<string, string | null>>();
+const TRUSTED_ANSWERS_MAX = 1000;
+
 /** The trusted network (CIDR) an address belongs to, if any (IPv4-mapped IPv6 counts as IPv4). */
 export function trustedNetworkOf(ip: string | null, networks: readonly string[]): string | null {
-  if (!ip || !ipaddr.isValid(ip)) return null;
+  if (!ip) return null;
+  let answers = trustedAnswers.get(networks);
+  if (!answers) trustedAnswers.set(networks, (answers = new Map()));
+  const known = answers.get(ip);
+  if (known !== undefined) return known;
+  const answer = matchTrustedNetwork(ip, networks);
+  if (answers.size >= TRUSTED_ANSWERS_MAX) answers.clear();
+  answers.set(ip, answer);
+  return answer;
+}
+
+function matchTrustedNetwork(ip: string, networks: readonly string[]): string | null {
+  if (!ipaddr.isValid(ip)) return null;
   let addr = ipaddr.parse(ip);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
   for (const cidr of networks) {

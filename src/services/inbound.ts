@@ -342,7 +342,6 @@ async function storeForAgent(
   const agent = group[0].agent;
   const route = group.find((r) => !r.plus) ?? group[0];
   const plus = route.plus;
-  const ws = await getWorkspace(tx.db, agent.workspace_id);
   const id = input.queued?.messageIds.get(agent.id) ?? newId('rcv', ctx.clock);
   const at = isoAt(d.now);
   const fromDomain = d.from.split('@')[1] ?? '';
@@ -352,7 +351,12 @@ async function storeForAgent(
   if (plus && input.source !== 'simulator') {
     await lockPlusAddressWindow(tx.db, agent.workspace_id);
     if (isHeldCode(fromDomain, parsed.subject, d.text)) overLimit = 'held_code';
-    else if ((await plusAddressDecision(tx.db, agent.workspace_id, ws?.tier ?? 'free', plus, d.now)) === 'over_limit') overLimit = 'plus_address_limit';
+    else {
+      // The tier sets the plus-address window; only plus-addressed mail reads it (one statement
+      // fewer for every other message).
+      const ws = await getWorkspace(tx.db, agent.workspace_id);
+      if ((await plusAddressDecision(tx.db, agent.workspace_id, ws?.tier ?? 'free', plus, d.now)) === 'over_limit') overLimit = 'plus_address_limit';
+    }
     if (overLimit) {
       if (!(await recordCapLeft(tx.db, agent.workspace_id, d.now))) return null;
     } else {

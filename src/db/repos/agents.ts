@@ -1,5 +1,6 @@
 import type { Db, AgentsTable, Decoded } from '../schema.js';
 import { bool, int, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { defineQuery } from '../prepared.js';
 
 export type AgentRow = Decoded<AgentsTable, {
   status: 'active' | 'paused' | 'archived';
@@ -51,8 +52,11 @@ export async function agentsByName(db: Db, workspaceId: string, name: string): P
   return rows.map(decode);
 }
 
+// Every SMTP recipient is routed by it, at RCPT and again when the message is queued and stored.
+const agentWithEmail = defineQuery((db, p: { email: string }) => db.selectFrom('agents').selectAll().where('email', '=', p.email));
+
 export async function agentByEmail(db: Db, email: string): Promise<AgentRow | undefined> {
-  const r = await db.selectFrom('agents').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+  const r = await agentWithEmail.first(db, { email: email.toLowerCase() });
   return r && decode(r);
 }
 

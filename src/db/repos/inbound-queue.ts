@@ -1,5 +1,6 @@
 import type { Db } from '../schema.js';
 import type { InboundQueueTable } from '../tables/inbound.js';
+import { defineQuery } from '../prepared.js';
 import { deleteBlobs, isLarge, readStoredBytes, writeBlob } from './blobs.js';
 
 /** A queued SMTP message (migration 0017), decoded. */
@@ -84,9 +85,10 @@ export async function countQueued(db: Db): Promise<number> {
  * Delete a processed row; false if it was not there any more (processed by someone else). Its
  * blob stays (the stored message took it over) unless `withBlob` (nothing was stored).
  */
+const deleteQueuedRow = defineQuery((db, p: { id: string }) => db.deleteFrom('inbound_queue').where('id', '=', p.id));
+
 export async function deleteQueued(db: Db, id: string, withBlob = false): Promise<boolean> {
-  const r = await db.deleteFrom('inbound_queue').where('id', '=', id).executeTakeFirst();
-  const gone = Number(r.numDeletedRows) === 1;
+  const gone = (await deleteQueuedRow.run(db, { id })) === 1;
   if (gone && withBlob) await deleteBlobs(db, [queuedBlobId(id)]);
   return gone;
 }

@@ -2,6 +2,7 @@ import { skipLocked } from '../dialect.js';
 import type { Db, Decoded } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
 import { insertRow } from '../insert-row.js';
+import { defineQuery } from '../prepared.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { sentConditions, type MessageSearch } from './search.js';
 
@@ -67,9 +68,12 @@ export function toAddressesOf(to: string[]): string[] {
 }
 
 /** How many sent messages had `address` in `to` (the classifier's sender history). */
+const sentToCount = defineQuery((db, p: { workspaceId: string; address: string }) => db.selectFrom('sent_recipients')
+  .select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', p.workspaceId).where('address', '=', p.address));
+
+/** Sent mail to an address (every inbound message's sender history reads it). */
 export async function countSentTo(db: Db, workspaceId: string, address: string): Promise<number> {
-  const r = await db.selectFrom('sent_recipients').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('workspace_id', '=', workspaceId).where('address', '=', address.toLowerCase()).executeTakeFirst();
+  const r = await sentToCount.first(db, { workspaceId, address: address.toLowerCase() });
   return Number(r?.n ?? 0);
 }
 

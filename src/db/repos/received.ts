@@ -3,6 +3,8 @@ import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { receivedConditions, type MessageSearch } from './search.js';
 import { dialectOf, lockKey } from '../dialect.js';
+import { defineQuery } from '../prepared.js';
+import { insertRow } from '../insert-row.js';
 import { deleteBlobs, isLarge, readStoredBytes, storedBytesForDownload, writeBlob, yieldTurn, type StoredBytesStream } from './blobs.js';
 
 export type OverLimit = 'plus_address_limit' | 'held_code';
@@ -113,7 +115,8 @@ export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | nul
     test_mode: row.test_mode ? 1 : 0,
     extraction_truncated: row.extraction_truncated ? 1 : 0,
   };
-  await db.insertInto('received_messages').values(stored).execute();
+  // One compiled statement, run directly inside a SQLite transaction (insert-row.ts).
+  await insertRow(db, 'received_messages', stored);
   if (!attachments.length) return;
   const rows: ReceivedAttachmentsTable[] = [];
   for (const [i, { storedBlob, ...a }] of attachments.entries()) {
@@ -255,22 +258,38 @@ export function forgetSaturatedCounts(): void {
   saturated.clear();
 }
 
+/** Each count reads at most HISTORY_CAP index entries (a subquery with a LIMIT). */
+const countsOfSender = {
+  sender: defineQuery((db, p: { workspaceId: string; value: string }) => db.selectFrom(
+    db.selectFrom('received_messages').select('from_address').where('workspace_id', '=', p.workspaceId).where('over_limit', 'is', null)
+      .where('from_address', '=', p.value).limit(HISTORY_CAP).as('s'),
+  ).select((eb) => eb.fn.countAll<number>().as('n'))),
+  replies: defineQuery((db, p: { workspaceId: string; value: string }) => db.selectFrom(
+    db.selectFrom('received_messages').select('answers_message_id').where('workspace_id', '=', p.workspaceId).where('over_limit', 'is', null)
+      .where('from_address', '=', p.value).where('answers_message_id', 'is not', null).limit(HISTORY_CAP).as('s'),
+  ).select((eb) => eb.fn.countAll<number>().as('n'))),
+  domain: defineQuery((db, p: { workspaceId: string; value: string }) => db.selectFrom(
+    db.selectFrom('received_messages').select('from_domain').where('workspace_id', '=', p.workspaceId).where('over_limit', 'is', null)
+      .where('from_domain', '=', p.value).limit(HISTORY_CAP).as('s'),
+  ).select((eb) => eb.fn.countAll<number>().as('n'))),
+};
+
 export async function senderCounts(db: Db, workspaceId: string, from: string, domain: string): Promise<{ fromSender: number; fromDomain: number; repliesFromSender: number }> {
   const remember = dialectOf(db) === 'sqlite';
-  const base = db.selectFrom('received_messages').where('workspace_id', '=', workspaceId).where('over_limit', 'is', null);
-  const count = async (key: string, q: { as(name: string): never }) => {
-    const k = `${key}\0${workspaceId}\0${key === 'domain' ? domain : from}`;
+  const count = async (key: keyof typeof countsOfSender) => {
+    const value = key === 'domain' ? domain : from;
+    const k = `${key}\0${workspaceId}\0${value}`;
     if (remember && saturated.has(k)) return HISTORY_CAP;
-    const n = Number((await db.selectFrom(q.as('s')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const n = Number((await countsOfSender[key].first(db, { workspaceId, value }))?.n ?? 0);
     if (remember && n >= HISTORY_CAP) {
       if (saturated.size >= SATURATED_MAX) saturated.clear();
       saturated.add(k);
     }
     return n;
   };
-  const fromSender = await count('sender', base.select('from_address').where('from_address', '=', from).limit(HISTORY_CAP) as never);
-  const replies = await count('replies', base.select('answers_message_id').where('from_address', '=', from).where('answers_message_id', 'is not', null).limit(HISTORY_CAP) as never);
-  const fromDomain = await count('domain', base.select('from_domain').where('from_domain', '=', domain).limit(HISTORY_CAP) as never);
+  const fromSender = await count('sender');
+  const replies = await count('replies');
+  const fromDomain = await count('domain');
   return { fromSender, fromDomain, repliesFromSender: replies };
 }
 

@@ -1,6 +1,7 @@
 import type { Db, } from '../schema.js';
 import type { SuppressionsTable, ConsentAllowsTable } from '../tables/resources.js';
 import { paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { defineQuery } from '../prepared.js';
 
 export type SuppressionRow = SuppressionsTable;
 export type ConsentAllowRow = ConsentAllowsTable;
@@ -13,10 +14,15 @@ export async function insertSuppression(db: Db, row: SuppressionRow): Promise<vo
  * Entries of an address that apply to a send from `agentId` (workspace-wide ones and the agent's
  * own), newest first. `agentId` null: every entry of the address in the workspace.
  */
+// Every inbound message reads them (the classifier's sender history) and so does every send.
+const entriesForAgent = defineQuery((db, p: { workspaceId: string; address: string; agentId: string }) => db.selectFrom('suppressions').selectAll()
+  .where('workspace_id', '=', p.workspaceId).where('address', '=', p.address)
+  .where((eb) => eb.or([eb('scope', '=', 'workspace'), eb('agent_id', '=', p.agentId)])).orderBy('id', 'desc'));
+const entriesOfAddress = defineQuery((db, p: { workspaceId: string; address: string }) => db.selectFrom('suppressions').selectAll()
+  .where('workspace_id', '=', p.workspaceId).where('address', '=', p.address).orderBy('id', 'desc'));
+
 export async function suppressionsFor(db: Db, workspaceId: string, address: string, agentId: string | null): Promise<SuppressionRow[]> {
-  let q = db.selectFrom('suppressions').selectAll().where('workspace_id', '=', workspaceId).where('address', '=', address);
-  if (agentId) q = q.where((eb) => eb.or([eb('scope', '=', 'workspace'), eb('agent_id', '=', agentId)]));
-  return q.orderBy('id', 'desc').execute();
+  return agentId ? entriesForAgent.all(db, { workspaceId, address, agentId }) : entriesOfAddress.all(db, { workspaceId, address });
 }
 
 export async function listSuppressions(db: Db, workspaceId: string, f: { agentId?: string | null }, page: PageRequest): Promise<PageResult<SuppressionRow>> {

@@ -1,4 +1,5 @@
 import type { Db, WorkspacesTable } from '../schema.js';
+import { defineQuery } from '../prepared.js';
 
 export type WorkspaceRow = WorkspacesTable;
 
@@ -6,8 +7,10 @@ export async function insertWorkspace(db: Db, row: WorkspaceRow): Promise<void> 
   await db.insertInto('workspaces').values(row).execute();
 }
 
+const workspaceById = defineQuery((db, p: { id: string }) => db.selectFrom('workspaces').selectAll().where('id', '=', p.id));
+
 export async function getWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
-  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+  return workspaceById.first(db, { id });
 }
 
 export async function firstWorkspace(db: Db): Promise<WorkspaceRow | undefined> {

@@ -63,14 +63,23 @@ interface Slot {
   /** Terminated by the pool (budget, close) or exited: ignore its later events. */
   gone: boolean;
   current: Pending | null;
+  /** Jobs sent with `current` in one message, to run after it, in order. */
+  next: Pending[];
   timer: NodeJS.Timeout | null;
 }
 
+/** Jobs sent to a worker in one message at most (dispatch). */
+const MAX_BATCH = 8;
+/** A parse job over this many bytes is sent alone: the small jobs of a batch must not wait behind it. */
+const BATCH_MAX_BYTES = 64 * 1024;
+
 /**
  * A fixed-size pool of worker threads for CPU-heavy, side-effect-free jobs. One job per worker at
- * a time, FIFO queue. A job that outlives its budget has its worker terminated (the only way to
- * stop synchronous work) and replaced; the job rejects with BudgetExceeded. Nothing a worker does
- * has side effects, so killing it mid-job loses nothing.
+ * a time, FIFO queue; jobs queued in the same turn of the event loop are sent to a worker several
+ * in one message (dispatch), run one after another there, each answered and timed on its own. A
+ * job that outlives its budget has its worker terminated (the only way to stop synchronous work)
+ * and replaced; the job rejects with BudgetExceeded. Nothing a worker does has side effects, so
+ * killing it mid-job loses nothing.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -82,6 +91,7 @@ export class WorkerPool {
   private bootFailures = 0;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly heapWaiters = new Map<number, (h: ThreadHeap) => void>();
+  private dispatchSoon = false;
 
   constructor(private readonly opts: PoolOptions) {
     this.entry = workerEntry(import.meta.url, 'worker', opts.workerUrl);
@@ -145,7 +155,15 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new PoolClosed());
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, job, resolve, reject });
-      this.dispatch();
+      // Dispatched once the jobs of this turn are queued (the inbound queue prepares the messages
+      // of one acknowledged batch together): one message wakes a worker for several of them
+      // instead of one wake-up each, the main thread's cost of waking a thread on a busy machine.
+      if (this.dispatchSoon) return;
+      this.dispatchSoon = true;
+      setImmediate(() => {
+        this.dispatchSoon = false;
+        this.dispatch();
+      });
     });
   }
 
@@ -154,6 +172,7 @@ export class WorkerPool {
     this.closed = true;
     for (const p of this.queue.splice(0)) p.reject(new PoolClosed());
     for (const w of this.readyWaiters.splice(0)) w.reject(new PoolClosed());
+    for (const s of this.slots) for (const p of s.next.splice(0)) p.reject(new PoolClosed());
     await Promise.allSettled(this.slots.map((s) => this.retire(s, new PoolClosed())));
   }
 
@@ -169,7 +188,7 @@ export class WorkerPool {
     });
     // A pool left open must not keep the process alive; a running job's budget timer does.
     worker.unref();
-    const slot: Slot = { worker, ready: false, gone: false, current: null, timer: null };
+    const slot: Slot = { worker, ready: false, gone: false, current: null, next: [], timer: null };
     worker.on('message', (msg: FromWorker) => {
       if (slot.gone) return;
       if ('ready' in msg) {
@@ -190,7 +209,9 @@ export class WorkerPool {
       this.release(slot);
       if (msg.ok) p.resolve(msg.result);
       else p.reject(new WorkerFailed(msg.error));
-      this.dispatch();
+      // The next job of its batch has started in the worker: its budget runs from now.
+      if (slot.next.length) this.start(slot, slot.next.shift()!);
+      else this.dispatch();
     });
     worker.on('error', (err) => this.lost(slot, err));
     worker.on('exit', (code) => this.lost(slot, new Error(`worker exited with code ${code}`)));
@@ -207,6 +228,8 @@ export class WorkerPool {
     this.counters.crashes++;
     this.opts.log.warn({ err: err.message }, 'pipeline: a worker stopped; starting another');
     if (p) p.reject(new WorkerFailed(`the worker stopped: ${err.message}`));
+    // The rest of its batch never ran: first in line for another worker.
+    this.queue.unshift(...slot.next.splice(0));
     if (this.bootFailures >= 3) {
       // The entry cannot start (a broken install): say so instead of looping.
       const e = new WorkerFailed(`pipeline workers fail to start: ${err.message}`);
@@ -237,21 +260,42 @@ export class WorkerPool {
     await slot.worker.terminate().catch(() => undefined);
   }
 
+  /**
+   * Hand the queue to idle workers, shared out evenly, up to MAX_BATCH small jobs per message (a
+   * large parse goes alone). A batch's jobs are run in order; each has the whole budget from the
+   * moment the one before it was answered, and an overrun or a crash sends the batch's jobs that
+   * had not started back to the front of the queue.
+   */
   private dispatch(): void {
+    let idle = this.slots.filter((s) => s.ready && !s.gone && !s.current).length;
     for (const slot of this.slots) {
       if (!this.queue.length) return;
       if (!slot.ready || slot.gone || slot.current) continue;
-      const p = this.queue.shift()!;
-      slot.current = p;
-      this.counters.jobs++;
-      slot.timer = setTimeout(() => {
-        // Synchronous work cannot be interrupted any other way: terminate, then replace.
-        this.counters.overruns++;
-        void this.retire(slot, new BudgetExceeded(this.opts.budgetMs));
-        this.replace(slot);
-        this.dispatch();
-      }, this.opts.budgetMs);
-      slot.worker.postMessage({ id: p.id, job: p.job });
+      const take = Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle--));
+      const batch = [this.queue.shift()!];
+      while (batch.length < take && this.queue.length && batchable(batch[0].job) && batchable(this.queue[0].job)) batch.push(this.queue.shift()!);
+      slot.next = batch.slice(1);
+      this.start(slot, batch[0]);
+      slot.worker.postMessage({ jobs: batch.map((p) => ({ id: p.id, job: p.job })) });
     }
   }
+
+  /** `p` runs in the slot's worker from now, under the budget. */
+  private start(slot: Slot, p: Pending): void {
+    slot.current = p;
+    this.counters.jobs++;
+    slot.timer = setTimeout(() => {
+      // Synchronous work cannot be interrupted any other way: terminate, then replace.
+      this.counters.overruns++;
+      this.queue.unshift(...slot.next.splice(0));
+      void this.retire(slot, new BudgetExceeded(this.opts.budgetMs));
+      this.replace(slot);
+      this.dispatch();
+    }, this.opts.budgetMs);
+  }
+}
+
+/** Whether a job may share a message with others (dispatch). */
+function batchable(job: Job): boolean {
+  return job.kind !== 'parse' || job.raw.byteLength <= BATCH_MAX_BYTES;
 }

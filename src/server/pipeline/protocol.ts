@@ -13,8 +13,12 @@ export type Job =
   | { kind: 'classify'; input: ClassifierInput; now: number }
   | { kind: 'screen'; input: OutboundInput };
 
-/** A job, or a request for the worker's heap statistics (answered between jobs). */
-export type ToWorker = { id: number; job: Job } | { heap: number };
+/**
+ * Jobs, run one after another, each answered on its own as it finishes (several in one message:
+ * one wake-up of the worker for a group of messages, pool.ts dispatch); or a request for the
+ * worker's heap statistics (answered between jobs).
+ */
+export type ToWorker = { jobs: { id: number; job: Job }[] } | { heap: number };
 
 export type FromWorker =
   | { ready: true }

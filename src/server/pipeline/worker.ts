@@ -63,9 +63,16 @@ port.on('message', (msg: ToWorker) => {
     port.postMessage({ heap: msg.heap, stats: threadHeap() } satisfies FromWorker);
     return;
   }
-  run(msg.job).then(
-    (result) => port.postMessage({ id: msg.id, ok: true, result } satisfies FromWorker, movable(result)),
-    (err: unknown) => port.postMessage({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies FromWorker),
-  );
+  void (async () => {
+    // In order, each answered as soon as it is done (the pool times each job from the previous answer).
+    for (const { id, job } of msg.jobs) {
+      try {
+        const result = await run(job);
+        port.postMessage({ id, ok: true, result } satisfies FromWorker, movable(result));
+      } catch (err) {
+        port.postMessage({ id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
+      }
+    }
+  })();
 });
 port.postMessage({ ready: true } satisfies FromWorker);

@@ -1,5 +1,9 @@
 import { MAX_BODY_CHARS } from '../../../src/mail/parse.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   createPipeline, WorkerPool, BudgetExceeded, PoolClosed, DEFAULT_WORKER_YOUNG_MB, type Pipeline,
 } from '../../../src/server/pipeline/index.js';
@@ -91,6 +95,51 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
     expect([a.extracted, b.extracted]).toEqual(['first', 'second']);
     await pool.close();
     await expect(pool.run({ kind: 'parse', raw: eml('late'), safe: false })).rejects.toBeInstanceOf(PoolClosed);
+  });
+
+  it('jobs queued in one turn go to a worker in one message; each is timed from the previous answer, and an overrun sends the rest of its batch to the next worker', async () => {
+    // A stand-in worker speaking the pool's protocol: "sleep N" holds the thread N ms, "die" exits.
+    const dir = mkdtempSync(join(tmpdir(), 'mailagent-pool-'));
+    const file = join(dir, 'stand-in-worker.mjs');
+    writeFileSync(file, `
+      import { parentPort } from 'node:worker_threads';
+      const messages = [];
+      parentPort.on('message', (msg) => {
+        if (!msg.jobs) return;
+        messages.push(msg.jobs.length);
+        for (const { id, job } of msg.jobs) {
+          const text = Buffer.from(job.raw).toString();
+          if (text === 'die') process.exit(3);
+          const ms = Number(text.split(' ')[1] ?? 0);
+          const until = Date.now() + ms;
+          while (Date.now() < until) { /* a synchronous job */ }
+          parentPort.postMessage({ id, ok: true, result: { text, messages: [...messages] } });
+        }
+      });
+      parentPort.postMessage({ ready: true });
+    `);
+    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
+    const pool = new WorkerPool({ size: 1, budgetMs: 400, maxHeapMb: 64, log: silentLogger, workerUrl: pathToFileURL(file) });
+    try {
+      await pool.ready();
+      // Four jobs of 150 ms each, sent in one message: 600 ms in all, more than one budget, but
+      // each job has its own budget from the answer before it.
+      const four = await Promise.all(['sleep 150', 'sleep 150', 'sleep 150', 'sleep 150'].map((t) => pool.run(job(t)))) as { text: string; messages: number[] }[];
+      expect(four.map((r) => r.text)).toEqual(['sleep 150', 'sleep 150', 'sleep 150', 'sleep 150']);
+      expect(four[3].messages).toEqual([4]);
+      // An overrun in the middle of a batch: it alone fails; the jobs after it run on the replacement.
+      const results = await Promise.allSettled(['sleep 1', 'sleep 2000', 'sleep 2', 'sleep 3'].map((t) => pool.run(job(t))));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(BudgetExceeded);
+      expect(((results[3] as PromiseFulfilledResult<unknown>).value as { text: string }).text).toBe('sleep 3');
+      // A worker that dies under a job: that job fails, the rest of its batch runs on the replacement.
+      const after = await Promise.allSettled(['die', 'sleep 1'].map((t) => pool.run(job(t))));
+      expect(after.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+      expect(pool.stats()).toMatchObject({ overruns: 1, crashes: 1 });
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('memory caps (docs/security.md: heap and young generation of one worker thread)', () => {
