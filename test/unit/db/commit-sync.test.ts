@@ -87,7 +87,7 @@ describe('runTransaction commit modes', () => {
     const p = runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'off-thread').then(() => {
       resolved = true;
     });
-    for (let i = 0; i < 20 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 1000 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5)); // up to ~5 s on a loaded machine
     expect(syncs).toBe(1);
     // Committed (visible to other queries) but not yet acknowledged: the flush is still running.
     expect(await ids()).toEqual(['wsk_a']);
@@ -114,7 +114,7 @@ describe('runTransaction commit modes', () => {
     let open!: () => void;
     syncGate = new Promise<void>((r) => (open = r));
     const first = runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws('wsk_a')).execute(), 'off-thread');
-    for (let i = 0; i < 20 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 1000 && syncs === 0; i++) await new Promise((r) => setTimeout(r, 5)); // up to ~5 s on a loaded machine
     const rest = ['wsk_b', 'wsk_c', 'wsk_d'].map((id) => runTransaction(opened.db, (trx) => trx.insertInto('workspaces').values(ws(id)).execute(), 'off-thread'));
     await new Promise((r) => setTimeout(r, 20));
     syncGate = null;
