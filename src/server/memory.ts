@@ -10,9 +10,10 @@ import { setFlagsFromString } from 'node:v8';
  *
  * - `--heap-growing-percent`: after each full GC V8 lets the old generation grow to the live size
  *   times a factor before the next one. With a heap limit of several GB (a 64-bit machine's
- *   default) that factor reaches 4: the main thread, ~45 MB live, held 95–130 MB under a burst
- *   of mail. V8 reads this flag at every full GC, in every thread: 30 % keeps the main heap at
- *   ~60–75 MB for a few more full GCs (measured: CPU time per message within noise).
+ *   default) that factor reaches 4: the main thread, ~45 MB live, let its old generation reach
+ *   ~95–105 MB under a burst of mail. V8 reads this flag at every full GC, in every thread: at 30 %
+ *   it stays at ~55–70 MB, for a few more full GCs (CPU time per message within this machine's
+ *   noise).
  * - `--max-semi-space-size`: read when a thread's isolate is created, so it bounds the new space
  *   of every thread started afterwards (the inbound queue's writer, the checkpointer, a pool worker
  *   that replaces one; the pool's workers also have their own resourceLimits), not the main one.
