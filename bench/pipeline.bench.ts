@@ -10,8 +10,10 @@
  *          fastify route returning a constant, in its own process.
  *   stall  longest main-thread stall (event-loop delay monitor in the daemon) per kind of message.
  *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=), and
- *          RSS_IDLE_SECS (30) later, with each thread's V8 heap from /metrics; RSS_BASE=1 measures
- *          the --base build too, RSS_LAUNCHER=1 adds a row with the systemd unit's node settings.
+ *          RSS_IDLE_SECS (30) later, with each thread's V8 heap from /metrics, the peak and mean RSS
+ *          while mail flowed (sampled each second) and the daemon's CPU time per message (all
+ *          threads); RSS_BASE=1 measures the --base build too, RSS_LAUNCHER=1 adds a row with the
+ *          systemd unit's node settings.
  *   list   GET /v1/messages/received p50 at 1,000 stored, then at 1,000,000 (seeded by copying
  *          ingested rows in SQL: an equivalent bulk path, far faster than SMTP).
  *
@@ -410,6 +412,13 @@ async function threadHeaps(url: string): Promise<string> {
  */
 const LAUNCHER_ENV = { NODE_OPTIONS: '--max-semi-space-size=4' };
 
+/** smtp-source -d as in smtpSource, without blocking this process (the RSS sampler keeps running). */
+function smtpSourceAsync(port: number, messages: number): Promise<number | null> {
+  const child = spawn(SMTP_SOURCE, ['-s', '8', '-l', '2048', '-m', String(messages), '-f', 'bench@load.test', '-t', AGENT, '-M', 'load.test', '-d',
+    `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'ignore'], timeout: 600_000 });
+  return new Promise((res) => child.on('exit', (code) => res(code)));
+}
+
 async function benchRss() {
   const n = Number(process.env.RSS_MESSAGES ?? 100_000);
   const idleSecs = Number(process.env.RSS_IDLE_SECS ?? 30);
@@ -426,6 +435,13 @@ async function benchRss() {
       scaleWorkspace(d.dataDir);
       const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d.pid}/status`, 'utf8'))![1]) / 1024;
       const start = rss();
+      // CPU time of the whole daemon (every thread) per message: the rate alone is noise on a shared machine.
+      const cpuMs = () => { const f = readFileSync(`/proc/${d.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
+      const cpu0 = cpuMs();
+      // RSS once a second while mail flows: a heap's size at one instant depends on where it is in
+      // its GC cycle, so the peak and the mean say more than the end sample alone.
+      const samples: number[] = [];
+      const sampler = setInterval(() => samples.push(rss()), 1000);
       const t0 = performance.now();
       // In rounds of at most 5,000, each processed before the next: acknowledgements run ahead of
       // processing, and past smtpMaxQueuedMessages (10,000) MAIL FROM answers 451, at which
@@ -435,17 +451,21 @@ async function benchRss() {
       const curve: string[] = [];
       while (sent < n) {
         const round = Math.min(5_000, n - sent);
-        smtpSource(d.smtpPort, round, true, t0);
+        await smtpSourceAsync(d.smtpPort, round);
         sent += round;
         done = await untilStored(d.dataDir, sent, t0, (performance.now() - t0) + 600_000);
         if (sent % 20_000 === 0 || sent === n) curve.push(`${sent / 1000}k ${rss().toFixed(0)}`);
       }
+      const cpuPerMsg = (cpuMs() - cpu0) / n;
+      clearInterval(sampler);
+      const peak = Math.max(...samples);
+      const mean = samples.reduce((x, y) => x + y, 0) / Math.max(1, samples.length);
       await sleep(2000);
       const c = counts(d.dataDir);
       const after = rss();
       const heaps = await threadHeaps(d.url);
       await sleep(idleSecs * 1000);
-      say(`| mailagent ${b.label} | RSS ${start.toFixed(0)} MB at start → ${after.toFixed(0)} MB after ${n} messages → ${rss().toFixed(0)} MB ${idleSecs} s later | ${(n / done.secs).toFixed(0)} msg/s acknowledged and processed | stored ${c.stored}, events ${c.events} | RSS on the way (MB): ${curve.join(', ')} | heaps: ${heaps}; ${idleSecs} s later: ${await threadHeaps(d.url)} | load ${load()} |`);
+      say(`| mailagent ${b.label} | RSS ${start.toFixed(0)} MB at start → ${after.toFixed(0)} MB after ${n} messages → ${rss().toFixed(0)} MB ${idleSecs} s later | ${(n / done.secs).toFixed(0)} msg/s acknowledged and processed, ${cpuPerMsg.toFixed(2)} ms CPU per message | stored ${c.stored}, events ${c.events} | RSS on the way (MB): ${curve.join(', ')}; while mail flowed: peak ${peak.toFixed(0)}, mean ${mean.toFixed(0)} | heaps: ${heaps}; ${idleSecs} s later: ${await threadHeaps(d.url)} | load ${load()} |`);
     } finally {
       await d.stop();
     }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scanImports, type ImportRef } from './helpers/import-scan.js';
 
 /**
  * DESIGN.md "Dependency rule", checked by a plain import scan of src/**:
@@ -60,29 +61,6 @@ const LAZY_MCP_IMPORTERS = [/^cli\/commands\/mcp\.ts$/, /^server\/http\/routes\/
 
 /** The CLI may lazy-import the server, and only from these commands (`mailagent serve`, `init`). */
 const LAZY_SERVER_IMPORTERS = [/^cli\/commands\/(serve|init|admin|backup|doctor)(\/|\.ts$)/];
-
-export interface ImportRef {
-  spec: string;
-  line: number;
-  lazy: boolean;
-  typeOnly: boolean;
-}
-
-/** Static imports, re-exports, `import()` and `require()` of a TypeScript source. */
-export function scanImports(text: string): ImportRef[] {
-  // Blank out comments but keep line numbers and string contents.
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`\\])\/\/[^\n]*/g, '$1');
-  const out: ImportRef[] = [];
-  const lineOf = (i: number) => code.slice(0, i).split('\n').length;
-  const statics = /(?:^|[\n;])\s*(import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g;
-  for (const m of code.matchAll(statics)) {
-    if (m[1] === 'export' && !/from\s+['"]/.test(m[0])) continue;
-    out.push({ spec: m[3], line: lineOf(m.index! + m[0].indexOf(m[3])), lazy: false, typeOnly: Boolean(m[2]) });
-  }
-  for (const m of code.matchAll(/\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g)) out.push({ spec: m[1], line: lineOf(m.index!), lazy: true, typeOnly: false });
-  for (const m of code.matchAll(/\brequire\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g)) out.push({ spec: m[1], line: lineOf(m.index!), lazy: false, typeOnly: false });
-  return out;
-}
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

@@ -20,8 +20,7 @@ export type { ColdReason, OutboundInput, ScreenResult, AppealOutcome, AppealResu
 /** Prefix read by the document-level models (spam, cold); training uses the same. */
 export const DOC_CHARS = 6000;
 
-/** injection_score at or above this quarantines the event (compat.md: hosted docs name 0.95). */
-export const QUARANTINE_THRESHOLD = 0.95;
+export { QUARANTINE_THRESHOLD, isQuarantined } from './quarantine.js';
 
 /** "mailagent-clf-<version>+<first 8 hex of the SHA-256 of the weights>". */
 export const CLASSIFIER_MODEL: string = `mailagent-clf-${MODEL_VERSION}+${WEIGHTS_HASH.slice(0, 8)}`;
@@ -242,8 +241,4 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     urgency: urgencyOf(subjectLower, bodyLower, intent, entities, headers, now, spam),
     ...base,
   };
-}
-
-export function isQuarantined(c: Classification): boolean {
-  return typeof c?.injection_score === 'number' && c.injection_score >= QUARANTINE_THRESHOLD;
 }

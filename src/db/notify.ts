@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-module.js';
 
 /**
  * A dedicated PostgreSQL session LISTENing on one channel: the wake-up of several daemons on one
@@ -19,7 +20,7 @@ export function listenForCommits(url: string, channel: string, onWake: () => voi
 
   const connect = async () => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: url, application_name: 'mailagent-listen' });
+    const c = new (loadPg().Client)({ connectionString: url, application_name: 'mailagent-listen' });
     c.on('notification', (n) => {
       if (n.channel === channel) onWake();
     });
@@ -30,7 +31,7 @@ export function listenForCommits(url: string, channel: string, onWake: () => voi
     c.on('end', () => reconnect(c));
     try {
       await c.connect();
-      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      await c.query(`LISTEN ${loadPg().escapeIdentifier(channel)}`);
       if (closed) {
         await c.end();
         return;

@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import { loadPg } from './pg-module.js';
 import {
   Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver,
   type QueryResult, type TransactionSettings, type Transaction,
@@ -721,6 +721,7 @@ function openSqlite(file: string): OpenedDb {
  * here to numbers, as SQLite returns them (no count comes near 2^53).
  */
 function openPostgres(spec: Extract<DatabaseSpec, { kind: 'postgres' }>): OpenedDb {
+  const pg = loadPg();
   const toNumber = (v: string) => Number(v);
   const pool = new pg.Pool({
     connectionString: spec.url,

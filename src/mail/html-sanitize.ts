@@ -1,4 +1,14 @@
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type SanitizeHtml from 'sanitize-html';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * sanitize-html (and htmlparser2 under it, ~2 MB of heap) loads on the first HTML view, not with
+ * the daemon: most daemons never render one. CommonJS, so a synchronous require does it.
+ */
+let sanitizer: typeof SanitizeHtml | null = null;
+const loadSanitizer = (): typeof SanitizeHtml => (sanitizer ??= require('sanitize-html') as typeof SanitizeHtml);
 
 /**
  * Received HTML made safe to display (GET /v1/messages/received/{id}/html and the web inbox).
@@ -32,7 +42,7 @@ export interface SanitizedHtml {
 }
 
 const ALIGN = [/^(left|right|center|justify|start|end)$/i];
-const SAFE_STYLES: sanitizeHtml.IOptions['allowedStyles'] = {
+const SAFE_STYLES: SanitizeHtml.IOptions['allowedStyles'] = {
   '*': {
     'text-align': ALIGN,
     'font-weight': [/^(bold|bolder|lighter|normal|[1-9]00)$/i],
@@ -64,6 +74,7 @@ function markShownAttributes(attribs: Record<string, string>): Record<string, st
 export function sanitizeMailHtml(input: string, opts: SanitizeOptions): SanitizedHtml {
   const truncated = input.length > MAX_SANITIZED_HTML;
   let blockedImages = 0;
+  const sanitizeHtml = loadSanitizer();
   const html = sanitizeHtml(truncated ? input.slice(0, MAX_SANITIZED_HTML) : input, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'center', 'font', 'del', 'ins'],
     allowedAttributes: {

@@ -1,6 +1,22 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail, type SimpleParserOptions } from 'mailparser';
+import { createRequire } from 'node:module';
+import type { AddressObject, ParsedMail, SimpleParserOptions } from 'mailparser';
 import { extractReplyText } from './extract.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * mailparser (and the HTML, charset and link libraries it loads, ~5 MB of heap per thread) is
+ * loaded on the first parse, not with this module: the daemon's main thread uses readHeaders,
+ * headersOnly and classifierFields from here but parses only in the pool's workers, which load it
+ * as they start (preloadParser). A CommonJS package, so a synchronous require does it.
+ */
+let mailparser: typeof import('mailparser') | null = null;
+export function preloadParser(): typeof import('mailparser') {
+  mailparser ??= require('mailparser') as typeof import('mailparser');
+  return mailparser;
+}
+const simpleParser = (raw: Buffer, options: SimpleParserOptions): Promise<ParsedMail> => preloadParser().simpleParser(raw, options);
 
 /**
  * What the inbound pipeline keeps of a message. Parsing never throws: malformed MIME yields

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { AppealRequest, AppealResult } from '../contract/messages.js';
-import { reviewAppeal } from '../classifier/index.js';
 import { liveAgents } from '../db/repos/agents.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -61,6 +60,9 @@ export async function appealRefusal(ctx: AppContext, auth: AuthContext, body: Ap
     throw Errors.limit('rate_limit_exceeded', `This workspace filed ${APPEALS_PER_DAY} appeals in the last 24 hours; the next one can be filed at ${isoAt(resets)}.`,
       { resetsAt: isoAt(resets), retryAfterSeconds: Math.max(1, Math.ceil((resets - now) / SECOND)) });
   }
+  // Loaded here, not with this module: appeals are rare, and the daemon's main thread otherwise
+  // never needs the classifier's weights (its pool workers classify; server/pipeline).
+  const { reviewAppeal } = await import('../classifier/index.js');
   const r = reviewAppeal({ subject: body.subject, text: body.body_text ?? null, html: body.body_html ?? null, to, isReply: false });
   const withScore = r.outcome === 'overturned' || r.outcome === 'upheld';
   await ctx.db.insertInto('appeals').values({

@@ -1,5 +1,5 @@
 import type { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
-import { isQuarantined } from '../classifier/index.js';
+import { isQuarantined } from '../classifier/quarantine.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';

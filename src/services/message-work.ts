@@ -1,8 +1,7 @@
-import {
-  classifyInbound, screenOutbound, type Classification, type InboundInput as ClassifierInput, type OutboundInput, type ScreenResult,
-  type SenderHistory,
+import type {
+  Classification, InboundInput as ClassifierInput, OutboundInput, ScreenResult, SenderHistory,
 } from '../classifier/index.js';
-import { parseAndExtract, type PreparedInbound } from '../mail/parse.js';
+import type { PreparedInbound } from '../mail/parse.js';
 import type { AppContext } from './context.js';
 
 /**
@@ -42,11 +41,13 @@ export interface MessageWork {
   screen(input: OutboundInput): Promise<ScreenResult>;
 }
 
+// The parser and the classifier load on first use: the daemon has a pool (its workers load them),
+// and its main thread must not carry them too (test/unit/server/thread-modules.test.ts).
 export const inlineWork: MessageWork = {
   // Inline, a second call costs nothing more than one: `along` is ignored and the caller classifies.
-  parse: (raw) => parseAndExtract(raw),
-  classify: async (input, now) => ({ classification: classifyInbound(input, new Date(now)), truncated: false }),
-  screen: async (input) => screenOutbound(input),
+  parse: async (raw) => (await import('../mail/parse.js')).parseAndExtract(raw),
+  classify: async (input, now) => ({ classification: (await import('../classifier/index.js')).classifyInbound(input, new Date(now)), truncated: false }),
+  screen: async (input) => (await import('../classifier/index.js')).screenOutbound(input),
 };
 
 /** The context's pool, or the same work inline. */

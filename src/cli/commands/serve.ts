@@ -113,6 +113,9 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     return;
   }
 
+  // Before the server loads: V8 reads these as the heaps grow and as threads start (server/memory.ts).
+  const { applyDaemonHeapSettings } = await import('../../server/memory.js');
+  applyDaemonHeapSettings();
   const { Daemon, DataDirLocked } = await import('../../server/daemon.js');
   let daemon: Awaited<ReturnType<typeof Daemon.create>>;
   try {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import {
-  classifyInbound, screenOutbound, type Classification, type InboundInput as ClassifierInput, type OutboundInput, type ScreenResult,
+import type {
+  Classification, InboundInput as ClassifierInput, OutboundInput, ScreenResult,
 } from '../../classifier/index.js';
 import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
 import type { ClassifyAlong, MessageWork, ParsedAndClassified } from '../../services/message-work.js';
@@ -44,6 +44,12 @@ export interface Pipeline {
   heap(): Promise<(ThreadHeap | null)[]>;
   close(): Promise<void>;
 }
+
+/**
+ * The classifier on the main thread, for the last resort only: loaded then, not at start-up (the
+ * workers classify; the main thread would otherwise carry the weights for nothing).
+ */
+const lastResort = () => import('../../classifier/index.js');
 
 /** A Buffer again: structured clone delivers Buffers as plain Uint8Arrays. */
 const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
@@ -106,7 +112,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         cutShort('bounded classification', err);
       }
       const minimal: ClassifierInput = { ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null, headers: {} };
-      return { classification: classifyInbound(minimal, new Date(now)), truncated: true };
+      return { classification: (await lastResort()).classifyInbound(minimal, new Date(now)), truncated: true };
     },
 
     async screen(input: OutboundInput): Promise<ScreenResult> {
@@ -121,7 +127,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       } catch (err) {
         cutShort('bounded outbound screen', err);
       }
-      return screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null });
+      return (await lastResort()).screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null });
     },
   };
 

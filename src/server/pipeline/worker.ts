@@ -2,7 +2,7 @@
 // test/architecture.test.ts): no database, no events, nothing with side effects, so the pool can
 // terminate it at any instant without losing or half-writing anything.
 import { parentPort } from 'node:worker_threads';
-import { classifierFields, parseAndExtract, type PreparedInbound } from '../../mail/parse.js';
+import { classifierFields, parseAndExtract, preloadParser, type PreparedInbound } from '../../mail/parse.js';
 import { classifyInbound, screenOutbound, type Classification } from '../../classifier/index.js';
 import { threadHeap } from '../../shared/thread-heap.js';
 import type { ClassifyAlong, FromWorker, Job, ToWorker } from './protocol.js';
@@ -75,4 +75,7 @@ port.on('message', (msg: ToWorker) => {
     }
   })();
 });
+// mail/parse.ts loads mailparser on first use (the main thread never parses): here, before the
+// worker says it is ready, so the first message does not pay for it.
+preloadParser();
 port.postMessage({ ready: true } satisfies FromWorker);

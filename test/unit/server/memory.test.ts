@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * server/memory.ts sets V8 flags for the whole process, so each case runs in a child process of
+ * its own (never in the test runner's). The module is the built one (npm test builds first).
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const MODULE = join(ROOT, 'dist', 'server', 'memory.js');
+
+function child(body: string, nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}): string {
+  if (!existsSync(MODULE)) throw new Error('dist/server/memory.js is missing: run `npm run build` first (npm test does it)');
+  const script = `import { applyDaemonHeapSettings } from ${JSON.stringify(pathToFileURL(MODULE).href)};\n${body}`;
+  return execFileSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
+    cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', ...env },
+  }).trim();
+}
+
+/**
+ * ~45 MB that stays alive, then garbage that lives long enough to reach the old generation: the
+ * largest total heap seen. Without a growing limit V8 lets the old generation grow to several
+ * times the live size before the next full GC.
+ */
+const CHURN = `
+const { getHeapStatistics } = await import('node:v8');
+const live = []; for (let i = 0; i < 400000; i++) live.push({ i, s: 'live' + i, t: [i] });
+let max = 0, mid = [];
+for (let r = 0; r < 3e6; r++) {
+  mid.push({ r, s: 'mid' + r });
+  if (mid.length > 200000) mid = [];
+  if (r % 5000 === 0) max = Math.max(max, getHeapStatistics().total_heap_size);
+}
+console.log(JSON.stringify({ maxMb: Math.round(max / 1048576), live: live.length }));`;
+
+describe('the daemon process heap settings (server/memory.ts)', () => {
+  it('sets both flags when the operator gave neither', () => {
+    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));'))).toEqual(['--heap-growing-percent=30', '--max-semi-space-size=4']);
+  });
+
+  it('leaves a flag given on the node command line or in NODE_OPTIONS alone', () => {
+    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));', ['--heap-growing-percent=100']))).toEqual(['--max-semi-space-size=4']);
+    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));', [], { NODE_OPTIONS: '--max-semi-space-size=8' }))).toEqual(['--heap-growing-percent=30']);
+  });
+
+  it('keeps the old generation near its live size where V8 alone lets it grow to several times that', () => {
+    const without = JSON.parse(child(CHURN)) as { maxMb: number };
+    const withSettings = JSON.parse(child(`applyDaemonHeapSettings();\n${CHURN}`)) as { maxMb: number };
+    expect(withSettings.maxMb).toBeLessThan(without.maxMb * 0.75);
+  });
+
+  it('bounds the new space of threads started afterwards (the main thread keeps what node started with)', () => {
+    const script = `
+const { Worker } = await import('node:worker_threads');
+applyDaemonHeapSettings();
+const code = "import v8 from 'node:v8'; import { parentPort } from 'node:worker_threads'; let k = []; for (let i = 0; i < 2e6; i++) { k.push({ i, s: 'x' + i }); if (k.length > 20000) k = []; }" +
+  "parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);";
+const w = new Worker(code, { eval: true });
+const young = await new Promise((r) => w.once('message', r));
+await w.terminate();
+console.log(young);`;
+    // Semi-spaces of 4 MB: a new space of at most 8 MB (V8's default grows it to 32 MB).
+    expect(Number(child(script))).toBeLessThanOrEqual(8 * 1048576);
+  });
+});
