@@ -2,6 +2,7 @@
 // flooding (a run-time option stored with the weights), and the shipped
 // weights: account notices in training, hard-negative pass.
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { injectionInputOf, ruleEvidence, scanInjection } from '../../../src/classifier/injection.js';
 import { injectionBundle } from '../../../src/classifier/model.js';
 import { classifyInbound, type SenderHistory } from '../../../src/classifier/index.js';
@@ -43,6 +44,11 @@ describe('token flooding and separator lines (2.2 option)', () => {
 });
 
 describe('the shipped weights (2.2 and later)', () => {
+  it('the weights module is ASCII only (one other character makes V8 keep its 0.8 MB source as a two-byte string in every thread)', () => {
+    const src = readFileSync(new URL('../../../src/classifier/weights.ts', import.meta.url), 'utf8');
+    expect(src.match(/[^\x00-\x7f]/g) ?? []).toEqual([]);
+  });
+
   it('turn the separator option on and carry a calibration', () => {
     const b = injectionBundle();
     expect(b.ignoreSeparatorRuns).toBe(true);
