@@ -6,8 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { threadHeap } from '../shared/thread-heap.js';
 import type { QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
 import { requestLogRows } from './request-log-rows.js';
-import { BLOB_CHUNK_BYTES, isLarge } from './repos/blobs.js';
-import { queuedBlobId } from './repos/inbound-queue.js';
+import { BLOB_CHUNK_BYTES, isLarge, queuedBlobId } from './repos/blobs.js';
 
 const port = parentPort;
 if (!port) throw new Error('queue writer: not started as a worker thread');

@@ -153,3 +153,11 @@ export async function deleteBlobs(db: Db, ids: readonly (string | null | undefin
     }
   }
 }
+
+/**
+ * A large queued message is stored in pieces under a blob named after its row (written by the
+ * queue's writer thread on SQLite, db/queue-writer-thread.ts, or by insertQueued); the received
+ * message takes the blob over when it is stored, so the bytes are written once. Here, not in
+ * repos/inbound-queue.ts, because the writer thread imports it and must not load kysely.
+ */
+export const queuedBlobId = (queueId: string): string => queueId;

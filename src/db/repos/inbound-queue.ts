@@ -1,7 +1,7 @@
 import type { Db } from '../schema.js';
 import type { InboundQueueTable } from '../tables/inbound.js';
 import { defineQuery } from '../prepared.js';
-import { deleteBlobs, isLarge, readStoredBytes, writeBlob } from './blobs.js';
+import { deleteBlobs, isLarge, queuedBlobId, readStoredBytes, writeBlob } from './blobs.js';
 
 /** A queued SMTP message (migration 0017), decoded. */
 export interface QueuedInbound {
@@ -19,12 +19,6 @@ export interface QueuedInbound {
   attempts: number;
 }
 
-/**
- * A large queued message is stored in pieces under a blob named after its row (written by the
- * queue's writer thread on SQLite, db/queue-writer-thread.ts, or by insertQueued); the received
- * message takes the blob over when it is stored, so the bytes are written once.
- */
-export const queuedBlobId = (queueId: string): string => queueId;
 
 const decode = (r: InboundQueueTable): QueuedInbound => ({
   id: r.id, receivedAt: r.received_at, mailFrom: r.mail_from, rcptTo: JSON.parse(r.rcpt_to) as string[],
