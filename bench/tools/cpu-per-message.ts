@@ -9,7 +9,7 @@
  * The main thread (the daemon's own pid) apart, the others summed and the busiest listed.
  *
  *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] <build root> [<build root> …]
- * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 /work/wt/base . (each root built: dist/)
+ * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 ../base . (each root built: dist/; ../base e.g. a `git worktree add --detach ../base main` built there)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -1,4 +1,6 @@
 import { isoAt } from '../shared/clock.js';
+// A type only: the writer thread that loads this module must not load the repositories' kysely.
+import type { LogRow } from './repos/logs.js';
 
 /**
  * The request log's rows (GET /v1/logs?category=request), from a flat batch of values: one
@@ -35,20 +37,8 @@ export function pushRequest(batch: unknown[], v: RequestLogValues): void {
   batch.push(v.id, v.at, v.workspaceId, v.agentId, v.keyId, v.mode, v.method, v.url, v.route, v.status, v.requestId, v.clientAddress, v.userAgent, v.durationMs);
 }
 
-export interface RequestLogRow {
-  id: string;
-  workspace_id: string;
-  category: string;
-  action: string;
-  target_resource_id: null;
-  agent_id: string | null;
-  key_id: string;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
-
-export function requestLogRows(batch: readonly unknown[]): RequestLogRow[] {
-  const rows: RequestLogRow[] = [];
+export function requestLogRows(batch: readonly unknown[]): LogRow[] {
+  const rows: LogRow[] = [];
   for (let i = 0; i + REQUEST_LOG_VALUES <= batch.length; i += REQUEST_LOG_VALUES) {
     const [id, at, workspaceId, agentId, keyId, mode, method, url, route, status, requestId, clientAddress, userAgent, durationMs] =
       batch.slice(i, i + REQUEST_LOG_VALUES) as [string, number, string, string | null, string, string, string, string, string | null, number, string, string | null, string | null, number];
