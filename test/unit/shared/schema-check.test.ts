@@ -80,3 +80,26 @@ describe('shared/schema-check: the contract schema as the one validator of a sen
     expect(() => checkBody(SendRequest, { ...body })).toThrow(ApiError);
   });
 });
+
+describe('shared/schema-check: the contract against the JSON Schema meta-schema', () => {
+  // The validators do not check a schema against the meta-schema when they compile it (that
+  // compiles the meta-schema itself: tens of ms of the main thread on a route's first request,
+  // shared/schema-check.ts makeAjv). This test is that check, for every schema of the contract.
+  it('every schema a route names, and every schema the contract exports, is a valid JSON schema', async () => {
+    const { Ajv } = await import('ajv');
+    const contract = await import('../../../src/contract/index.js');
+    const meta = new Ajv({ strict: false });
+    const schemas = new Map<string, unknown>();
+    for (const [id, r] of Object.entries(contract.routes) as [string, import('../../../src/contract/route.js').RouteDef][]) {
+      for (const part of ['params', 'query', 'body', 'response'] as const) if (r[part]) schemas.set(`${id}.${part}`, r[part]);
+    }
+    for (const [name, value] of Object.entries(contract)) {
+      if (value && typeof value === 'object' && ('type' in value || 'anyOf' in value || 'allOf' in value || 'oneOf' in value)) schemas.set(name, value);
+    }
+    expect(schemas.size).toBeGreaterThan(100);
+    const invalid = [...schemas].flatMap(([name, s]) => (meta.validateSchema(JSON.parse(JSON.stringify(s))) ? [] : [`${name}: ${meta.errorsText()}`]));
+    expect(invalid).toEqual([]);
+    // The check can fail: a schema with a wrong keyword type is refused.
+    expect(meta.validateSchema({ type: 'object', properties: { a: { type: 'string', maxLength: 'ten' } } })).toBe(false);
+  });
+});
