@@ -11,7 +11,7 @@ import type { AppContext } from '../services/context.js';
 import { bootstrapWorkspace, type BootstrapInput, type BootstrapResult } from '../services/bootstrap.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
-import { buildApp, type HttpApp } from './http/app.js';
+import { buildApp, warmUpApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
 import { startSmtpListener } from './smtp/listener.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
@@ -65,6 +65,7 @@ export class Daemon {
   private workers: Worker[] = [];
   private listeners: Listener[] = [];
   private relay: EventRelay | null = null;
+  private warmup: { stop(): void } | null = null;
   private stopping: Promise<void> | null = null;
   private boot: BootstrapResult | null;
 
@@ -149,6 +150,8 @@ export class Daemon {
       for (const w of this.workers) w.start();
       this.listeners = await startListeners(this.ctx, this.config, this.ops);
       await this.app.listen({ host: this.config.host, port: this.config.port });
+      // Route validators compile in idle turns from a second on, not inside each route's first request.
+      this.warmup = warmUpApp(this.app);
       // On port 0 the default public URL (http://host:0) names no port anyone can reach: every
       // link handed out (raw_url, unsubscribe, billing) would be dead. Use the port we really got.
       if (this.config.port === 0 && /:0$/.test(this.ctx.config.publicUrl)) {
@@ -195,6 +198,7 @@ export class Daemon {
   /** Stop accepting, drain in-flight requests and sessions (bounded), close the database. Idempotent. */
   stop(timeoutMs = 10_000): Promise<void> {
     this.stopping ??= (async () => {
+      this.warmup?.stop();
       const drain = (async () => {
         await this.app.close();
         await Promise.allSettled(this.listeners.map((l) => l.stop()));

@@ -41,7 +41,7 @@ const bodyValidators = new WeakMap<object, ValidateFunction>();
 const passed = new WeakMap<object, object>();
 
 /** The compiled body validator of a schema, compiled once per schema object. */
-function bodyValidator(schema: object): ValidateFunction {
+export function compileBodyValidator(schema: object): ValidateFunction {
   let v = bodyValidators.get(schema);
   if (!v) bodyValidators.set(schema, (v = bodyAjv.compile(schema)));
   return v;
@@ -52,7 +52,7 @@ function bodyValidator(schema: object): ValidateFunction {
  * (server/http/validation.ts) is this function.
  */
 export function validateBody(schema: object, value: unknown): ErrorObject[] | null {
-  const validate = bodyValidator(schema);
+  const validate = compileBodyValidator(schema);
   if (validate(value)) {
     if (value && typeof value === 'object') passed.set(value, schema);
     return null;

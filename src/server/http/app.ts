@@ -13,7 +13,7 @@ import { registerWebInbox } from './routes/web.js';
 import { closeEventStreams } from '../../services/event-stream.js';
 import { billingPageUrl } from '../../services/usage.js';
 import { noteAuthFailure } from '../../services/auth-failures.js';
-import { compileValidator, validationToApiError } from './validation.js';
+import { compileValidator, validationToApiError, warmValidators } from './validation.js';
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
@@ -49,6 +49,18 @@ const API_V1_ALIAS = /^\/api\/v1(\/|\?|$)/;
 /** fastify path (`/agents/:id`) → a matcher, for telling 405 from 404. */
 function pathMatcher(path: string): RegExp {
   return new RegExp('^' + path.replace(/:[^/]+/g, '[^/]+') + '/?$');
+}
+
+/** The validators each app's routes left to compile on their first request (server/http/validation.ts). */
+const coldValidators = new WeakMap<FastifyInstance, (() => void)[]>();
+
+/**
+ * Compile an app's route validators in the background, one per turn of the event loop, so that no
+ * route's first request pays for it (the daemon calls it once it listens; validation.ts
+ * warmValidators).
+ */
+export function warmUpApp(app: FastifyInstance, afterMs?: number): { done: Promise<number>; stop(): void } {
+  return warmValidators(coldValidators.get(app) ?? [], afterMs);
 }
 
 /** Build the HTTP app on a context; no listen (the daemon and the tests decide that). */
@@ -90,7 +102,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     closeEventStreams(ctx); // open SSE streams would otherwise hold server.close() forever
   });
 
-  app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart));
+  const cold: (() => void)[] = [];
+  coldValidators.set(app, cold);
+  app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as object, httpPart, cold));
 
   const ops = opts.ops;
   if (ops) registerOpsRoutes(app, ops);

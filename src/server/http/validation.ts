@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { pointerToParam } from '../../contract/errors.js';
-import { makeAjv, validateBody } from '../../shared/schema-check.js';
+import { compileBodyValidator, makeAjv, validateBody } from '../../shared/schema-check.js';
 
 /** Query strings and path params are strings, so those coerce; bodies use the shared strict validator. */
 const urlAjv = makeAjv(true);
@@ -10,10 +10,15 @@ const urlAjv = makeAjv(true);
  * ~15% of `serve`'s time to ready, and most daemons only ever see a few routes. fastify reads
  * `.errors` off the function it was given after a failed validation, so the wrapper mirrors it.
  */
-export function compileValidator(schema: object, httpPart: string | undefined) {
+export function compileValidator(schema: object, httpPart: string | undefined, cold?: (() => void)[]) {
   const integers = httpPart === 'body' ? [] : integerProperties(schema);
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   let compiled: ValidateFunction | null = null;
+  // warmValidators (below) compiles it ahead of the first request, in a turn of its own.
+  cold?.push(() => {
+    if (httpPart === 'body') compileBodyValidator(schema);
+    else compiled ??= urlAjv.compile(schema);
+  });
   const validate = (data: unknown): boolean => {
     // Coercion would read `1e1` or `0x10` as a number; a query integer is written in digits.
     for (const name of integers) {
@@ -37,6 +42,50 @@ export function compileValidator(schema: object, httpPart: string | undefined) {
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate;
+}
+
+/**
+ * Compile the validators a route table left for its first requests, one per turn of the event
+ * loop, starting `afterMs` after the call (the daemon calls it once it listens). Compiling a route's
+ * schemas costs the main thread ~1-10 ms (the first one of a process, with ajv's own code still
+ * cold, ~20-40 ms), which would otherwise be paid inside the first request of each route: a 1 MB
+ * POST /v1/test/inbound on a fresh daemon held the main thread ~80 ms (issue #13: no message may
+ * hold it for more than 50 ms). One validator per turn keeps each step short; requests are served
+ * between them. Until it starts, nothing here holds the process open (the daemon's stop() ends it).
+ * `done` resolves with the count compiled.
+ */
+export function warmValidators(cold: (() => void)[], afterMs = 1_000): { done: Promise<number>; stop(): void } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  let compiledCount = 0;
+  const done = new Promise<number>((resolve) => {
+    const step = (): void => {
+      const next = stopped ? undefined : cold.shift();
+      if (!next) {
+        resolve(compiledCount);
+        return;
+      }
+      try {
+        next();
+        compiledCount++;
+      } catch {
+        // Left for the route's first request, which compiles it again and answers with the error.
+      }
+      // Not unref'd: libuv does not wake for an unref'd immediate, which then waits for other I/O.
+      timer = setImmediate(step);
+    };
+    timer = setTimeout(step, afterMs).unref();
+  });
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+      if (timer) {
+        clearTimeout(timer as NodeJS.Timeout);
+        clearImmediate(timer as NodeJS.Immediate);
+      }
+    },
+  };
 }
 
 // Shared with the MCP server's argument check (src/mcp), so both name a field the same way.

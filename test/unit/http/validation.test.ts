@@ -75,3 +75,50 @@ describe('validationToApiError', () => {
     expect([e.status, b.code, b.param]).toEqual([400, 'invalid_param_value', 'n']);
   });
 });
+
+describe('warmValidators: route validators compiled ahead of their first request', () => {
+  it('compiles each pending validator once, one per turn, and the validators still refuse and pass', async () => {
+    const { warmValidators } = await import('../../../src/server/http/validation.js');
+    const cold: (() => void)[] = [];
+    const query = compileValidator(ListQuerySchema, 'querystring', cold);
+    const body = compileValidator(AgentCreate, 'body', cold);
+    expect(cold).toHaveLength(2);
+    // One per turn: after the first turn of the warm-up, one of the two is still waiting.
+    const w = warmValidators(cold, 0);
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setImmediate(r));
+    expect(cold.length).toBeLessThan(2);
+    expect(await w.done).toBeGreaterThanOrEqual(1);
+    expect(cold).toHaveLength(0);
+    expect(query({ limit: 'abc' })).toBe(false);
+    expect(query({ limit: '5' })).toBe(true);
+    expect(body({})).toBe(false);
+    expect(body({ name: 'ok' })).toBe(true);
+  });
+
+  it('stop() ends the warm-up: what is left compiles on first use as before', async () => {
+    const { warmValidators } = await import('../../../src/server/http/validation.js');
+    const cold: (() => void)[] = [];
+    const v = compileValidator(ListQuerySchema, 'querystring', cold);
+    const w = warmValidators(cold, 60_000);
+    w.stop();
+    expect(cold).toHaveLength(1);
+    expect(v({ limit: 'x' })).toBe(false);
+  });
+
+  it('a whole app: every route validator is registered for the warm-up, and requests validate after it', async () => {
+    const { createTestApp } = await import('../../helpers/app.js');
+    const { warmUpApp } = await import('../../../src/server/http/app.js');
+    const t = await createTestApp();
+    try {
+      await t.app.ready();
+      const n = await warmUpApp(t.app, 0).done;
+      expect(n).toBeGreaterThan(90); // params, query and body schemas of the route table
+      expect(await warmUpApp(t.app, 0).done).toBe(0); // nothing left
+      expect((await t.req('GET', '/v1/agents?limit=abc')).body.error.code).toBe('invalid_param_value');
+      expect((await t.req('POST', '/v1/agents', { body: {} })).body.error.code).toBe('missing_field');
+    } finally {
+      await t.close();
+    }
+  });
+});
