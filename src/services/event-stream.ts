@@ -41,6 +41,14 @@ export interface StreamSink {
 export interface StreamPlan {
   /** The caller's key (or connected-app grant): streams are capped per key. */
   keyId: string;
+  /**
+   * Authenticate the stream's request again (the HTTP layer's own check: key, access token or web
+   * session); throws the ApiError a new request would get. Run before every batch of events and
+   * every keepalive: a stream ends when its key is revoked or expires, or its session ends, as the
+   * next request would be refused (docs/api-foundation.md: revocation is immediate). The key cache
+   * (services/auth.ts) answers it without a database read while nothing changed.
+   */
+  recheck?: () => Promise<unknown>;
   workspaceId: string;
   agentId: string | null;
   types: string[] | null;
@@ -153,18 +161,64 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
     if (!closed && sink.buffered() > maxBufferedBytes) sub.close(true);
   };
 
+  // Live events wait here while the credential is checked again (plan.recheck), then go out in
+  // order; a refusal ends the stream instead.
+  let live: Event[] = [];
+  let checking = false;
+  const refused = (err: unknown) => {
+    if (closed) return;
+    const e = err as { code?: unknown; message?: unknown };
+    // A comment (clients ignore it) says why; a reconnect then gets the refusal as a JSON envelope.
+    const why = `${typeof e.code === 'string' ? e.code : 'internal_error'}: ${String(e.message ?? err)}`.replace(/[\r\n]+/g, ' ');
+    sink.write(`: closed ${why}\n\n`);
+    sub.close();
+  };
+  const recheck = async (): Promise<boolean> => {
+    if (!plan.recheck) return true;
+    try {
+      await plan.recheck();
+      return true;
+    } catch (err) {
+      refused(err);
+      return false;
+    }
+  };
+  const pump = async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      while (live.length && !closed) {
+        if (!(await recheck())) return;
+        const batch = live;
+        live = [];
+        for (const ev of batch) write(ev);
+      }
+    } finally {
+      checking = false;
+    }
+  };
+
   const onEvent = (ev: Event) => {
     if (!matches(ev)) return;
     if (buffer) {
       buffer.push(ev);
       if (buffer.length > MAX_PENDING_EVENTS) sub.close(true);
-    } else write(ev);
+    } else if (!plan.recheck) write(ev);
+    else {
+      live.push(ev);
+      if (live.length > MAX_PENDING_EVENTS) sub.close(true);
+      else void pump();
+    }
   };
 
   const timer = setInterval(() => {
     if (closed) return;
-    sink.write(': keepalive\n\n');
-    dropIfBehind();
+    // A stream with no events still ends within one keepalive of its key's revocation or expiry.
+    void recheck().then((ok) => {
+      if (!ok || closed) return;
+      sink.write(': keepalive\n\n');
+      dropIfBehind();
+    });
   }, keepaliveMs);
   timer.unref?.();
 
@@ -178,6 +232,7 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
       ctx.bus.off('event', onEvent);
       set.delete(sub);
       buffer = null;
+      live = [];
       try {
         if (drop) sink.destroy();
         else sink.end();
@@ -199,7 +254,7 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
       try {
         let after = plan.afterId;
         for (;;) {
-          if (closed) return;
+          if (closed || !(await recheck())) return;
           const page = await listEvents(ctx.db, plan.workspaceId, {
             agentId: plan.agentId, types: plan.types, since: plan.sinceIso, afterId: after,
           }, { limit: REPLAY_BATCH }, 'asc');
@@ -213,9 +268,13 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
           after = page.rows[page.rows.length - 1].id;
         }
         if (closed || !buffer) return;
+        // What arrived during the replay goes out through the same check as any live event.
         const pending = buffer;
         buffer = null;
-        for (const ev of pending) write(ev);
+        if (plan.recheck) {
+          live = pending.concat(live);
+          void pump();
+        } else for (const ev of pending) write(ev);
       } catch (err) {
         ctx.log.error({ err }, 'event stream replay failed');
         sub.close();

@@ -176,6 +176,44 @@ describe('GET /v1/events/stream', () => {
     expect(foreign.status).toBe(403);
   });
 
+  it('ends when its key is revoked or expires: no event goes out after, with or without events to send', async () => {
+    // Revoked while events flow: the event committed after the revocation is not delivered.
+    const k1 = await t.makeKey({ scopes: ['read'], name: 'streamer' });
+    const s1 = await Stream.open('/v1/events/stream?event_types=message.bounced', { key: k1 });
+    const before = await emit('message.bounced');
+    await s1.until(() => s1.events.length === 1);
+    expect(s1.events[0].id).toBe(before);
+    const id1 = (await t.req('GET', '/v1/api-keys')).body.data.find((k: { name: string }) => k.name === 'streamer').id;
+    expect((await t.req('DELETE', `/v1/api-keys/${id1}`)).status).toBe(200);
+    await emit('message.bounced');
+    await s1.until(() => s1.ended);
+    expect(s1.events.map((e) => e.id)).toEqual([before]);
+    expect(s1.comments.some((c) => c.startsWith('closed revoked_api_key'))).toBe(true);
+    // A new request with the key gets the envelope (what a reconnecting client sees).
+    const again = await Stream.open('/v1/events/stream', { key: k1 });
+    expect([again.status, JSON.parse(again.raw).error.code]).toEqual([401, 'revoked_api_key']);
+
+    // Revoked with nothing to send: the stream ends at its next keepalive (40 ms here).
+    const k2 = await t.makeKey({ scopes: ['read'], name: 'idle-streamer' });
+    const s2 = await Stream.open('/v1/events/stream?event_types=message.bounced', { key: k2 });
+    const id2 = (await t.req('GET', '/v1/api-keys')).body.data.find((k: { name: string }) => k.name === 'idle-streamer').id;
+    await t.req('DELETE', `/v1/api-keys/${id2}`);
+    await s2.until(() => s2.ended);
+    expect(s2.events).toEqual([]);
+
+    // Expired: the clock passes expires_at; the next event is not delivered.
+    const expires = new Date(t.clock.now() + 60_000).toISOString();
+    const k3 = await t.makeKey({ scopes: ['read'], name: 'expiring', expires_at: expires });
+    const s3 = await Stream.open('/v1/events/stream?event_types=message.bounced', { key: k3 });
+    const ok = await emit('message.bounced');
+    await s3.until(() => s3.events.length === 1);
+    t.clock.advance(61_000);
+    await emit('message.bounced');
+    await s3.until(() => s3.ended);
+    expect(s3.events.map((e) => e.id)).toEqual([ok]);
+    expect(s3.comments.some((c) => c.startsWith('closed expired_api_key'))).toBe(true);
+  });
+
   it('serves 100 concurrent subscribers and cleans up when they leave', async () => {
     const baseline = openStreamCount(t.ctx);
     const subs = await Promise.all(Array.from({ length: 100 }, () => Stream.open('/v1/events/stream?event_types=message.delayed')));

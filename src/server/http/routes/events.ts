@@ -2,6 +2,7 @@ import { defineHandlers } from '../handler.js';
 import { listEventsPage, getEventById } from '../../../services/event-queries.js';
 import { admitStream, planStream, runStream } from '../../../services/event-stream.js';
 import { redeliverEvent } from '../../../services/webhooks.js';
+import { authenticateRequest } from '../web-auth.js';
 
 export const eventHandlers = defineHandlers({
   'events.list': async ({ ctx, auth, query }) => listEventsPage(ctx, auth, query),
@@ -13,6 +14,9 @@ export const eventHandlers = defineHandlers({
   'events.stream': async ({ ctx, auth, query, req, reply }) => {
     const lastEventId = req.headers['last-event-id'];
     const plan = await planStream(ctx, auth, query, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
+    // The stream ends when this request would no longer be let in (a revoked or expired key, an
+    // ended web session): the same check the request passed, run again before events go out.
+    plan.recheck = () => authenticateRequest(ctx, req);
     // The caps (429 per key, 503 in total), checked synchronously with the registration below.
     admitStream(ctx, plan.keyId);
     reply.hijack();
