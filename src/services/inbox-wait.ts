@@ -37,6 +37,8 @@ function planLimit(address: string, tier: string): Error {
  */
 export async function waitForInbound(
   ctx: AppContext, auth: AuthContext, agentRef: string, q: InboxWaitQuery, signal?: AbortSignal,
+  /** The request's authentication again (as for the event stream): a key revoked or expired during the wait gets its refusal, not the message. */
+  recheck?: () => Promise<unknown>,
 ): Promise<InboxWaitResult> {
   const agent = await resolveAgent(ctx, auth, agentRef, 'route', null);
   let address: string | null = null;
@@ -80,7 +82,10 @@ export async function waitForInbound(
         if (done) return;
         try {
           const r = await found();
-          if (r) finish(() => resolve(r));
+          if (r) {
+            if (recheck) await recheck();
+            finish(() => resolve(r));
+          }
         } catch (err) {
           finish(() => reject(err));
         }

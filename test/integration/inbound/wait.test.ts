@@ -43,6 +43,19 @@ describe('GET /v1/agents/{id}/inbox/wait', () => {
     expect(w.body.message.delivered_to).toBe(`agent+signup@${D}`);
   });
 
+  it('a key revoked while it waits gets the refusal, not the message', async () => {
+    t.clock.advance(1000);
+    const key = await t.makeKey({ scopes: ['read'], mode: 'test', name: 'waiter' }, t.testKey);
+    const pending = wait({ timeout: 30 }, key);
+    await new Promise((r) => setTimeout(r, 50));
+    const id = (await t.req('GET', '/v1/api-keys', { key: t.testKey })).body.data.find((k: { name: string }) => k.name === 'waiter').id;
+    expect((await t.req('DELETE', `/v1/api-keys/${id}`, { key: t.testKey })).status).toBe(200);
+    await sim({ subject: 'Your code', body_text: 'Code 424242' });
+    const w = await pending;
+    expect([w.status, w.body.error?.code]).toEqual([401, 'revoked_api_key']);
+    expect(JSON.stringify(w.body)).not.toContain('424242');
+  });
+
   it('answers an empty result on timeout (not an error)', async () => {
     t.clock.advance(1000);
     const w = await wait({ timeout: 1 });

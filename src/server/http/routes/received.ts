@@ -1,6 +1,7 @@
 import { defineHandlers } from '../handler.js';
 import { getReceivedMessage, listReceivedPage, markReceivedRead, receivedHtmlPage, simulateInbound } from '../../../services/received.js';
 import { waitForInbound } from '../../../services/inbox-wait.js';
+import { authenticateRequest } from '../web-auth.js';
 
 export const receivedHandlers = defineHandlers({
   'received.list': async ({ ctx, auth, query }) => listReceivedPage(ctx, auth, query),
@@ -17,13 +18,13 @@ export const receivedHandlers = defineHandlers({
       .send(page.html);
   },
   'received.simulate': async ({ ctx, auth, body }) => simulateInbound(ctx, auth, body),
-  'inbox.wait': async ({ ctx, auth, params, query, reply }) => {
+  'inbox.wait': async ({ ctx, auth, params, query, req, reply }) => {
     // The client going away ends the wait (and its bus listener) at once.
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableEnded) abort.abort(); };
     reply.raw.on('close', onClose);
     try {
-      return await waitForInbound(ctx, auth, params.id, query, abort.signal);
+      return await waitForInbound(ctx, auth, params.id, query, abort.signal, () => authenticateRequest(ctx, req));
     } finally {
       reply.raw.off('close', onClose);
     }
