@@ -247,6 +247,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       throw new ConfigError('relay', `"${redact(c.relay)}" is not a URL; use smtp://user:pass@host:port or smtps://...`);
     }
     if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError('relay', 'the relay URL must start with smtp:// or smtps://.');
+    notRedacted('relay', u.password);
     relayUrl = c.relay;
   }
   if ((c.tlsCert && !c.tlsKey) || (!c.tlsCert && c.tlsKey)) {
@@ -345,6 +346,7 @@ function listenAddress(field: string, v: string | undefined): { host: string; po
 }
 
 function metricsToken(v: string): string {
+  notRedacted('metricsToken', v.trim());
   if (v.trim().length < 16) throw new ConfigError('metricsToken', 'must be at least 16 characters (it guards /metrics from the network).');
   return v.trim();
 }
@@ -367,8 +369,19 @@ function databaseSpec(c: ConfigInput, dbFile: string): DatabaseSpec {
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
     throw new ConfigError('databaseUrl', `"${redact(c.databaseUrl)}" is not a postgres:// URL (leave it unset for SQLite in the data dir).`);
   }
+  notRedacted('databaseUrl', u.password);
   return { kind: 'postgres', url: c.databaseUrl, poolSize, statementTimeoutMs };
 }
+
+/**
+ * `--print-config` writes secrets as `****`; a config file made from it and used as it is would
+ * otherwise start and fail later (a relay answering 535 to every live send). Refuse it at start.
+ */
+function notRedacted(key: 'relay' | 'databaseUrl' | 'metricsToken', secret: string): void {
+  if (secret !== REDACTED && secret.toUpperCase() !== '%2A%2A%2A%2A') return;
+  throw new ConfigError(key, `the ${key === 'metricsToken' ? 'token' : 'password in the URL'} is "${REDACTED}", the placeholder --print-config writes in place of a secret; put the real one back in the config file, or give it with the flag or its MAILAGENT_ environment variable.`);
+}
+const REDACTED = '****';
 
 const FILE_KEYS = CONFIG_KEYS.filter((k): k is FileKey => k !== 'config');
 
@@ -397,7 +410,7 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 export function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:****@');
+  return url.replace(/\/\/([^:@/]+):([^@/]+)@/, `//$1:${REDACTED}@`);
 }
 
 /**
@@ -421,7 +434,7 @@ export function printableConfig(c: Config): Record<string, unknown> {
     retentionEventsDays: c.retention.eventsDays, retentionWebhookDeliveriesDays: c.retention.webhookDeliveriesDays,
     retentionRequestLogDays: c.retention.requestLogDays, minFreeDiskMb: c.minFreeDiskBytes / (1024 * 1024),
     metricsListen: c.metricsListen ? `${c.metricsListen.host.includes(':') ? `[${c.metricsListen.host}]` : c.metricsListen.host}:${c.metricsListen.port}` : null,
-    metricsToken: c.metricsToken ? '****' : null,
+    metricsToken: c.metricsToken ? REDACTED : null,
     backupBeforeMigrate: c.backupBeforeMigrate,
     databaseUrl: pg ? redact(pg.url) : null, databasePoolSize: pg?.poolSize ?? null, databaseStatementTimeout: pg?.statementTimeoutMs ?? null,
     webhookLeaseSeconds: c.webhookLeaseMs / 1000,

@@ -159,6 +159,22 @@ describe('printableConfig', () => {
     expect(printableConfig(loadConfig({ dataDir: dir }, {})).relay).toBeNull();
   });
 
+  it('a printed config with its secrets still redacted is refused at start, naming the field, until the real secret is back', () => {
+    const dir = tempDir();
+    const p = printableConfig(loadConfig({ dataDir: dir, relay: 'smtp://mailer:s3cr3t-pw@relay.example:587', metricsToken: 'a-metrics-token-of-32-characters' }, {}));
+    const file = join(dir, 'printed.json');
+    writeFileSync(file, JSON.stringify(p));
+    const e = fails({ config: file });
+    expect(e.field).toBe('relay');
+    expect(e.message).toContain('placeholder --print-config writes');
+    // The flag (or its environment variable) puts the secret back; then the redacted token is next.
+    const e2 = fails({ config: file, relay: 'smtp://mailer:s3cr3t-pw@relay.example:587' });
+    expect(e2.field).toBe('metricsToken');
+    const c = loadConfig({ config: file, relay: 'smtp://mailer:s3cr3t-pw@relay.example:587', metricsToken: 'a-metrics-token-of-32-characters' }, {});
+    expect(c.relayUrl).toBe('smtp://mailer:s3cr3t-pw@relay.example:587');
+    expect(fails({ dataDir: dir, databaseUrl: 'postgres://u:****@db.example/mail' }).field).toBe('databaseUrl');
+  });
+
   it('is a config file the daemon reads back, with each value\'s source', () => {
     const dir = tempDir();
     const c = loadConfig({ dataDir: dir, port: '8123' }, { MAILAGENT_SMTP_PORT: '2600' });
