@@ -11,9 +11,12 @@ export const StringMap = Type.Record(Type.String(), Type.String());
 
 /**
  * Human text that ends up in mail headers and terminal tables (display names, key names): no
- * control characters, so no CR/LF header injection and no terminal escape sequences.
+ * control characters, so no CR/LF header injection and no terminal escape sequences — C0, DEL and
+ * C1 (U+0080–U+009F: U+009B is a one-byte CSI to some terminals) — and no bidi embedding, override
+ * or isolate controls (U+202A–U+202E, U+2066–U+2069), which reorder what a recipient's mail client
+ * shows ("Support \u202Eevil" displays as "Support live"). Marks such as U+200E/U+200F stay allowed.
  */
-export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f]*$';
+export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$';
 
 /**
  * What to tell a client whose value a schema refused, completing "The field `x` …" (e.g. "is not

@@ -136,6 +136,10 @@ describe('POST /v1/agents', () => {
       // Display names end up in From headers: no CR/LF (header injection) or other control characters.
       [{ display_name: 'Support\r\nBcc: victim@example.com' }, 'display_name'],
       [{ display_name: 'x\u0000' }, 'display_name'],
+      // C1 (U+009B is a one-byte CSI to some terminals) and bidi overrides/isolates (spoofed names).
+      [{ display_name: 'Sup\u009b31mport' }, 'display_name'],
+      [{ display_name: 'Support \u202eevil' }, 'display_name'],
+      [{ display_name: 'Support \u2067x' }, 'display_name'],
       [{ display_name: 'x'.repeat(201) }, 'display_name'],
     ];
     for (const [extra, param] of cases) {
@@ -144,6 +148,11 @@ describe('POST /v1/agents', () => {
       expect(code(r)).toBe('invalid_param_value');
       expect(r.body.error.param).toBe(param);
     }
+    // Right-to-left names and their direction marks are fine.
+    const was = (await t.req('GET', '/v1/agents/agent')).body.display_name;
+    const rtl = await t.req('PATCH', '/v1/agents/agent', { body: { display_name: 'תמיכה\u200f Support' } });
+    expect([rtl.status, rtl.body.display_name]).toEqual([200, 'תמיכה\u200f Support']);
+    expect((await t.req('PATCH', '/v1/agents/agent', { body: { display_name: was } })).status).toBe(200);
     const unknown = await t.req('POST', '/v1/agents', { body: { name: 'limcheck', colour: 'blue' } });
     expect(code(unknown)).toBe('invalid_field');
     expect(unknown.body.error.param).toBe('colour');
