@@ -1,5 +1,6 @@
 import type { Event } from '../contract/events.js';
 import type { AppContext } from '../services/context.js';
+import { neutralize } from '../shared/neutralize.js';
 
 const INBOUND = new Set(['message.received', 'reply.received', 'message.received.unauthenticated', 'message.received.over_limit']);
 
@@ -8,11 +9,13 @@ const INBOUND = new Set(['message.received', 'reply.received', 'message.received
  * bus: the services stay free of logging concerns, and the line is written only after commit.
  * Fields: id, from, to, subject and the verdict (inbound: the event type, intent, quarantine;
  * outbound: status, routing pool, screen score, test mode). Subject and addresses are data
- * from mail: pino writes them as JSON strings (escaped), pino-pretty as one line.
+ * from mail, and the log is read on terminals (pino-pretty's lines, `journalctl`): they are
+ * neutralised (shared/neutralize.ts) — JSON escapes C0 controls but not C1 or bidi controls.
  */
 export function logMessages(ctx: AppContext): () => void {
   const onEvent = (ev: Event) => {
-    const d = ev.data as Record<string, unknown>;
+    const raw = ev.data as Record<string, unknown>;
+    const d: Record<string, unknown> = { ...raw, from: shown(raw.from), to: shown(raw.to), subject: shown(raw.subject) };
     if (INBOUND.has(ev.type)) {
       const verdict = ev.type === 'message.received.over_limit'
         ? `held (${String(d.over_limit ?? 'over limit')})`
@@ -25,4 +28,11 @@ export function logMessages(ctx: AppContext): () => void {
   };
   ctx.bus.on('event', onEvent);
   return () => ctx.bus.off('event', onEvent);
+}
+
+/** A mail-derived field as the log shows it: strings (and lists of them) neutralised, on one line. */
+function shown(v: unknown): unknown {
+  if (typeof v === 'string') return neutralize(v);
+  if (Array.isArray(v)) return v.map(shown);
+  return v;
 }
