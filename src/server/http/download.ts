@@ -14,7 +14,9 @@ function safeType(contentType: string): string {
 export function contentDisposition(raw: string): string {
   // Control characters (C0, DEL, C1) and bidi/zero-width format characters never reach the name
   // a browser saves under, nor a terminal that prints it: each becomes "_".
-  const filename = raw.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '_');
+  // Path separators too: a name is a name, never a path (`../../etc/passwd` → `.._.._etc_passwd`),
+  // also in filename*, which a naive client may join to a directory as it is.
+  const filename = raw.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff/\\]/g, '_');
   const ascii = filename.replace(/[^A-Za-z0-9_.() -]/g, '_').slice(0, 200) || 'download';
   if (ascii === filename) return `attachment; filename="${ascii}"`;
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);

@@ -34,6 +34,10 @@ describe('List-Unsubscribe on live sends', () => {
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.text).toContain(other.email);
     expect(page.text).toContain('<form method="post">');
+    // Not framable by another site (a hidden frame over a decoy button: clickjacking), no scripts.
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(await findSuppression(t.ctx, t.boot.workspace.id, t.boot.agent.id, other.email)).toBeNull();
 
     // The one-click POST a mailbox provider sends.

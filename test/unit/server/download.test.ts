@@ -13,4 +13,11 @@ describe('contentDisposition (names from mail)', () => {
     expect(h).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
     expect(h).toBe(`attachment; filename="invoice__2J__fdp.exe"; filename*=UTF-8''invoice_%5B2J__fdp.exe`);
   });
+
+  it('never carries a path: separators become "_" in both names', () => {
+    const h = contentDisposition('../../../../etc/passwd');
+    expect(h).toBe('attachment; filename=".._.._.._.._etc_passwd"');
+    const w = contentDisposition('..\\..\\évil.txt');
+    expect(w).not.toMatch(/%2F|%5C|\/|\\/i);
+  });
 });

@@ -11,12 +11,26 @@ function page(title: string, body: string): string {
     + `</head><body><h1>${esc(title)}</h1>${body}</body></html>`;
 }
 
+/**
+ * The headers of every public page: no framing (a page with an Unsubscribe button inside another
+ * site's frame could be clicked for the recipient: clickjacking), no scripts, forms posting only
+ * back here, and the page itself never cached.
+ */
+const PUBLIC_PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
 export const publicHandlers = defineHandlers({
   // A GET never unsubscribes: link scanners and prefetchers follow links (RFC 8058 §1).
   'unsubscribe.page': async ({ ctx, params, req, reply }) => {
     takePublicSlot(ctx, req.ip);
     const t = await resolveUnsubscribe(ctx, params.token);
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    reply.headers(PUBLIC_PAGE_HEADERS);
     const who = t.recipient
       ? `<p>Stop mail from <b>${esc(t.agentEmail)}</b> to <b>${esc(t.recipient)}</b>?</p>`
       : `<p>Stop mail from <b>${esc(t.agentEmail)}</b> to:</p>` + t.choices.map((c, i) =>
@@ -28,14 +42,14 @@ export const publicHandlers = defineHandlers({
     const form = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     const address = typeof form.address === 'string' ? form.address : undefined;
     const r = await unsubscribe(ctx, params.token, req.ip, address);
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    reply.headers(PUBLIC_PAGE_HEADERS);
     return page('Unsubscribed', `<p><b>${esc(r.address)}</b> will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`);
   },
   'billing.page': async ({ ctx, query, req, reply }) => {
     takePublicSlot(ctx, req.ip);
     const tier = await firstWorkspaceTier(ctx);
     const back = query.return_url && /^https?:\/\//i.test(query.return_url) ? `<p><a href="${esc(query.return_url)}">Back</a></p>` : '';
-    reply.type('text/html; charset=utf-8');
+    reply.headers(PUBLIC_PAGE_HEADERS);
     return page('Billing', `<p>This is a self-hosted mailagent instance: there is no billing provider and nothing is charged.</p>`
       + `<p>The workspace is on the <b>${esc(tier)}</b> tier. The operator changes it with <code>mailagent admin tier &lt;free|pro|scale&gt;</code>.</p>${back}`);
   },
