@@ -12,6 +12,7 @@ const urlAjv = makeAjv(true);
  */
 export function compileValidator(schema: object, httpPart: string | undefined, cold?: (() => void)[]) {
   const integers = httpPart === 'body' ? [] : integerProperties(schema);
+  const singles = httpPart === 'body' ? [] : singleValuedProperties(schema);
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   let compiled: ValidateFunction | null = null;
   // warmValidators (below) compiles it ahead of the first request, in a turn of its own.
@@ -20,6 +21,14 @@ export function compileValidator(schema: object, httpPart: string | undefined, c
     else compiled ??= urlAjv.compile(schema);
   });
   const validate = (data: unknown): boolean => {
+    // `?limit=1&limit=2` arrives as an array: say so, rather than "must be a whole number".
+    for (const name of singles) {
+      const given = (data as Record<string, unknown> | null)?.[name];
+      if (Array.isArray(given)) {
+        validate.errors = [{ keyword: 'repeated', instancePath: `/${name}`, schemaPath: '', params: {}, message: `is given ${given.length} times; give it once` }];
+        return false;
+      }
+    }
     // Coercion would read `1e1` or `0x10` as a number; a query integer is written in digits.
     for (const name of integers) {
       const raw = (data as Record<string, unknown> | null)?.[name];
@@ -90,6 +99,13 @@ export function warmValidators(cold: (() => void)[], afterMs = 1_000): { done: P
 
 // Shared with the MCP server's argument check (src/mcp), so both name a field the same way.
 export { pointerToParam };
+
+/** Properties that take one value (no array among their types): a repeated query parameter is an error. */
+function singleValuedProperties(schema: object): string[] {
+  const props = (schema as { properties?: Record<string, { type?: unknown; anyOf?: { type?: unknown }[] }> }).properties ?? {};
+  const arrayish = (p: { type?: unknown; anyOf?: { type?: unknown }[] }) => p.type === 'array' || (Array.isArray(p.type) && p.type.includes('array')) || !!p.anyOf?.some(arrayish);
+  return Object.entries(props).filter(([, p]) => !arrayish(p)).map(([k]) => k);
+}
 
 function integerProperties(schema: object): string[] {
   const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};

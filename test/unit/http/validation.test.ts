@@ -122,3 +122,13 @@ describe('warmValidators: route validators compiled ahead of their first request
     }
   });
 });
+
+describe('repeated query parameters', () => {
+  it('a parameter given twice is named as repeated, not as the wrong type', () => {
+    const v = compileValidator(ListQuerySchema, 'querystring');
+    expect(v({ limit: ['1', '2'] })).toBe(false);
+    const e = validationToApiError(v.errors!, 'querystring');
+    expect([e.status, e.code, e.param, e.message]).toEqual([400, 'invalid_param_value', 'limit', 'The query parameter `limit` is given 2 times; give it once.']);
+    expect(v({ limit: '2' })).toBe(true);
+  });
+});
