@@ -2,6 +2,7 @@ import type {
   Classification, InboundInput as ClassifierInput, OutboundInput, ScreenResult, SenderHistory,
 } from '../classifier/index.js';
 import type { PreparedInbound } from '../mail/parse.js';
+import type { AuthRound, AuthRoundInput } from '../mail/auth.js';
 import type { AppContext } from './context.js';
 
 /**
@@ -39,15 +40,21 @@ export interface MessageWork {
   classify(input: ClassifierInput, now: number): Promise<{ classification: Classification; truncated: boolean }>;
   /** screenOutbound, off the main thread. */
   screen(input: OutboundInput): Promise<ScreenResult>;
+  /**
+   * One round of SPF/DKIM/DMARC over the DNS answers so far (mail/auth.ts authenticateInRounds asks
+   * the missing ones between rounds), off the main thread: DKIM hashes the whole body.
+   */
+  authRound(input: AuthRoundInput): Promise<AuthRound>;
 }
 
-// The parser and the classifier load on first use: the daemon has a pool (its workers load them),
+// The parser, the classifier and mailauth load on first use: the daemon has a pool (its workers load them),
 // and its main thread must not carry them too (test/unit/server/thread-modules.test.ts).
 export const inlineWork: MessageWork = {
   // Inline, a second call costs nothing more than one: `along` is ignored and the caller classifies.
   parse: async (raw) => (await import('../mail/parse.js')).parseAndExtract(raw),
   classify: async (input, now) => ({ classification: (await import('../classifier/index.js')).classifyInbound(input, new Date(now)), truncated: false }),
   screen: async (input) => (await import('../classifier/index.js')).screenOutbound(input),
+  authRound: async (input) => (await import('../mail/auth-check.js')).authRound(input),
 };
 
 /** The context's pool, or the same work inline. */

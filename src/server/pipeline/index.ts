@@ -4,6 +4,7 @@ import type {
 } from '../../classifier/index.js';
 import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
 import type { ClassifyAlong, MessageWork, ParsedAndClassified } from '../../services/message-work.js';
+import type { AuthRound, AuthRoundInput } from '../../mail/auth.js';
 import type { Logger } from '../../shared/log.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
 import { PoolClosed, WorkerPool, type PoolStats } from './pool.js';
@@ -128,6 +129,17 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         cutShort('bounded outbound screen', err);
       }
       return (await lastResort()).screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null });
+    },
+
+    async authRound(input: AuthRoundInput): Promise<AuthRound> {
+      // No cheaper pass exists (DKIM hashes the body or proves nothing): a round past the budget
+      // (or a crashed worker) leaves the message "not checked" (null), as a DNS failure does.
+      try {
+        return await pool.run({ kind: 'auth', input }) as AuthRound;
+      } catch (err) {
+        cutShort('authentication', err);
+        return { outcome: { spf: null, dkim: null, dmarc: null, header: null } };
+      }
     },
   };
 

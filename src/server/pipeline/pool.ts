@@ -297,5 +297,7 @@ export class WorkerPool {
 
 /** Whether a job may share a message with others (dispatch). */
 function batchable(job: Job): boolean {
-  return job.kind !== 'parse' || job.raw.byteLength <= BATCH_MAX_BYTES;
+  if (job.kind === 'parse') return job.raw.byteLength <= BATCH_MAX_BYTES;
+  if (job.kind === 'auth') return job.input.raw.byteLength <= BATCH_MAX_BYTES;
+  return true;
 }

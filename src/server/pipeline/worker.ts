@@ -1,9 +1,10 @@
-// A pipeline worker thread: parse, classify, screen. Imports mail and classifier only (checked by
+// A pipeline worker thread: parse, classify, screen, authenticate (SPF/DKIM/DMARC rounds). Imports mail and classifier only (checked by
 // test/architecture.test.ts): no database, no events, nothing with side effects, so the pool can
 // terminate it at any instant without losing or half-writing anything.
 import { parentPort } from 'node:worker_threads';
 import { classifierFields, parseAndExtract, preloadParser, type PreparedInbound } from '../../mail/parse.js';
 import { classifyInbound, screenOutbound, type Classification } from '../../classifier/index.js';
+import { authRound } from '../../mail/auth-check.js';
 import { threadHeap } from '../../shared/thread-heap.js';
 import type { ClassifyAlong, FromWorker, Job, ToWorker } from './protocol.js';
 
@@ -21,6 +22,8 @@ async function run(job: Job): Promise<unknown> {
       return classifyInbound(job.input, new Date(job.now));
     case 'screen':
       return screenOutbound(job.input);
+    case 'auth':
+      return authRound(job.input);
   }
 }
 
