@@ -116,7 +116,9 @@ describe('inbound queue', () => {
     const row = async () => t.ctx.db.selectFrom('inbound_queue').select(['attempts', 'last_error']).executeTakeFirst();
     for (let i = 0; i < 100 && (await row())?.attempts !== 1; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await row()).toEqual({ attempts: 1, last_error: 'parse exploded once' });
-    // Retried after retryMs (5 s), from the row on disk.
+    // Retried after retryMs (5 s), from the row on disk: on SQLite by the daemon's timer; on
+    // PostgreSQL by the poll once the row's lease (the backoff, on the daemon's clock) has passed.
+    t.clock.advance(6_000);
     await untilProcessed(t, 20_000);
     expect(failures).toBe(2);
     const stored = await t.ctx.db.selectFrom('received_messages').select(['id', 'subject']).execute();
