@@ -1,7 +1,8 @@
 // SPF, DKIM and DMARC with mailauth: one round of the check (mail/auth.ts authenticateInRounds).
-// Loaded by the pipeline's workers (and, without a pool, lazily by services/message-work.ts), never
-// by the daemon's main thread: mailauth's modules cost ~7.7 MB of heap per thread that loads them,
-// and DKIM hashes the whole body of a message (test/unit/server/thread-modules.test.ts).
+// Loaded by a pipeline worker on its first check (and, without a pool, on first use by
+// services/message-work.ts), never by the daemon's main thread: DKIM hashes the whole body of a
+// message, and mailauth's modules cost ~8 MB of heap in each thread that loads them
+// (test/unit/server/thread-modules.test.ts).
 import { authenticate } from 'mailauth';
 import { dnsKey, type AuthRound, type AuthRoundInput, type DnsAnswer } from './auth.js';
 

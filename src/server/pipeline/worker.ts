@@ -4,7 +4,6 @@
 import { parentPort } from 'node:worker_threads';
 import { classifierFields, parseAndExtract, preloadParser, type PreparedInbound } from '../../mail/parse.js';
 import { classifyInbound, screenOutbound, type Classification } from '../../classifier/index.js';
-import { authRound } from '../../mail/auth-check.js';
 import { threadHeap } from '../../shared/thread-heap.js';
 import type { ClassifyAlong, FromWorker, Job, ToWorker } from './protocol.js';
 
@@ -23,7 +22,9 @@ async function run(job: Job): Promise<unknown> {
     case 'screen':
       return screenOutbound(job.input);
     case 'auth':
-      return authRound(job.input);
+      // mailauth (~8 MB of heap in each thread that loads it) loads on a worker's first check: a
+      // daemon whose mail all comes from trusted networks (local development) never loads it.
+      return (await import('../../mail/auth-check.js')).authRound(job.input);
   }
 }
 

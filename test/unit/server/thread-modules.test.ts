@@ -60,14 +60,17 @@ describe('modules per thread', () => {
     expect([...g.files].filter((f) => f.startsWith('mcp/') || f.startsWith('web/'))).toEqual([]);
   });
 
-  it('a pipeline worker loads the parser, the classifier and mailauth, and no HTTP, SQL, SMTP or metrics stack', () => {
+  it('a pipeline worker loads the parser and the classifier (mailauth on its first check), and no HTTP, SQL, SMTP or metrics stack', () => {
     const g = staticGraph(['server/pipeline/worker.ts']);
     expect(g.files).toContain('classifier/weights');
     expect(g.files).toContain('mail/parse');
-    expect(g.files).toContain('mail/auth-check');
-    expect(g.packages).toContain('mailauth');
+    // SPF/DKIM/DMARC: imported by the worker on its first 'auth' job, not at start (trusted-network
+    // mail never needs it); the main thread never imports it (test above).
+    expect(g.files).not.toContain('mail/auth-check');
+    expect(readFileSync(join(SRC, 'server/pipeline/worker.ts'), 'utf8')).toContain("import('../../mail/auth-check.js')");
+    expect(staticGraph(['mail/auth-check.ts']).packages).toContain('mailauth');
     expect([...g.files].filter((f) => !/^(server\/pipeline\/worker|mail|classifier|shared|contract)\b/.test(f))).toEqual([]);
-    for (const pkg of ['fastify', 'kysely', 'better-sqlite3', 'typebox', 'smtp-server', 'prom-client', 'pg', 'nodemailer', 'ajv']) {
+    for (const pkg of ['fastify', 'kysely', 'better-sqlite3', 'typebox', 'smtp-server', 'prom-client', 'pg', 'mailauth', 'nodemailer', 'ajv']) {
       expect(g.packages, pkg).not.toContain(pkg);
     }
   });
