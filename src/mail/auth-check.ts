@@ -4,7 +4,7 @@
 // message, and mailauth's modules cost ~8 MB of heap in each thread that loads them
 // (test/unit/server/thread-modules.test.ts).
 import { authenticate } from 'mailauth';
-import { dnsKey, type AuthRound, type AuthRoundInput, type DnsAnswer } from './auth.js';
+import { dnsKey, type AuthCheckInput, type AuthOutcome, type AuthRound, type AuthRoundInput, type DnsAnswer } from './auth.js';
 
 /**
  * SPF result word → pass (true), failed (false) or neither (null). `none` (no SPF record),
@@ -56,7 +56,12 @@ export async function authRound(input: AuthRoundInput): Promise<AuthRound> {
     return need.size ? { need: [...need.values()] } : { outcome: { spf: null, dkim: null, dmarc: null, header: null } };
   }
   if (need.size) return { need: [...need.values()] };
-  const spfResult = input.ip ? (res.spf ? res.spf.status?.result : undefined) : undefined;
+  return { outcome: outcomeOf(res, input.ip) };
+}
+
+/** mailauth's answer as the stored message keeps it. */
+function outcomeOf(res: Awaited<ReturnType<typeof authenticate>>, ip: string | null): AuthOutcome {
+  const spfResult = ip ? (res.spf ? res.spf.status?.result : undefined) : undefined;
   const dkimResults = res.dkim?.results ?? [];
   // No signature at all is DKIM `none`: not a failure (see verdict()).
   const dkim = dkimResults.some((r) => r.status?.result === 'pass')
@@ -64,5 +69,32 @@ export async function authRound(input: AuthRoundInput): Promise<AuthRound> {
     : !dkimResults.length || dkimResults.some((r) => r.status?.result === 'temperror') || dkimResults.every((r) => r.status?.result === 'none') ? null : false;
   const dmarc = res.dmarc ? (res.dmarc.status?.result ?? null) : null;
   const header = res.headers?.match(/Authentication-Results:[\s\S]*/)?.[0]?.trim() ?? null;
-  return { outcome: { spf: verdict(spfResult), dkim, dmarc, header } };
+  return { spf: verdict(spfResult), dkim, dmarc, header };
+}
+
+/**
+ * The whole check in one pass on this thread, asking `input.resolver` as it goes: the work without
+ * a pool (services/message-work.ts inlineWork: tests, in-process use), where rounds would only
+ * repeat the work. Never throws: a failure of the check itself, or `timeoutMs` (10 s) passing, is
+ * "not checked".
+ */
+export async function checkAuthentication(input: AuthCheckInput): Promise<AuthOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const res = await Promise.race([
+      authenticate(input.raw, {
+        ip: input.ip ?? undefined, helo: input.helo ?? undefined, sender: input.mailFrom || undefined, mta: input.mta,
+        resolver: input.resolver, disableArc: true, disableBimi: true,
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('authentication check timed out')), input.timeoutMs ?? 10_000);
+        timer.unref();
+      }),
+    ]);
+    return outcomeOf(res, input.ip);
+  } catch {
+    return { spf: null, dkim: null, dmarc: null, header: null };
+  } finally {
+    clearTimeout(timer);
+  }
 }

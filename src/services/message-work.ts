@@ -2,7 +2,7 @@ import type {
   Classification, InboundInput as ClassifierInput, OutboundInput, ScreenResult, SenderHistory,
 } from '../classifier/index.js';
 import type { PreparedInbound } from '../mail/parse.js';
-import type { AuthRound, AuthRoundInput } from '../mail/auth.js';
+import type { AuthCheckInput, AuthOutcome } from '../mail/auth.js';
 import type { AppContext } from './context.js';
 
 /**
@@ -41,10 +41,16 @@ export interface MessageWork {
   /** screenOutbound, off the main thread. */
   screen(input: OutboundInput): Promise<ScreenResult>;
   /**
-   * One round of SPF/DKIM/DMARC over the DNS answers so far (mail/auth.ts authenticateInRounds asks
-   * the missing ones between rounds), off the main thread: DKIM hashes the whole body.
+   * SPF/DKIM/DMARC of one message (never throws: "not checked" on failure). The pool runs it off
+   * the main thread in rounds (DKIM hashes the whole body), the DNS questions asked here between
+   * rounds through `input.resolver` (mail/auth.ts authenticateInRounds); inline, one pass.
    */
-  authRound(input: AuthRoundInput): Promise<AuthRound>;
+  authenticate(input: AuthCheckInput): Promise<AuthOutcome>;
+  /**
+   * Load what authenticate needs now (mailauth loads on first use: a daemon whose mail all comes from
+   * trusted networks never loads it), so the first message to authenticate does not wait for it.
+   */
+  warmAuth(): void;
 }
 
 // The parser, the classifier and mailauth load on first use: the daemon has a pool (its workers load them),
@@ -54,7 +60,8 @@ export const inlineWork: MessageWork = {
   parse: async (raw) => (await import('../mail/parse.js')).parseAndExtract(raw),
   classify: async (input, now) => ({ classification: (await import('../classifier/index.js')).classifyInbound(input, new Date(now)), truncated: false }),
   screen: async (input) => (await import('../classifier/index.js')).screenOutbound(input),
-  authRound: async (input) => (await import('../mail/auth-check.js')).authRound(input),
+  authenticate: async (input) => (await import('../mail/auth-check.js')).checkAuthentication(input),
+  warmAuth: () => void import('../mail/auth-check.js').catch(() => undefined),
 };
 
 /** The context's pool, or the same work inline. */

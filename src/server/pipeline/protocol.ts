@@ -13,7 +13,8 @@ export type Job =
   | { kind: 'parse'; raw: Uint8Array; safe: boolean; along?: ClassifyAlong }
   | { kind: 'classify'; input: ClassifierInput; now: number }
   | { kind: 'screen'; input: OutboundInput }
-  | { kind: 'auth'; input: AuthRoundInput };
+  /** A round of SPF/DKIM/DMARC; null: only load mailauth (MessageWork.warmAuth). */
+  | { kind: 'auth'; input: AuthRoundInput | null };
 
 /**
  * Jobs, run one after another, each answered on its own as it finishes (several in one message:

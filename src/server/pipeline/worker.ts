@@ -24,7 +24,7 @@ async function run(job: Job): Promise<unknown> {
     case 'auth':
       // mailauth (~8 MB of heap in each thread that loads it) loads on a worker's first check: a
       // daemon whose mail all comes from trusted networks (local development) never loads it.
-      return (await import('../../mail/auth-check.js')).authRound(job.input);
+      return job.input ? (await import('../../mail/auth-check.js')).authRound(job.input) : (await import('../../mail/auth-check.js'), null);
   }
 }
 

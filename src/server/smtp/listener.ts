@@ -5,7 +5,7 @@ import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
 import { DEFAULT_QUEUE_CONCURRENCY, InboundQueue, needsReplyFromProcessing, QUEUE_PIECE_BYTES } from '../../services/inbound-queue.js';
 import { OVER_LIMIT_REASONS } from '../../contract/received.js';
-import { authenticateInbound, createDnsResolver, type AuthRoundRunner, type DNSResolver } from '../../mail/auth.js';
+import { authenticateInbound, createDnsResolver, trustedNetworkOf, type AuthCheckInput, type DNSResolver } from '../../mail/auth.js';
 import { workOf } from '../../services/message-work.js';
 import { MAX_HEADER_BYTES, MAX_HEADER_FIELDS, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
@@ -84,10 +84,14 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
 
   // SPF/DKIM/DMARC run in the pipeline's workers, round by round; the DNS questions between rounds
   // are asked here through `resolver` (mail/auth.ts authenticateInRounds).
-  const authRound: AuthRoundRunner = (input) => workOf(ctx).authRound(input);
+  const check = (input: AuthCheckInput) => workOf(ctx).authenticate(input);
+  // Without a pool (tests, in-process use) mailauth loads on this thread: now, as a static import
+  // did before, rather than during the first message's processing.
+  let authWarmed = !ctx.work;
+  if (authWarmed) workOf(ctx).warmAuth();
   const authenticate = (m: { raw: Buffer; ip: string | null; helo: string | null; mailFrom: string }) => authenticateInbound({
     raw: m.raw, ip: m.ip, helo: m.helo, mailFrom: m.mailFrom, mta: name, resolver, trustedNetworks: opts.trustedNetworks,
-  }, authRound);
+  }, check);
   const queue = opts.queue ? new InboundQueue(ctx, {
     authenticate, maxDepth: opts.queue.maxDepth, concurrency: opts.queue.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
     leaseMs: opts.queue.leaseMs, file: opts.queue.file,
@@ -116,8 +120,14 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     greetingDelayMs: opts.greetingDelayMs ?? 0,
     limits: opts.limits,
 
-    onConnect(_session: SMTPServerSession, callback: (err?: Error | null) => void) {
+    onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void) {
       observer?.sessionOpened();
+      // The first client outside the trusted networks: its mail will be authenticated, so the
+      // pool's workers load mailauth now, while the message is still arriving.
+      if (!authWarmed && !trustedNetworkOf(session.remoteAddress ?? null, opts.trustedNetworks ?? [])) {
+        authWarmed = true;
+        workOf(ctx).warmAuth();
+      }
       callback();
     },
     onClose() {
