@@ -166,6 +166,9 @@ const MAX_QUESTIONS_PER_ROUND = 32;
 const askedBefore = new Map<string, { name: string; rrtype: string }[]>();
 const ASKED_BEFORE_MAX = 1000;
 
+/** Above this, the rounds of a check share one copy of the message (authenticateInRounds). */
+const SHARE_ABOVE_BYTES = 64 * 1024;
+
 const NOT_CHECKED: AuthOutcome = { spf: null, dkim: null, dmarc: null, header: null };
 
 /**
@@ -206,11 +209,15 @@ export async function authenticateInRounds(input: AuthCheckInput, run: AuthRound
     })]).finally(() => clearTimeout(timer));
     return out;
   };
+  // A large message is copied once into shared memory: each round's job then carries a view of it
+  // instead of a copy of its bytes made on this thread (structured clone shares a SharedArrayBuffer).
+  const raw = input.raw.length > SHARE_ABOVE_BYTES ? new Uint8Array(new SharedArrayBuffer(input.raw.length)) : input.raw;
+  if (raw !== input.raw) raw.set(input.raw);
   try {
     const before = domain ? askedBefore.get(domain) : undefined;
     if (before) await ask(before);
     for (let round = 0; round < MAX_AUTH_ROUNDS && Date.now() < deadline; round++) {
-      const r = await run({ raw: input.raw, ip: input.ip, helo: input.helo, mailFrom: input.mailFrom, mta: input.mta, answers });
+      const r = await run({ raw, ip: input.ip, helo: input.helo, mailFrom: input.mailFrom, mta: input.mta, answers });
       if ('outcome' in r) {
         if (domain && asked.length) {
           if (askedBefore.size >= ASKED_BEFORE_MAX) askedBefore.clear();

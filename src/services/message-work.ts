@@ -50,7 +50,7 @@ export interface MessageWork {
    * Load what authenticate needs now (mailauth loads on first use: a daemon whose mail all comes from
    * trusted networks never loads it), so the first message to authenticate does not wait for it.
    */
-  warmAuth(): void;
+  warmAuth(): Promise<void>;
 }
 
 // The parser, the classifier and mailauth load on first use: the daemon has a pool (its workers load them),
@@ -61,7 +61,7 @@ export const inlineWork: MessageWork = {
   classify: async (input, now) => ({ classification: (await import('../classifier/index.js')).classifyInbound(input, new Date(now)), truncated: false }),
   screen: async (input) => (await import('../classifier/index.js')).screenOutbound(input),
   authenticate: async (input) => (await import('../mail/auth-check.js')).checkAuthentication(input),
-  warmAuth: () => void import('../mail/auth-check.js').catch(() => undefined),
+  warmAuth: () => import('../mail/auth-check.js').then(() => undefined, () => undefined),
 };
 
 /** The context's pool, or the same work inline. */

@@ -144,9 +144,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       });
     },
 
-    warmAuth(): void {
+    async warmAuth(): Promise<void> {
       // Every worker that takes rounds (pool.ts authWorkers) loads mailauth; one job each.
-      for (let i = 0; i < authWorkers(opts.workers); i++) pool.run({ kind: 'auth', input: null }).catch(() => undefined);
+      await Promise.all(Array.from({ length: authWorkers(opts.workers) }, () => pool.run({ kind: 'auth', input: null }).catch(() => undefined)));
     },
   };
 

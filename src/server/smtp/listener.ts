@@ -88,7 +88,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
   // Without a pool (tests, in-process use) mailauth loads on this thread: now, as a static import
   // did before, rather than during the first message's processing.
   let authWarmed = !ctx.work;
-  if (authWarmed) workOf(ctx).warmAuth();
+  if (authWarmed) await workOf(ctx).warmAuth();
   const authenticate = (m: { raw: Buffer; ip: string | null; helo: string | null; mailFrom: string }) => authenticateInbound({
     raw: m.raw, ip: m.ip, helo: m.helo, mailFrom: m.mailFrom, mta: name, resolver, trustedNetworks: opts.trustedNetworks,
   }, check);
@@ -126,7 +126,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
       // pool's workers load mailauth now, while the message is still arriving.
       if (!authWarmed && !trustedNetworkOf(session.remoteAddress ?? null, opts.trustedNetworks ?? [])) {
         authWarmed = true;
-        workOf(ctx).warmAuth();
+        void workOf(ctx).warmAuth();
       }
       callback();
     },

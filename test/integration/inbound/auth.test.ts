@@ -181,6 +181,15 @@ describe('SPF, DKIM and DMARC in the pipeline workers, DNS asked between rounds'
     expect(pipeline.stats().jobs - jobs1).toBe(2);
   });
 
+  it('a large signed message (its rounds share one copy of the bytes) passes DKIM', async () => {
+    const body = Array.from({ length: 4000 }, (_, i) => `line ${i} of a long signed message, long enough to be shared`).join('\r\n');
+    const msg = eml({ from: 'c@chain.test', subject: 'big signed', body });
+    expect(msg.length).toBeGreaterThan(200_000);
+    const signed = await dkimSign(msg, { signatureData: [{ signingDomain: 'chain.test', selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }] } as never);
+    const m = await deliver2(signed.signatures + msg);
+    expect([m.spf_pass, m.dkim_pass, m.dmarc]).toEqual([true, true, 'pass']);
+  });
+
   it('a tampered signature fails in the workers too (unauthenticated when SPF fails as well)', async () => {
     dns2.records['TXT nospf.chain2.test'] = [['v=spf1 -all']];
     dns2.records['TXT s1._domainkey.chain2.test'] = [[`v=DKIM1; k=rsa; p=${pub}`]];
