@@ -8,7 +8,11 @@
  * starts to the moment every message is stored (the queue acknowledges first), divided by N.
  * The main thread (the daemon's own pid) apart, the others summed and the busiest listed.
  *
- *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] <build root> [<build root> …]
+ * `--untrusted`: the daemon trusts no network (MAILAGENT_TRUSTED_NETWORKS=none), so every message
+ * goes through SPF/DKIM/DMARC (the sender's domain, load.test, is a reserved name the daemon's
+ * resolver answers locally: no network).
+ *
+ *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] <build root> [<build root> …]
  * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 ../base . (each root built: dist/; ../base e.g. a `git worktree add --detach ../base main` built there)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,7 +29,8 @@ const N = Number(opt('-n', '3000'));
 // first ~2,000 messages (≈ 1 ms of CPU per message there at first, ≈ 0.3 ms once warm).
 const WARM = Number(opt('--warm', '1000'));
 const reuse = argv.includes('-d');
-const roots = argv.filter((a) => a !== '-d').map((r) => resolve(r));
+const untrusted = argv.includes('--untrusted');
+const roots = argv.filter((a) => a !== '-d' && a !== '--untrusted').map((r) => resolve(r));
 if (!roots.length) throw new Error('usage: cpu-per-message.ts [--rounds R] [-n N] [-d] <build root> …');
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
 const AGENT = 'agent@local.mailagent.localhost';
@@ -50,6 +55,7 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
   const dir = join(home, 'data');
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'xdg') };
   for (const k of Object.keys(env)) if (k.startsWith('MAILAGENT_')) delete env[k];
+  if (untrusted) env.MAILAGENT_TRUSTED_NETWORKS = 'none';
   const child = spawn(process.execPath, [join(root, 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const port = await new Promise<number>((res, rej) => {
@@ -103,7 +109,7 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
   }
 }
 
-console.log(`# CPU per message, ${N} messages after ${WARM} not counted, ${reuse ? 'reused connections (-d)' : 'new connection per message'}, ${ROUNDS} rounds; load ${load()}`);
+console.log(`# CPU per message, ${N} messages after ${WARM} not counted, ${reuse ? 'reused connections (-d)' : 'new connection per message'}${untrusted ? ', no trusted network (SPF/DKIM/DMARC on)' : ''}, ${ROUNDS} rounds; load ${load()}`);
 const all: Record<string, (Record<string, number> & { rate: number })[]> = {};
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 ? [...roots].reverse() : roots;

@@ -132,14 +132,34 @@ export class QueueWriter {
    */
   insert(row: QueueWriterRow): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
-    const seq = ++this.seq;
-    // A pooled Buffer (small messages share one ArrayBuffer) is copied; a large one moved.
-    const move = (Array.isArray(row.raw) ? row.raw : [row.raw]).filter((p) => owns(p) && p.byteLength > 64 * 1024).map((p) => p.buffer as ArrayBuffer);
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.set(seq, { resolve, reject });
-      this.worker.postMessage({ seq, rows: [row] } satisfies QueueWriterRequest, [...new Set(move)]);
-    });
+    // The rows of one turn of the event loop go over in one message (one wake-up of the thread, one
+    // postMessage of the main thread instead of one per acknowledgement); the thread commits every
+    // row that reached it together anyway, so they succeed or fail together as before.
+    if (!this.turnRows) {
+      const rows: QueueWriterRow[] = [];
+      this.turnRows = rows;
+      this.turnDone = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          this.turnRows = null;
+          if (this.dead) {
+            reject(this.dead);
+            return;
+          }
+          const seq = ++this.seq;
+          // A pooled Buffer (small messages share one ArrayBuffer) is copied; a large one moved.
+          const move = rows.flatMap((r) => (Array.isArray(r.raw) ? r.raw : [r.raw])).filter((p) => owns(p) && p.byteLength > 64 * 1024).map((p) => p.buffer as ArrayBuffer);
+          this.waiting.set(seq, { resolve, reject });
+          this.worker.postMessage({ seq, rows } satisfies QueueWriterRequest, [...new Set(move)]);
+        });
+      });
+    }
+    this.turnRows.push(row);
+    return this.turnDone!;
   }
+
+  /** Rows inserted during this turn of the event loop, posted together at its end (insert). */
+  private turnRows: QueueWriterRow[] | null = null;
+  private turnDone: Promise<void> | null = null;
 
   /**
    * Store blobs (replacing any of the same id) on the writer's connection, committed without a

@@ -1,5 +1,5 @@
 import { promises as dnsPromises } from 'node:dns';
-import { authenticate, type DNSResolver } from 'mailauth';
+import type { DNSResolver } from 'mailauth';
 import ipaddr from 'ipaddr.js';
 
 export type { DNSResolver } from 'mailauth';
@@ -67,14 +67,6 @@ export function createDnsResolver(opts: { timeoutMs?: number; ttlMs?: number; ba
   };
 }
 
-/**
- * SPF result word → pass (true), failed (false) or neither (null). `none` (no SPF record),
- * `neutral` (the domain asserts nothing) and `temperror` (DNS trouble) are not failures: the
- * spec's "unauthenticated" means SPF and DKIM both *failed* (docs/inbound.md → Authentication).
- */
-const verdict = (result: string | undefined): boolean | null =>
-  result === undefined || result === 'none' || result === 'neutral' || result === 'temperror' ? null : result === 'pass';
-
 /** Postfix's `mynetworks` default for a local daemon: connections from loopback. */
 export const DEFAULT_TRUSTED_NETWORKS = ['127.0.0.0/8', '::1/128'];
 
@@ -135,38 +127,109 @@ export function prependHeader(raw: Buffer, header: string): Buffer {
 }
 
 /**
- * Check SPF for the connecting IP and MAIL FROM, every DKIM signature, and DMARC alignment.
- * Never throws: a failure of the check itself is "not checked" (null), so mail is never lost to it.
+ * One DNS answer as a round of the check replays it (mail/auth-check.ts): the resolver's value, or
+ * its error's code and message (mailauth tells "no such record" from "try later" by the code).
  */
-export async function checkAuthentication(input: AuthCheckInput): Promise<AuthOutcome> {
-  try {
+export type DnsAnswer = { value: string[][] | string[] } | { code: string; message: string };
+
+/** A round of the check: the message, its envelope and every DNS answer gathered so far. */
+export interface AuthRoundInput {
+  raw: Uint8Array;
+  ip: string | null;
+  helo: string | null;
+  mailFrom: string;
+  mta: string;
+  /** By dnsKey(name, rrtype). */
+  answers: Record<string, DnsAnswer>;
+}
+
+/** What a round found: the outcome, or the questions it could not answer yet. */
+export type AuthRound = { outcome: AuthOutcome } | { need: { name: string; rrtype: string }[] };
+
+/** How a round runs one check (the pipeline's pool, or inline: services/message-work.ts). */
+export type AuthRoundRunner = (input: AuthRoundInput) => Promise<AuthRound>;
+
+export const dnsKey = (name: string, rrtype: string): string => `${rrtype} ${name.replace(/\.$/, '').toLowerCase()}`;
+
+/**
+ * Rounds of one check at most: SPF allows 10 DNS-querying terms (RFC 7208 §4.6.4), each found only
+ * once the record that names it is answered; DKIM keys and DMARC's record come in the first rounds.
+ */
+export const MAX_AUTH_ROUNDS = 16;
+/** Questions one round may add at most (a message with hundreds of DKIM signatures asks no more). */
+const MAX_QUESTIONS_PER_ROUND = 32;
+
+/**
+ * DNS names a message from a sender domain needed last time, so the next message from it gets
+ * their answers (from the resolver's cache) in its first round instead of one round per SPF level.
+ */
+const askedBefore = new Map<string, { name: string; rrtype: string }[]>();
+const ASKED_BEFORE_MAX = 1000;
+
+/** Above this, the rounds of a check share one copy of the message (authenticateInRounds). */
+const SHARE_ABOVE_BYTES = 64 * 1024;
+
+const NOT_CHECKED: AuthOutcome = { spf: null, dkim: null, dmarc: null, header: null };
+
+/**
+ * Check SPF for the connecting IP and MAIL FROM, every DKIM signature, and DMARC alignment, in
+ * rounds: `run` does the CPU work (mailauth: DKIM's body hash, the signatures) where it is given
+ * to, with no network (the pipeline's workers); the questions a round could not answer are asked
+ * here, through `input.resolver` (injectable: tests run offline), concurrently, and the next round
+ * runs with every answer so far, until a round needs nothing new. So a worker never waits for DNS,
+ * and the main thread never loads mailauth or hashes a body. Never throws: a failure of the check
+ * (a round past the pipeline's budget, more than MAX_AUTH_ROUNDS rounds, past `timeoutMs` in all)
+ * is "not checked" (null), so mail is never lost to it.
+ */
+export async function authenticateInRounds(input: AuthCheckInput, run: AuthRoundRunner): Promise<AuthOutcome> {
+  const deadline = Date.now() + (input.timeoutMs ?? 10_000);
+  const answers: Record<string, DnsAnswer> = {};
+  const domain = (input.mailFrom.split('@')[1] ?? input.helo ?? '').toLowerCase();
+  const asked: { name: string; rrtype: string }[] = [];
+  const ask = async (questions: { name: string; rrtype: string }[]): Promise<boolean> => {
+    const fresh = questions.filter((q) => !answers[dnsKey(q.name, q.rrtype)]).slice(0, MAX_QUESTIONS_PER_ROUND);
+    if (!fresh.length) return false;
     let timer: NodeJS.Timeout | undefined;
-    const res = await Promise.race([
-      authenticate(input.raw, {
-        ip: input.ip ?? undefined,
-        helo: input.helo ?? undefined,
-        sender: input.mailFrom || undefined,
-        mta: input.mta,
-        resolver: input.resolver,
-        disableArc: true,
-        disableBimi: true,
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('authentication check timed out')), input.timeoutMs ?? 10_000);
-        timer.unref();
-      }),
-    ]).finally(() => clearTimeout(timer));
-    const spfResult = input.ip ? (res.spf ? res.spf.status?.result : undefined) : undefined;
-    const dkimResults = res.dkim?.results ?? [];
-    // No signature at all is DKIM `none`: not a failure (see verdict()).
-    const dkim = dkimResults.some((r) => r.status?.result === 'pass')
-      ? true
-      : !dkimResults.length || dkimResults.some((r) => r.status?.result === 'temperror') || dkimResults.every((r) => r.status?.result === 'none') ? null : false;
-    const dmarc = res.dmarc ? (res.dmarc.status?.result ?? null) : null;
-    const header = res.headers?.match(/Authentication-Results:[\s\S]*/)?.[0]?.trim() ?? null;
-    return { spf: verdict(spfResult), dkim, dmarc, header };
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    const all = Promise.all(fresh.map(async (q) => {
+      let a: DnsAnswer;
+      try {
+        a = { value: await input.resolver(q.name, q.rrtype) };
+      } catch (err) {
+        const e = err as { code?: unknown; message?: unknown };
+        a = { code: typeof e.code === 'string' ? e.code : 'ESERVFAIL', message: String(e.message ?? err) };
+      }
+      answers[dnsKey(q.name, q.rrtype)] = a;
+      asked.push(q);
+    }));
+    const out = await Promise.race([all.then(() => true), new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), left);
+      timer.unref();
+    })]).finally(() => clearTimeout(timer));
+    return out;
+  };
+  // A large message is copied once into shared memory: each round's job then carries a view of it
+  // instead of a copy of its bytes made on this thread (structured clone shares a SharedArrayBuffer).
+  const raw = input.raw.length > SHARE_ABOVE_BYTES ? new Uint8Array(new SharedArrayBuffer(input.raw.length)) : input.raw;
+  if (raw !== input.raw) raw.set(input.raw);
+  try {
+    const before = domain ? askedBefore.get(domain) : undefined;
+    if (before) await ask(before);
+    for (let round = 0; round < MAX_AUTH_ROUNDS && Date.now() < deadline; round++) {
+      const r = await run({ raw, ip: input.ip, helo: input.helo, mailFrom: input.mailFrom, mta: input.mta, answers });
+      if ('outcome' in r) {
+        if (domain && asked.length) {
+          if (askedBefore.size >= ASKED_BEFORE_MAX) askedBefore.clear();
+          askedBefore.set(domain, asked.slice(0, MAX_QUESTIONS_PER_ROUND * 2));
+        }
+        return r.outcome;
+      }
+      if (!(await ask(r.need))) return NOT_CHECKED;
+    }
+    return NOT_CHECKED;
   } catch {
-    return { spf: null, dkim: null, dmarc: null, header: null };
+    return NOT_CHECKED;
   }
 }
 
@@ -175,11 +238,13 @@ export async function checkAuthentication(input: AuthCheckInput): Promise<AuthOu
  * developer's own app on loopback) the mail counts as authenticated without DNS checks, and the
  * stored copy carries an Authentication-Results header saying so; otherwise SPF/DKIM/DMARC run.
  */
-export async function authenticateInbound(input: AuthCheckInput & { trustedNetworks?: readonly string[] }): Promise<{ auth: AuthOutcome; raw: Buffer }> {
+export async function authenticateInbound(
+  input: AuthCheckInput & { trustedNetworks?: readonly string[] }, check: (input: AuthCheckInput) => Promise<AuthOutcome>,
+): Promise<{ auth: AuthOutcome; raw: Buffer }> {
   const trusted = trustedNetworkOf(input.ip, input.trustedNetworks ?? []);
   if (trusted) {
     const header = trustedAuthResults(input.mta, input.ip!, trusted);
     return { auth: { spf: true, dkim: true, dmarc: null, header, trustedNetwork: trusted }, raw: prependHeader(input.raw, header) };
   }
-  return { auth: await checkAuthentication(input), raw: input.raw };
+  return { auth: await check(input), raw: input.raw };
 }

@@ -99,6 +99,14 @@ export class InboundQueue {
   private ready: (() => void)[] = [];
   private collectTimer: NodeJS.Timeout | null = null;
   private writer: QueueWriter | null = null;
+  /**
+   * Small messages this daemon just acknowledged, by queue id, as their rows hold them: processing
+   * takes them from here instead of SELECTing the rows it has just written (one statement and a
+   * decode of the row less per message). Only messages up to HELD_MAX_BYTES, HELD_TOTAL_BYTES in
+   * all; any other message, a retry, or a row found at start is read from the table.
+   */
+  private readonly held = new Map<string, QueuedInbound>();
+  private heldBytes = 0;
 
   constructor(private readonly ctx: AppContext, private readonly opts: InboundQueueOptions) {
     this.shared = isSharedStore(ctx.db);
@@ -170,7 +178,8 @@ export class InboundQueue {
       messageIds: [...ids].map(([agent_id, message_id]) => ({ agent_id, message_id })),
       remoteAddress: input.remoteAddress, helo: input.helo, raw: input.raw,
     };
-    const whole = (): Buffer => (Array.isArray(row.raw) ? Buffer.concat(row.raw) : row.raw);
+    const whole = (): Buffer => (Array.isArray(row.raw) ? (row.raw.length === 1 ? row.raw[0] : Buffer.concat(row.raw)) : row.raw);
+    const size = Array.isArray(row.raw) ? row.raw.reduce((n, p) => n + p.length, 0) : row.raw.length;
     const lease = this.shared ? isoAt(now + this.opts.leaseMs) : null;
     if (this.shared) {
       // One INSERT of a new id, reading nothing: atomic and durable (synchronous_commit) as a
@@ -193,6 +202,16 @@ export class InboundQueue {
     }
     this.counters.accepted++;
     this.depth++;
+    // The pieces of a small message were copied to the writer thread, not moved (db/queue-writer.ts):
+    // still whole here (a moved piece would read as empty, and the message is then not held).
+    const kept = size <= HELD_MAX_BYTES && this.heldBytes + size <= HELD_TOTAL_BYTES ? whole() : null;
+    if (kept && kept.length === size) {
+      this.held.set(row.id, {
+        id: row.id, receivedAt: row.receivedAt, mailFrom: row.mailFrom, rcptTo: row.rcptTo, messageIds: row.messageIds,
+        remoteAddress: row.remoteAddress, helo: row.helo, raw: kept, rawBlob: null, attempts: 0,
+      });
+      this.heldBytes += size;
+    }
     this.pending.add(row.id);
     this.backlog.push(row.id);
     this.pump();
@@ -228,6 +247,8 @@ export class InboundQueue {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await Promise.allSettled([...this.inflight.values()]);
+    this.held.clear();
+    this.heldBytes = 0;
     for (const w of this.waiters.splice(0)) w.resolve();
     if (this.writer) {
       this.ctx.writeRequestLog = undefined;
@@ -240,19 +261,26 @@ export class InboundQueue {
     if (this.stopped) return;
     while (this.inflight.size < this.opts.concurrency && this.backlog.length) {
       const take = this.backlog.splice(0, this.opts.concurrency - this.inflight.size);
-      // One SELECT for the batch; each message then goes its own way (pool, group commit).
-      const loaded = queuedByIds(this.ctx.db, take);
+      // One SELECT for the batch (of the rows not held in memory); each message then goes its own
+      // way (pool, group commit).
+      const unheld = take.filter((id) => !this.held.has(id));
+      const loaded = unheld.length ? queuedByIds(this.ctx.db, unheld) : Promise.resolve([]);
       loaded.catch((err: unknown) => {
         // The rows stay queued: look again shortly (the error is the database's, e.g. busy).
         this.ctx.log.error({ err }, 'inbound queue: reading queued messages failed');
         this.later(this.opts.retryMs, () => {
-          this.backlog.unshift(...take);
+          this.backlog.unshift(...unheld);
           this.pump();
         });
       });
       for (const id of take) {
         this.preparing++;
-        const p = loaded.then((rows) => this.processOne(id, rows.find((r) => r.id === id)), () => {
+        const held = this.held.get(id);
+        if (held) {
+          this.held.delete(id);
+          this.heldBytes -= held.raw.length;
+        }
+        const p = held ? this.processOne(id, held) : loaded.then((rows) => this.processOne(id, rows.find((r) => r.id === id)), () => {
           this.preparing--;
           this.maybeFlush();
         });
@@ -385,6 +413,11 @@ export class InboundQueue {
     });
   }
 }
+
+/** A message up to this size is handed from its acknowledgement to its processing in memory (InboundQueue.held). */
+const HELD_MAX_BYTES = 64 * 1024;
+/** …and at most this much of them at once (a backlog beyond it is read from the table). */
+const HELD_TOTAL_BYTES = 8 * 1024 * 1024;
 
 /** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
 const COLLECT_MS = 20;

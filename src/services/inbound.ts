@@ -22,6 +22,7 @@ import { findSuppression } from './suppression.js';
 import { recordFeedback } from './feedback.js';
 import { readReport } from '../mail/dsn.js';
 import { workOf, type ClassifyAlong } from './message-work.js';
+import { ReadCache } from './read-cache.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
 
 export interface InboundInput {
@@ -96,8 +97,23 @@ async function isLocalDomain(ctx: AppContext, domain: string): Promise<boolean> 
   return r !== undefined;
 }
 
+/**
+ * Routes by recipient address, kept while nothing writes the agents table (services/read-cache.ts:
+ * any write to it on this connection, or a commit by another process that wrote it, drops every
+ * entry; PostgreSQL caches nothing). Every SMTP recipient is routed three times — at RCPT, when
+ * its message is queued (it must still route at the end of DATA) and when it is stored — and each
+ * send routes its recipients: one SELECT of the agent instead of three per message (bench/README.md,
+ * round 2 session 6). An agent archived or created in between writes the table, so the next
+ * routing sees it. Unknown and foreign answers are kept too (capped, like every ReadCache).
+ */
+const routeCache = new ReadCache<RecipientRoute>(['agents'], 2000, (r) => (r.kind === 'agent' ? { ...r, agent: { ...r.agent } } : r));
+
 /** Route one envelope recipient: an agent's address (any case) or its plus variant on this instance. */
-export async function routeRecipient(ctx: AppContext, address: string): Promise<RecipientRoute> {
+export function routeRecipient(ctx: AppContext, address: string): Promise<RecipientRoute> {
+  return routeCache.get(ctx, address, () => readRoute(ctx, address));
+}
+
+async function readRoute(ctx: AppContext, address: string): Promise<RecipientRoute> {
   const parts = splitPlus(address);
   if (!parts) return { kind: 'unknown', reason: `${address} is not a mailbox address` };
   if (!(await isLocalDomain(ctx, parts.domain))) {

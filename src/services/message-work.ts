@@ -2,6 +2,7 @@ import type {
   Classification, InboundInput as ClassifierInput, OutboundInput, ScreenResult, SenderHistory,
 } from '../classifier/index.js';
 import type { PreparedInbound } from '../mail/parse.js';
+import type { AuthCheckInput, AuthOutcome } from '../mail/auth.js';
 import type { AppContext } from './context.js';
 
 /**
@@ -39,15 +40,28 @@ export interface MessageWork {
   classify(input: ClassifierInput, now: number): Promise<{ classification: Classification; truncated: boolean }>;
   /** screenOutbound, off the main thread. */
   screen(input: OutboundInput): Promise<ScreenResult>;
+  /**
+   * SPF/DKIM/DMARC of one message (never throws: "not checked" on failure). The pool runs it off
+   * the main thread in rounds (DKIM hashes the whole body), the DNS questions asked here between
+   * rounds through `input.resolver` (mail/auth.ts authenticateInRounds); inline, one pass.
+   */
+  authenticate(input: AuthCheckInput): Promise<AuthOutcome>;
+  /**
+   * Load what authenticate needs now (mailauth loads on first use: a daemon whose mail all comes from
+   * trusted networks never loads it), so the first message to authenticate does not wait for it.
+   */
+  warmAuth(): Promise<void>;
 }
 
-// The parser and the classifier load on first use: the daemon has a pool (its workers load them),
+// The parser, the classifier and mailauth load on first use: the daemon has a pool (its workers load them),
 // and its main thread must not carry them too (test/unit/server/thread-modules.test.ts).
 export const inlineWork: MessageWork = {
   // Inline, a second call costs nothing more than one: `along` is ignored and the caller classifies.
   parse: async (raw) => (await import('../mail/parse.js')).parseAndExtract(raw),
   classify: async (input, now) => ({ classification: (await import('../classifier/index.js')).classifyInbound(input, new Date(now)), truncated: false }),
   screen: async (input) => (await import('../classifier/index.js')).screenOutbound(input),
+  authenticate: async (input) => (await import('../mail/auth-check.js')).checkAuthentication(input),
+  warmAuth: () => import('../mail/auth-check.js').then(() => undefined, () => undefined),
 };
 
 /** The context's pool, or the same work inline. */

@@ -4,11 +4,12 @@ import type {
 } from '../../classifier/index.js';
 import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
 import type { ClassifyAlong, MessageWork, ParsedAndClassified } from '../../services/message-work.js';
+import { authenticateInRounds, type AuthCheckInput, type AuthOutcome, type AuthRound } from '../../mail/auth.js';
 import type { Logger } from '../../shared/log.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
-import { PoolClosed, WorkerPool, type PoolStats } from './pool.js';
+import { authWorkers, PoolClosed, WorkerPool, type PoolStats } from './pool.js';
 
-export { BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
+export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
 
 /** Defaults (README configuration table; docs/inbound.md "Limits"). */
 export const DEFAULT_BUDGET_MS = 5_000;
@@ -128,6 +129,24 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         cutShort('bounded outbound screen', err);
       }
       return (await lastResort()).screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null });
+    },
+
+    authenticate(input: AuthCheckInput): Promise<AuthOutcome> {
+      return authenticateInRounds(input, async (round) => {
+        // No cheaper pass exists (DKIM hashes the body or proves nothing): a round past the budget
+        // (or a crashed worker) leaves the message "not checked" (null), as a DNS failure does.
+        try {
+          return await pool.run({ kind: 'auth', input: round }) as AuthRound;
+        } catch (err) {
+          cutShort('authentication', err);
+          return { outcome: { spf: null, dkim: null, dmarc: null, header: null } };
+        }
+      });
+    },
+
+    async warmAuth(): Promise<void> {
+      // Every worker that takes rounds (pool.ts authWorkers) loads mailauth; one job each.
+      await Promise.all(Array.from({ length: authWorkers(opts.workers) }, () => pool.run({ kind: 'auth', input: null }).catch(() => undefined)));
     },
   };
 

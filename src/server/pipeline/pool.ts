@@ -268,12 +268,24 @@ export class WorkerPool {
    */
   private dispatch(): void {
     let idle = this.slots.filter((s) => s.ready && !s.gone && !s.current).length;
-    for (const slot of this.slots) {
+    const authSlots = authWorkers(this.slots.length);
+    for (const [i, slot] of this.slots.entries()) {
       if (!this.queue.length) return;
       if (!slot.ready || slot.gone || slot.current) continue;
+      // SPF/DKIM/DMARC rounds only on the first authWorkers() slots (see there); the other jobs anywhere.
+      const mayRun = (p: Pending) => p.job.kind !== 'auth' || i < authSlots;
+      const first = this.queue.findIndex(mayRun);
+      if (first === -1) {
+        idle--;
+        continue;
+      }
       const take = Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle--));
-      const batch = [this.queue.shift()!];
-      while (batch.length < take && this.queue.length && batchable(batch[0].job) && batchable(this.queue[0].job)) batch.push(this.queue.shift()!);
+      const batch = this.queue.splice(first, 1);
+      while (batch.length < take && batchable(batch[0].job)) {
+        const j = this.queue.findIndex(mayRun);
+        if (j === -1 || !batchable(this.queue[j].job)) break;
+        batch.push(...this.queue.splice(j, 1));
+      }
       slot.next = batch.slice(1);
       this.start(slot, batch[0]);
       slot.worker.postMessage({ jobs: batch.map((p) => ({ id: p.id, job: p.job })) });
@@ -295,7 +307,20 @@ export class WorkerPool {
   }
 }
 
+/**
+ * How many workers (the first ones) run SPF/DKIM/DMARC rounds: one per four workers, at least one.
+ * A worker loads mailauth on its first round (~8 MB of heap it keeps: mail/auth-check.ts); with
+ * every worker taking rounds, every worker would hold a copy. The rounds are short (a header parse,
+ * a body hash, a few signature checks) next to a parse and classification, so one worker in four
+ * keeps up; a round waits at most for that worker's current job (bounded by the budget).
+ */
+export function authWorkers(size: number): number {
+  return Math.max(1, Math.floor(size / 4));
+}
+
 /** Whether a job may share a message with others (dispatch). */
 function batchable(job: Job): boolean {
-  return job.kind !== 'parse' || job.raw.byteLength <= BATCH_MAX_BYTES;
+  if (job.kind === 'parse') return job.raw.byteLength <= BATCH_MAX_BYTES;
+  if (job.kind === 'auth') return !job.input || job.input.raw.byteLength <= BATCH_MAX_BYTES;
+  return true;
 }

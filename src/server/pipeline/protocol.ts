@@ -1,6 +1,7 @@
 import type { InboundInput as ClassifierInput, OutboundInput } from '../../classifier/index.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
 import type { ClassifyAlong } from '../../services/message-work.js';
+import type { AuthRoundInput } from '../../mail/auth.js';
 
 export type { ClassifyAlong };
 
@@ -11,7 +12,9 @@ export type { ClassifyAlong };
 export type Job =
   | { kind: 'parse'; raw: Uint8Array; safe: boolean; along?: ClassifyAlong }
   | { kind: 'classify'; input: ClassifierInput; now: number }
-  | { kind: 'screen'; input: OutboundInput };
+  | { kind: 'screen'; input: OutboundInput }
+  /** A round of SPF/DKIM/DMARC; null: only load mailauth (MessageWork.warmAuth). */
+  | { kind: 'auth'; input: AuthRoundInput | null };
 
 /**
  * Jobs, run one after another, each answered on its own as it finishes (several in one message:

@@ -1,4 +1,4 @@
-// A pipeline worker thread: parse, classify, screen. Imports mail and classifier only (checked by
+// A pipeline worker thread: parse, classify, screen, authenticate (SPF/DKIM/DMARC rounds). Imports mail and classifier only (checked by
 // test/architecture.test.ts): no database, no events, nothing with side effects, so the pool can
 // terminate it at any instant without losing or half-writing anything.
 import { parentPort } from 'node:worker_threads';
@@ -21,6 +21,10 @@ async function run(job: Job): Promise<unknown> {
       return classifyInbound(job.input, new Date(job.now));
     case 'screen':
       return screenOutbound(job.input);
+    case 'auth':
+      // mailauth (~8 MB of heap in each thread that loads it) loads on a worker's first check: a
+      // daemon whose mail all comes from trusted networks (local development) never loads it.
+      return job.input ? (await import('../../mail/auth-check.js')).authRound(job.input) : (await import('../../mail/auth-check.js'), null);
   }
 }
 

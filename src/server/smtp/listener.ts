@@ -5,7 +5,8 @@ import type { AppContext } from '../../services/context.js';
 import { announceInbound, ingestInbound, routeRecipient } from '../../services/inbound.js';
 import { DEFAULT_QUEUE_CONCURRENCY, InboundQueue, needsReplyFromProcessing, QUEUE_PIECE_BYTES } from '../../services/inbound-queue.js';
 import { OVER_LIMIT_REASONS } from '../../contract/received.js';
-import { authenticateInbound, createDnsResolver, type DNSResolver } from '../../mail/auth.js';
+import { authenticateInbound, createDnsResolver, trustedNetworkOf, type AuthCheckInput, type DNSResolver } from '../../mail/auth.js';
+import { workOf } from '../../services/message-work.js';
 import { MAX_HEADER_BYTES, MAX_HEADER_FIELDS, readHeaders } from '../../mail/parse.js';
 import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
 import type { SmtpObserver } from '../ops/metrics.js';
@@ -81,9 +82,16 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     return s.ok ? null : refuse(452, `4.3.1 Insufficient system storage (${DiskGuard.describe(s)}); try again later`, 'low_disk');
   };
 
+  // SPF/DKIM/DMARC run in the pipeline's workers, round by round; the DNS questions between rounds
+  // are asked here through `resolver` (mail/auth.ts authenticateInRounds).
+  const check = (input: AuthCheckInput) => workOf(ctx).authenticate(input);
+  // Without a pool (tests, in-process use) mailauth loads on this thread: now, as a static import
+  // did before, rather than during the first message's processing.
+  let authWarmed = !ctx.work;
+  if (authWarmed) await workOf(ctx).warmAuth();
   const authenticate = (m: { raw: Buffer; ip: string | null; helo: string | null; mailFrom: string }) => authenticateInbound({
     raw: m.raw, ip: m.ip, helo: m.helo, mailFrom: m.mailFrom, mta: name, resolver, trustedNetworks: opts.trustedNetworks,
-  });
+  }, check);
   const queue = opts.queue ? new InboundQueue(ctx, {
     authenticate, maxDepth: opts.queue.maxDepth, concurrency: opts.queue.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
     leaseMs: opts.queue.leaseMs, file: opts.queue.file,
@@ -112,8 +120,14 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
     greetingDelayMs: opts.greetingDelayMs ?? 0,
     limits: opts.limits,
 
-    onConnect(_session: SMTPServerSession, callback: (err?: Error | null) => void) {
+    onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void) {
       observer?.sessionOpened();
+      // The first client outside the trusted networks: its mail will be authenticated, so the
+      // pool's workers load mailauth now, while the message is still arriving.
+      if (!authWarmed && !trustedNetworkOf(session.remoteAddress ?? null, opts.trustedNetworks ?? [])) {
+        authWarmed = true;
+        void workOf(ctx).warmAuth();
+      }
       callback();
     },
     onClose() {
@@ -203,10 +217,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           const full = await diskFull();
           if (full) throw full;
           // Trusted networks (docs/inbound.md → Authentication) skip the DNS checks; `stored` then carries our Authentication-Results.
-          const { auth, raw: stored } = await authenticateInbound({
-            raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom, mta: name, resolver,
-            trustedNetworks: opts.trustedNetworks,
-          });
+          const { auth, raw: stored } = await authenticate({ raw, ip: session.remoteAddress ?? null, helo: session.hostNameAppearsAs || null, mailFrom });
           return ingestInbound(ctx, {
             raw: stored, mailFrom, rcptTo, source: 'smtp',
             remoteAddress: session.remoteAddress ?? null, auth,

@@ -68,6 +68,65 @@ describe('inbound queue', () => {
     expect(await send('three')).toMatch(/^250/);
   });
 
+  it('routes each recipient again at the end of DATA and at RCPT: an agent archived or created meanwhile is seen (routes are cached until the agents table changes)', async () => {
+    smtp = await startSmtp(t);
+    release();
+    // Routed once (RCPT, queue and store of this message use the same answer)…
+    expect(await send('before')).toMatch(/^250/);
+    const c = new RawSmtp(smtp.port);
+    expect(await c.reply()).toMatch(/^220/);
+    expect(await c.cmd('EHLO test')).toMatch(/^250/);
+    expect(await c.cmd('MAIL FROM:<a@sender.test>')).toMatch(/^250/);
+    expect(await c.cmd(`RCPT TO:<${AGENT}>`)).toMatch(/^250/);
+    expect(await c.cmd('DATA')).toMatch(/^354/);
+    // …then the agent is archived between RCPT and the end of DATA: the queue refuses it.
+    expect((await t.req('DELETE', '/v1/agents/agent')).status).toBe(200);
+    expect(await c.cmd('Subject: late\r\n\r\nhi\r\n.')).toMatch(/^550 5\.2\.2 .*archived/);
+    expect(await c.cmd(`RCPT TO:<${AGENT}>`)).toMatch(/^503|^550/);
+    c.close();
+    const c2 = new RawSmtp(smtp.port);
+    expect(await c2.reply()).toMatch(/^220/);
+    expect(await c2.cmd('EHLO test')).toMatch(/^250/);
+    expect(await c2.cmd('MAIL FROM:<a@sender.test>')).toMatch(/^250/);
+    expect(await c2.cmd(`RCPT TO:<${AGENT}>`)).toMatch(/^550 5\.1\.1 .*archived/);
+    // An agent created after its address was refused is routed at once.
+    expect(await c2.cmd('RCPT TO:<newbie@local.mailagent.localhost>')).toMatch(/^550 5\.1\.1/);
+    const created = await t.req('POST', '/v1/agents', { body: { name: 'newbie' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(await c2.cmd('RCPT TO:<newbie@local.mailagent.localhost>')).toMatch(/^250/);
+    c2.close();
+    await untilProcessed(t);
+    const subjects = (await t.ctx.db.selectFrom('received_messages').select('subject').execute()).map((r) => r.subject);
+    expect(subjects).toEqual(['before']);
+  });
+
+  it('processing that fails leaves the row queued (attempts, last_error); the retry reads it from the table and stores it once', async () => {
+    let failures = 0;
+    t.ctx.work = {
+      ...inlineWork,
+      parse: async (raw) => {
+        if (raw.includes('flaky') && failures++ === 0) throw new Error('parse exploded once');
+        return inlineWork.parse(raw);
+      },
+    };
+    smtp = await startSmtp(t);
+    const reply = await send('flaky');
+    expect(reply).toMatch(/^250 2\.0\.0 Ok: stored as rcv_/);
+    const id = /rcv_[0-9a-z]+/.exec(reply)![0];
+    const row = async () => t.ctx.db.selectFrom('inbound_queue').select(['attempts', 'last_error']).executeTakeFirst();
+    for (let i = 0; i < 100 && (await row())?.attempts !== 1; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await row()).toEqual({ attempts: 1, last_error: 'parse exploded once' });
+    // Retried after retryMs (5 s), from the row on disk: on SQLite by the daemon's timer; on
+    // PostgreSQL by the poll once the row's lease (the backoff, on the daemon's clock) has passed.
+    t.clock.advance(6_000);
+    await untilProcessed(t, 20_000);
+    expect(failures).toBe(2);
+    const stored = await t.ctx.db.selectFrom('received_messages').select(['id', 'subject']).execute();
+    expect(stored).toEqual([{ id, subject: 'flaky' }]);
+    const events = await t.ctx.db.selectFrom('events').select('type').where('payload', 'like', `%"source_message_id":"${id}"%`).execute();
+    expect(events.map((e) => e.type).filter((x) => x === 'message.received')).toHaveLength(1);
+  }, 30_000);
+
   it('plus-addressed mail is processed before its 250 (the reply says whether it was held)', async () => {
     smtp = await startSmtp(t);
     release();

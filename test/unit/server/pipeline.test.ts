@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  createPipeline, WorkerPool, BudgetExceeded, PoolClosed, DEFAULT_WORKER_YOUNG_MB, type Pipeline,
+  authWorkers, createPipeline, WorkerPool, BudgetExceeded, PoolClosed, DEFAULT_WORKER_YOUNG_MB, type Pipeline,
 } from '../../../src/server/pipeline/index.js';
 import { silentLogger } from '../../../src/shared/log.js';
 
@@ -138,6 +138,40 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       const after = await Promise.allSettled(['die', 'sleep 1'].map((t) => pool.run(job(t))));
       expect(after.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
       expect(pool.stats()).toMatchObject({ overruns: 1, crashes: 1 });
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('SPF/DKIM/DMARC rounds run on the first worker only (one copy of mailauth), the other jobs on any worker', async () => {
+    expect([1, 2, 3, 4, 8, 64].map(authWorkers)).toEqual([1, 1, 1, 1, 2, 16]);
+    const dir = mkdtempSync(join(tmpdir(), 'mailagent-pool-'));
+    const file = join(dir, 'stand-in-worker.mjs');
+    writeFileSync(file, `
+      import { parentPort, threadId } from 'node:worker_threads';
+      parentPort.on('message', (msg) => {
+        if (!msg.jobs) return;
+        for (const { id, job } of msg.jobs) {
+          const until = Date.now() + 20;
+          while (Date.now() < until) { /* a synchronous job */ }
+          parentPort.postMessage({ id, ok: true, result: { kind: job.kind, threadId } });
+        }
+      });
+      parentPort.postMessage({ ready: true });
+    `);
+    const pool = new WorkerPool({ size: 2, budgetMs: 5_000, maxHeapMb: 64, log: silentLogger, workerUrl: pathToFileURL(file) });
+    try {
+      await pool.ready();
+      const auth = { kind: 'auth' as const, input: { raw: Buffer.from('x'), ip: null, helo: null, mailFrom: '', mta: 'mx', answers: {} } };
+      const parse = { kind: 'parse' as const, raw: Buffer.from('x'), safe: false };
+      // Rounds first in the queue: the second worker skips them and takes the parses.
+      const jobs = [auth, auth, auth, auth, auth, auth, parse, parse, parse, parse];
+      const out = await Promise.all(jobs.map((j) => pool.run(j))) as { kind: string; threadId: number }[];
+      const authThreads = new Set(out.filter((r) => r.kind === 'auth').map((r) => r.threadId));
+      const parseThreads = new Set(out.filter((r) => r.kind === 'parse').map((r) => r.threadId));
+      expect(authThreads.size).toBe(1);
+      expect([...parseThreads].some((t) => !authThreads.has(t))).toBe(true);
     } finally {
       await pool.close();
       rmSync(dir, { recursive: true, force: true });

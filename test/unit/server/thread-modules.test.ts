@@ -9,7 +9,7 @@ import { scanImports } from '../../helpers/import-scan.js';
  * What each of the daemon's threads loads (bench/README.md → "Daemon memory, session 5"): every
  * module a thread loads stays in its heap (its source text, its compiled code, its tables), once
  * per thread. The main thread parses and classifies nothing (the pool's workers do), so it must not
- * load the MIME parser or the classifier's models; a daemon on SQLite must not load the PostgreSQL
+ * load the MIME parser, the classifier's models or mailauth (SPF/DKIM/DMARC run in the pool too); a daemon on SQLite must not load the PostgreSQL
  * driver; the HTML sanitiser waits for the first HTML view. The pool's workers must not load the
  * HTTP, SQL or SMTP stacks.
  *
@@ -46,7 +46,7 @@ function staticGraph(entries: string[]): { files: Set<string>; packages: Set<str
 }
 
 describe('modules per thread', () => {
-  it('the main thread of `mailagent serve` loads neither the MIME parser, the classifier models, pg, sanitize-html nor the MCP SDK', () => {
+  it('the main thread of `mailagent serve` loads neither the MIME parser, the classifier models, mailauth, pg, sanitize-html nor the MCP SDK', () => {
     const g = staticGraph(['cli/main.ts', 'cli/commands/serve.ts', 'server/memory.ts', 'server/daemon.ts']);
     // The graph really is the daemon's (a scan that found nothing would pass everything below).
     expect(g.files).toContain('server/http/app');
@@ -54,14 +54,21 @@ describe('modules per thread', () => {
     expect(g.files).toContain('mail/parse');
     expect(g.packages).toContain('fastify');
     expect([...g.files].filter((f) => f.startsWith('classifier/'))).toEqual(['classifier/quarantine']);
-    for (const pkg of ['mailparser', 'pg', 'sanitize-html', '@modelcontextprotocol/sdk', 'pino-pretty']) expect(g.packages, pkg).not.toContain(pkg);
+    // SPF/DKIM/DMARC run in the pool's workers (mail/auth-check.ts); the main thread asks only their DNS questions.
+    for (const pkg of ['mailparser', 'mailauth', 'pg', 'sanitize-html', '@modelcontextprotocol/sdk', 'pino-pretty']) expect(g.packages, pkg).not.toContain(pkg);
+    expect(g.files).not.toContain('mail/auth-check');
     expect([...g.files].filter((f) => f.startsWith('mcp/') || f.startsWith('web/'))).toEqual([]);
   });
 
-  it('a pipeline worker loads the parser and the classifier, and no HTTP, SQL, SMTP or metrics stack', () => {
+  it('a pipeline worker loads the parser and the classifier (mailauth on its first check), and no HTTP, SQL, SMTP or metrics stack', () => {
     const g = staticGraph(['server/pipeline/worker.ts']);
     expect(g.files).toContain('classifier/weights');
     expect(g.files).toContain('mail/parse');
+    // SPF/DKIM/DMARC: imported by the worker on its first 'auth' job, not at start (trusted-network
+    // mail never needs it); the main thread never imports it (test above).
+    expect(g.files).not.toContain('mail/auth-check');
+    expect(readFileSync(join(SRC, 'server/pipeline/worker.ts'), 'utf8')).toContain("import('../../mail/auth-check.js')");
+    expect(staticGraph(['mail/auth-check.ts']).packages).toContain('mailauth');
     expect([...g.files].filter((f) => !/^(server\/pipeline\/worker|mail|classifier|shared|contract)\b/.test(f))).toEqual([]);
     for (const pkg of ['fastify', 'kysely', 'better-sqlite3', 'typebox', 'smtp-server', 'prom-client', 'pg', 'mailauth', 'nodemailer', 'ajv']) {
       expect(g.packages, pkg).not.toContain(pkg);
@@ -76,7 +83,7 @@ describe('modules per thread', () => {
     }
   });
 
-  it('the built daemon, once loaded, has not loaded mailparser, pg or sanitize-html (CommonJS, seen in require.cache)', () => {
+  it('the built daemon, once loaded, has not loaded mailparser, mailauth, pg or sanitize-html (CommonJS, seen in require.cache)', () => {
     const daemon = join(ROOT, 'dist', 'server', 'daemon.js');
     if (!existsSync(daemon)) throw new Error('dist/server/daemon.js is missing: run `npm run build` first (npm test does it)');
     const script = `import { createRequire } from 'node:module';
@@ -87,6 +94,6 @@ console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`
     // The scan sees the packages the daemon does load (one that stopped seeing would pass below).
     expect(pkg('better-sqlite3').length).toBeGreaterThan(0);
     expect(pkg('fastify').length).toBeGreaterThan(0);
-    for (const name of ['mailparser', 'pg', 'sanitize-html', 'html-to-text']) expect(pkg(name), name).toEqual([]);
+    for (const name of ['mailparser', 'mailauth', 'pg', 'sanitize-html', 'html-to-text']) expect(pkg(name), name).toEqual([]);
   });
 });
