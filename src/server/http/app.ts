@@ -275,7 +275,9 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         done();
       }
       : undefined,
-    handler: async (req, reply) => {
+    // Not an async function: a handler that has its answer at hand (GET /v1/me from the caches)
+    // returns it, and fastify sends it without a promise.
+    handler: (req, reply) => {
       const run = () => handler({
         ctx,
         auth: ((req as FastifyRequest & { auth?: unknown }).auth ?? null) as never,
@@ -285,11 +287,16 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         req,
         reply,
       });
+      const finish = (result: unknown) => {
+        if (reply.sent) return reply;
+        if (reply.statusCode === 200 && def.status !== 200) reply.code(def.status);
+        return result;
+      };
       // Send routes: burst limit, RateLimit-* headers and Idempotency-Key (server/http/send-route.ts).
-      const result = def.send ? await runSendRoute(ctx, id, def, req, reply, run) : await run();
-      if (reply.sent) return reply;
-      if (reply.statusCode === 200 && def.status !== 200) reply.code(def.status);
-      return result;
+      const result = def.send ? runSendRoute(ctx, id, def, req, reply, () => Promise.resolve(run())) : run();
+      if (result instanceof Promise) return result.then(finish);
+      if (reply.sent || result === undefined) return Promise.resolve(result).then(finish);
+      return finish(result);
     },
   });
 }
