@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { dialectOf } from './dialect.js';
-import { runTransaction, searchIndexThread, withWriteLock } from './open.js';
+import { inTransactionChain, runTransaction, searchIndexThread, withWriteLock } from './open.js';
 import { directStatements } from './direct.js';
 import { indexPendingBatch } from './search-index-sql.js';
 import { postgresSearchDoc } from './migrations/0011_search_and_web.js';
@@ -73,11 +73,14 @@ export async function indexSearchBatch(db: Kysely<Database>, limit: number | nul
 }
 
 /**
- * Index every message queued so far (before a text search). Nothing queued: one indexed read.
+ * Index every message queued so far (before a text search; never inside a transaction). Nothing
+ * queued: one indexed read.
  * SQLite has one writer, so batches until a short one leave nothing queued before this call;
  * PostgreSQL takes them all in one statement (see postgresBatch).
  */
 export async function catchUpSearchIndex(db: Kysely<Database>): Promise<void> {
+  // Its batches are transactions of their own (and, on SQLite, another connection's writes).
+  if (inTransactionChain(db)) throw new Error('catchUpSearchIndex: not from inside a transaction');
   if (!(await hasPendingSearch(db))) return;
   if (dialectOf(db) === 'postgres') {
     await indexSearchBatch(db, null);
