@@ -6,10 +6,11 @@ import { onPostgres } from '../../helpers/db.js';
 import { ingestInbound } from '../../../src/services/inbound.js';
 import { indexQueuedMessages } from '../../../src/services/search.js';
 import { createSearchIndexer } from '../../../src/server/workers/search-index.js';
-import { openDatabase, checkpointOffThread, searchIndexThread, runTransaction } from '../../../src/db/open.js';
-import { migrate } from '../../../src/db/open.js';
+import { openDatabase, checkpointOffThread, searchIndexThread, runTransaction, migrate } from '../../../src/db/open.js';
 import { migrations } from '../../../src/db/migrations/index.js';
 import { indexSearchBatch, catchUpSearchIndex, hasPendingSearch } from '../../../src/db/search-index.js';
+import { Daemon } from '../../../src/server/daemon.js';
+import { loadConfig } from '../../../src/server/config.js';
 
 /**
  * The full-text index is written off the write path (migration 0027, db/search-index.ts): storing
@@ -136,6 +137,27 @@ describe('search index queue', () => {
 });
 
 describe.skipIf(onPostgres)('SQLite: batches on the checkpointer thread', () => {
+  it('the daemon indexes what a send queued in the background, on that thread', async () => {
+    const d = await Daemon.create(loadConfig({ dataDir: `${t.dir}/daemon`, port: 0, smtpPort: 0, logLevel: 'silent' }, {}), { quiet: true });
+    try {
+      const { http } = await d.start();
+      const key = d.bootstrapped!.keys.test.key;
+      const post = () => fetch(`${http}/v1/messages`, {
+        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: 'bob@example.com', subject: 'Quoll sighting', body_text: 'a quoll' }),
+      });
+      for (const r of await Promise.all(Array.from({ length: 20 }, post))) expect(r.status).toBe(201);
+      expect(searchIndexThread(d.ctx.db)).not.toBeNull();
+      // The search-index worker (every 250 ms) empties the queue without any search asking.
+      for (let i = 0; i < 100 && (await hasPendingSearch(d.ctx.db)); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await hasPendingSearch(d.ctx.db)).toBe(false);
+      const hits = await sql<{ n: number }>`SELECT count(*) AS n FROM message_search WHERE message_search MATCH 'quoll'`.execute(d.ctx.db);
+      expect(hits.rows[0].n).toBe(20);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('run there while the main connection keeps writing; the queue survives closing and reopening', async () => {
     const file = `${t.dir}/thread.db`;
     let o = openDatabase(file);
