@@ -3,6 +3,7 @@
 // inside a COMMIT on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { indexPendingBatch, type SearchIndexStatements } from './search-index-sql.js';
 
 const port = parentPort;
 if (!port) throw new Error('checkpointer: not started as a worker thread');
@@ -10,14 +11,36 @@ const { file } = workerData as { file: string };
 const db = new BetterSqlite3(file);
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
-// This connection never writes; it must not checkpoint on its own schedule either.
+// It must not checkpoint on its own schedule (the main thread asks for checkpoints).
 db.pragma('wal_autocheckpoint = 0');
 port.postMessage({ ready: true });
 
-port.on('message', (msg: 'checkpoint' | 'close') => {
+// The search index's batches (db/search-index.ts), run while the main thread holds the write lock.
+const statements: SearchIndexStatements = {
+  get: (text, params) => db.prepare(text).get(...params),
+  run: (text, params) => db.prepare(text).run(...params).changes,
+};
+const indexBatch = db.transaction((limit: number) => indexPendingBatch(statements, limit));
+
+port.on('message', (msg: 'checkpoint' | 'close' | { index: number }) => {
   if (msg === 'close') {
     db.close();
     port.close();
+    return;
+  }
+  if (typeof msg === 'object') {
+    try {
+      // Derived data: committed without a sync of its own (the next synced commit or checkpoint
+      // makes it durable). Lost in a power cut, the batch's queue rows come back with it.
+      db.pragma('synchronous = NORMAL');
+      try {
+        port.postMessage({ indexed: indexBatch.immediate(msg.index) });
+      } finally {
+        db.pragma('synchronous = FULL');
+      }
+    } catch (err) {
+      port.postMessage({ indexError: err instanceof Error ? err.message : String(err) });
+    }
     return;
   }
   try {

@@ -10,7 +10,8 @@ const CHECK_EVERY_MS = 100;
  */
 const CHECK_ANYWAY_MS = 1_000;
 
-type Reply = { ready: true } | { ok: true; log: number; checkpointed: number } | { ok: false; error: string };
+type Reply = { ready: true } | { ok: true; log: number; checkpointed: number } | { ok: false; error: string }
+  | { indexed: number } | { indexError: string };
 
 /**
  * SQLite WAL checkpoints on a worker thread (the daemon's, db/open.ts checkpointOffThread). With
@@ -32,6 +33,8 @@ export class Checkpointer {
   private lastWrites = -1;
   private lastRun = 0;
   private dead = false;
+  /** indexSearch() calls in flight, answered in order. */
+  private readonly indexing: { resolve: (n: number) => void; reject: (err: Error) => void }[] = [];
   private readonly started: Promise<void>;
   /** Checkpoints run and failed, pages in the WAL after the last one (tests, diagnostics). */
   readonly stats = { runs: 0, failures: 0, walPages: 0 };
@@ -46,12 +49,19 @@ export class Checkpointer {
     });
     this.worker.on('message', (m: Reply) => {
       if ('ready' in m) return;
+      if ('indexed' in m || 'indexError' in m) {
+        const job = this.indexing.shift();
+        if ('indexed' in m) job?.resolve(m.indexed);
+        else job?.reject(new Error(`search index batch failed: ${m.indexError}`));
+        return;
+      }
       this.inFlight = false;
       this.stats.runs++;
       if (m.ok) this.stats.walPages = m.log;
       else this.stats.failures++;
     });
     const fail = (err: Error) => {
+      for (const job of this.indexing.splice(0)) job.reject(err);
       if (this.dead) return;
       this.dead = true;
       clearInterval(this.timer);
@@ -65,6 +75,25 @@ export class Checkpointer {
 
   ready(): Promise<void> {
     return this.started;
+  }
+
+  /**
+   * Index up to `limit` messages of the search queue on this thread's connection, in one
+   * transaction (db/search-index.ts; db/search-index-sql.ts). The caller holds the database's
+   * write lock (db/open.ts withWriteLock) while it runs, so no other connection is writing and
+   * nobody waits in SQLite's busy handler. Resolves with the number indexed.
+   */
+  indexSearch(limit: number): Promise<number> {
+    if (this.dead) return Promise.reject(new Error('checkpointer thread is not running'));
+    return new Promise((resolve, reject) => {
+      this.indexing.push({ resolve, reject });
+      this.worker.postMessage({ index: limit });
+    });
+  }
+
+  /** Whether the thread is up and can take work (indexSearch). */
+  get alive(): boolean {
+    return !this.dead;
   }
 
   /** Ask for a checkpoint now if anything was written since the last one (and none is running). */

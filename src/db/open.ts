@@ -632,14 +632,44 @@ export function checkpointOffThread(opened: OpenedDb): void {
   // keeps checkpointing as before (a thread that cannot start leaves it so).
   void cp.ready().then(() => {
     if (!closed && h.sqlite.open) h.sqlite.pragma('wal_autocheckpoint = 0');
+    // The search index's batches run on the same thread (db/search-index.ts).
+    if (!closed) searchThreads.set(opened.db, (limit) => (cp.alive ? cp.indexSearch(limit) : null));
   }, () => undefined);
   const close = opened.close;
   opened.close = async () => {
     closed = true;
+    searchThreads.delete(opened.db);
     await cp.close();
     restore();
     await close();
   };
+}
+
+const searchThreads = new WeakMap<object, (limit: number) => Promise<number> | null>();
+
+/**
+ * SQLite with the checkpointer's thread running (checkpointOffThread): a batch of the search
+ * index run there, on its own connection (db/search-index.ts). null otherwise, or once the thread
+ * has died: the caller then runs the batch on the main connection.
+ */
+export function searchIndexThread(db: Kysely<Database>): ((limit: number) => Promise<number> | null) | null {
+  return searchThreads.get(db) ?? null;
+}
+
+/**
+ * SQLite: run fn while no other statement can write the file: the write gate (when another
+ * thread writes it, setWriteGate) and then the main connection are held, as a transaction holds
+ * them, so another connection (a worker thread's) can write in fn without anyone waiting in
+ * SQLite's busy handler. The main thread's reads go on (WAL); its writes wait, without blocking.
+ */
+export async function withWriteLock<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
+  const gate = writeGates.get(db);
+  if (gate) await gate.acquire();
+  try {
+    return await db.connection().execute(() => fn());
+  } finally {
+    gate?.release();
+  }
 }
 
 /** Open a SQLite file (a path) or whatever the spec names. */

@@ -74,6 +74,11 @@ function checkLimitsAgainstPlan(tier: string, body: { daily_send_limit?: number 
  */
 const workspaceCache = new ReadCache<WorkspaceRow | undefined>(['workspaces'], 1000, (r) => r && { ...r });
 
+/** The workspace row while the cache holds it (no read, no promise); undefined otherwise. */
+export function cachedWorkspace(ctx: AppContext, id: string): WorkspaceRow | undefined {
+  return workspaceCache.peek(ctx, id) ?? undefined;
+}
+
 export async function requireWorkspace(ctx: AppContext, id: string): Promise<WorkspaceRow> {
   const ws = await workspaceCache.get(ctx, id, () => getWorkspace(ctx.db, id));
   if (!ws) throw Errors.notFound('workspace', id);

@@ -55,12 +55,18 @@ export function forgetCachedKeys(ctx: AppContext): void {
   keyCacheOf(ctx).clear();
 }
 
+/** The cached row of a key hash while the cache may answer for it (see above); undefined otherwise. */
+function cachedKey(ctx: AppContext, hash: string): ApiKeyRow | undefined {
+  const hit = keyCacheOf(ctx).get(hash);
+  return hit && hit.epoch === apiKeysEpoch() && performance.now() - hit.at < KEY_CACHE_TTL_MS ? hit.row : undefined;
+}
+
 async function keyByHash(ctx: AppContext, hash: string): Promise<ApiKeyRow | undefined> {
+  const hit = cachedKey(ctx, hash);
+  if (hit) return hit;
   const cache = keyCacheOf(ctx);
   const epoch = apiKeysEpoch();
   const now = performance.now();
-  const hit = cache.get(hash);
-  if (hit && hit.epoch === epoch && now - hit.at < KEY_CACHE_TTL_MS) return hit.row;
   const row = await apiKeyByHash(ctx.db, hash);
   // Cache only what was read with no write in between (the epoch did not move during the read).
   if (row && apiKeysEpoch() === epoch) {
@@ -107,14 +113,35 @@ export async function flushLastUsed(ctx: AppContext): Promise<void> {
   }
 }
 
-/** Spec: Authentication. Bearer only; no query-string key, no other header. */
-export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthContext> {
+/** The token of an Authorization header (spec: Authentication: Bearer only, no other scheme). */
+function bearerToken(authorization: string | undefined): string {
   if (!authorization || !authorization.trim()) throw Errors.missingAuthorization();
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
   if (!m) throw Errors.invalidApiKey('The Authorization header must be `Bearer <API_KEY>`; no other scheme is accepted.');
-  const token = m[1];
+  return m[1];
+}
+
+/** Spec: Authentication. Bearer only; no query-string key, no other header. */
+export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthContext> {
+  const token = bearerToken(authorization);
   if (token.startsWith('moa_')) return authenticateAccessToken(ctx, token);
-  const row = await keyByHash(ctx, hashKey(token));
+  return keyAuth(ctx, await keyByHash(ctx, hashKey(token)));
+}
+
+/**
+ * authenticate() without a promise when the answer is known at once (the HTTP layer's hot path:
+ * every request of a client whose key was read in the last second): the key's cached row, or a
+ * refusal that needs no database (no or malformed header). null when only authenticate() can
+ * tell (a key not in the cache, an access token). The same checks and errors as authenticate().
+ */
+export function authenticateCached(ctx: AppContext, authorization: string | undefined): AuthContext | null {
+  const token = bearerToken(authorization);
+  if (token.startsWith('moa_')) return null;
+  const row = cachedKey(ctx, hashKey(token));
+  return row ? keyAuth(ctx, row) : null;
+}
+
+function keyAuth(ctx: AppContext, row: ApiKeyRow | undefined): AuthContext {
   if (!row) throw Errors.invalidApiKey();
   const now = ctx.clock.now();
   if (row.revoked_at) throw Errors.revokedApiKey(row.revoked_at);

@@ -1,11 +1,11 @@
 import type { Me, Workspace } from '../contract/me.js';
-import { getApiKey } from '../db/repos/api-keys.js';
+import { getApiKey, type ApiKeyRow } from '../db/repos/api-keys.js';
 import { getGrant } from '../db/repos/connected-apps.js';
-import { getAgent } from '../db/repos/agents.js';
+import { getAgent, type AgentRow } from '../db/repos/agents.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext, AuthContext } from './context.js';
-import { toAgent, requireWorkspace } from './agents.js';
+import { toAgent, requireWorkspace, cachedWorkspace } from './agents.js';
 
 export function toWorkspace(w: WorkspaceRow): Workspace {
   return { id: w.id, slug: w.slug, display_name: w.display_name, tier: w.tier as Workspace['tier'], tier_status: w.tier_status };
@@ -17,6 +17,21 @@ export async function getMe(ctx: AppContext, auth: AuthContext): Promise<Me> {
   if (!key) throw Errors.invalidApiKey();
   const ws = await requireWorkspace(ctx, auth.workspaceId);
   const agent = auth.agentId ? await getAgent(ctx.db, auth.workspaceId, auth.agentId) : undefined;
+  return meOf(key, ws, agent);
+}
+
+/**
+ * GET /v1/me answered without a read or a promise when it can be (the HTTP hot path): a key that
+ * authentication read (its row in hand), not bound to an agent, its workspace in the read cache.
+ * null otherwise: getMe() then answers. Same answer as getMe().
+ */
+export function getMeCached(ctx: AppContext, auth: AuthContext): Me | null {
+  if (auth.connectedAppId || auth.agentId || !auth.keyRow) return null;
+  const ws = cachedWorkspace(ctx, auth.workspaceId);
+  return ws ? meOf(auth.keyRow, ws, undefined) : null;
+}
+
+function meOf(key: ApiKeyRow, ws: WorkspaceRow, agent: AgentRow | undefined): Me {
   return {
     api_key: {
       id: key.id, prefix: key.prefix, name: key.name, mode: key.mode, scopes: key.scopes, agent_id: key.agent_id,

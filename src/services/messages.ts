@@ -14,7 +14,7 @@ import { releaseSend } from './limits.js';
 import { normalizeSendRequest, performSend, findOriginal, replySubject, emitMessageEvent, sendMessage } from './send.js';
 import { toSentMessage, buildRawDownload } from './outbound-delivery.js';
 import { pageOf } from '../db/paginate.js';
-import { searchOf } from './search.js';
+import { searchFor } from './search.js';
 
 export async function visibleMessage(ctx: AppContext, auth: AuthContext, id: string): Promise<SentMessageRow> {
   const m = hasPrefix(id, 'msg') ? await getSentMessage(ctx.db, auth.workspaceId, id) : undefined;
@@ -33,7 +33,7 @@ export async function getMessage(ctx: AppContext, auth: AuthContext, id: string)
 export async function listMessages(ctx: AppContext, auth: AuthContext, q: MessageListQuery): Promise<PageOf<SentMessage>> {
   let agentId: string | null = auth.agentId;
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
-  const res = await listSentMessages(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: searchOf(q.q) }, q);
+  const res = await listSentMessages(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: await searchFor(ctx, q.q) }, q);
   const atts = await attachmentInfos(ctx.db, res.rows.map((r) => r.id));
   return pageOf(res, res.rows.map((r) => toSentMessage(r, 'full', atts.get(r.id))));
 }

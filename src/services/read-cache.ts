@@ -24,6 +24,13 @@ export class ReadCache<V> {
     private readonly copy: (v: V) => V = (v) => v,
   ) {}
 
+  /** The kept value of `key` while it may be served (as get() would), without reading; else undefined. */
+  peek(ctx: AppContext, key: string): V | undefined {
+    const mark = tableMark(ctx.db, this.tables);
+    const c = mark === null ? undefined : this.perDb.get(ctx.db);
+    return c && c.mark === mark && c.entries.has(key) ? this.copy(c.entries.get(key)!) : undefined;
+  }
+
   async get(ctx: AppContext, key: string, read: () => Promise<V>): Promise<V> {
     const mark = tableMark(ctx.db, this.tables);
     if (mark === null) return read();

@@ -8,7 +8,7 @@ import {
 } from '../db/repos/received.js';
 import { mailHtmlPage, sanitizeMailHtml } from '../mail/html-sanitize.js';
 import { isoAt } from '../shared/clock.js';
-import { searchOf } from './search.js';
+import { searchFor } from './search.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import { randomBytes } from 'node:crypto';
@@ -67,7 +67,7 @@ export async function listReceivedPage(ctx: AppContext, auth: AuthContext, q: Re
   await inboundSettled(ctx);
   let agentId: string | null = auth.agentId;
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
-  const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: searchOf(q.q) }, q);
+  const res = await listReceived(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: await searchFor(ctx, q.q) }, q);
   return pageOf(res, res.rows.map(toReceivedSummary));
 }
 

@@ -1,5 +1,7 @@
 import type { MessageSearch, SearchTerm } from '../db/repos/search.js';
+import { catchUpSearchIndex, hasPendingSearch, indexSearchBatch, SEARCH_INDEX_BATCH } from '../db/search-index.js';
 import { Errors } from '../shared/errors.js';
+import type { AppContext } from './context.js';
 
 /**
  * The `q` search syntax of GET /v1/messages/received, /v1/messages and /v1/threads
@@ -89,4 +91,30 @@ export function parseSearch(q: string): MessageSearch {
 /** `q` from a list query: absent or blank means no search. */
 export function searchOf(q: string | undefined): MessageSearch | null {
   return q && q.trim() ? parseSearch(q) : null;
+}
+
+/**
+ * `q` from a list query, ready to run: a search with text terms first indexes the messages still
+ * queued for the full-text index (db/search-index.ts: the index is written in the background), so
+ * it sees every message committed before it.
+ */
+export async function searchFor(ctx: AppContext, q: string | undefined): Promise<MessageSearch | null> {
+  const s = searchOf(q);
+  if (s?.terms.length) await catchUpSearchIndex(ctx.db);
+  return s;
+}
+
+/**
+ * One background pass over the full-text index's queue (server/workers/search-index.ts): batches
+ * until the queue is empty or `stop()` says so, the event loop served between them. Returns how
+ * many messages were indexed.
+ */
+export async function indexQueuedMessages(ctx: AppContext, stop: () => boolean = () => false): Promise<number> {
+  if (!(await hasPendingSearch(ctx.db))) return 0;
+  let total = 0;
+  for (;;) {
+    const n = await indexSearchBatch(ctx.db, SEARCH_INDEX_BATCH);
+    total += n;
+    if (n < SEARCH_INDEX_BATCH || stop()) return total;
+  }
 }

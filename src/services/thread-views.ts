@@ -12,7 +12,7 @@ import { resolveAgent } from './agents.js';
 import { ensureLabels, normalizeLabelName } from './labels.js';
 import { recordAudit } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
-import { searchOf } from './search.js';
+import { searchFor } from './search.js';
 
 export function toThread(r: ThreadRow): Thread {
   return {
@@ -32,7 +32,7 @@ export async function requireThread(ctx: AppContext, auth: AuthContext, id: stri
 export async function listThreadsPage(ctx: AppContext, auth: AuthContext, q: ThreadListQuery): Promise<PageOf<Thread>> {
   await inboundSettled(ctx);
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
-  const res = await listThreadsView(ctx.db, auth.workspaceId, { agentId, status: q.status, label: q.label, trashed: q.trashed ?? false, search: searchOf(q.q) }, q);
+  const res = await listThreadsView(ctx.db, auth.workspaceId, { agentId, status: q.status, label: q.label, trashed: q.trashed ?? false, search: await searchFor(ctx, q.q) }, q);
   return pageOf(res, res.rows.map(toThread));
 }
 

@@ -55,28 +55,36 @@ async function sqliteFullTextSearch(db: Kysely<unknown>): Promise<void> {
 
   const received = SOURCES.received_messages;
   const sent = SOURCES.sent_messages;
-  for (const [table, cols, watched] of [
-    ['received_messages', received, received.watched],
-    ['sent_messages', sent, sent.watched],
-  ] as const) {
+  for (const [table, cols] of [['received_messages', received], ['sent_messages', sent]] as const) {
     const t = sql.raw(table);
     const values = [cols.sender, cols.recipients, cols.subject, cols.body].join(', ');
-    const insertRow = sql`
-      INSERT INTO message_search_keys (message_id) VALUES (NEW.id);
-      INSERT INTO message_search (rowid, sender, recipients, subject, body)
-        VALUES ((SELECT search_rowid FROM message_search_keys WHERE message_id = NEW.id), ${sql.raw(values)});`;
-    const deleteRow = (ref: 'OLD' | 'NEW') => sql`
-      DELETE FROM message_search WHERE rowid = (SELECT search_rowid FROM message_search_keys WHERE message_id = ${sql.raw(ref)}.id);
-      DELETE FROM message_search_keys WHERE message_id = ${sql.raw(ref)}.id;`;
-    await sql`CREATE TRIGGER ${sql.raw(table + '_search_insert')} AFTER INSERT ON ${t} BEGIN ${insertRow} END`.execute(db);
-    await sql`CREATE TRIGGER ${sql.raw(table + '_search_delete')} AFTER DELETE ON ${t} BEGIN ${deleteRow('OLD')} END`.execute(db);
-    await sql`CREATE TRIGGER ${sql.raw(table + '_search_update')} AFTER UPDATE OF ${sql.raw(watched)} ON ${t} BEGIN ${deleteRow('OLD')} ${insertRow} END`.execute(db);
+    await sqliteSearchTriggers(db, table);
     // Mail stored before this migration.
     await sql`INSERT INTO message_search_keys (message_id) SELECT id FROM ${t} ORDER BY id`.execute(db);
     await sql`INSERT INTO message_search (rowid, sender, recipients, subject, body)
       SELECT k.search_rowid, ${sql.raw(values.replace(/NEW\./g, 'm.'))}
       FROM ${t} m JOIN message_search_keys k ON k.message_id = m.id`.execute(db);
   }
+}
+
+/**
+ * The SQLite triggers of one table as this migration wrote them (0018 later cut received mail's
+ * fields; 0027 moved the indexing off the write path, and its down() restores these).
+ */
+export async function sqliteSearchTriggers(db: Kysely<unknown>, table: keyof typeof SOURCES, what: readonly ('insert' | 'delete' | 'update')[] = ['insert', 'delete', 'update']): Promise<void> {
+  const cols = SOURCES[table];
+  const t = sql.raw(table);
+  const values = [cols.sender, cols.recipients, cols.subject, cols.body].join(', ');
+  const insertRow = sql`
+    INSERT INTO message_search_keys (message_id) VALUES (NEW.id);
+    INSERT INTO message_search (rowid, sender, recipients, subject, body)
+      VALUES ((SELECT search_rowid FROM message_search_keys WHERE message_id = NEW.id), ${sql.raw(values)});`;
+  const deleteRow = (ref: 'OLD' | 'NEW') => sql`
+    DELETE FROM message_search WHERE rowid = (SELECT search_rowid FROM message_search_keys WHERE message_id = ${sql.raw(ref)}.id);
+    DELETE FROM message_search_keys WHERE message_id = ${sql.raw(ref)}.id;`;
+  if (what.includes('insert')) await sql`CREATE TRIGGER ${sql.raw(table + '_search_insert')} AFTER INSERT ON ${t} BEGIN ${insertRow} END`.execute(db);
+  if (what.includes('delete')) await sql`CREATE TRIGGER ${sql.raw(table + '_search_delete')} AFTER DELETE ON ${t} BEGIN ${deleteRow('OLD')} END`.execute(db);
+  if (what.includes('update')) await sql`CREATE TRIGGER ${sql.raw(table + '_search_update')} AFTER UPDATE OF ${sql.raw(cols.watched)} ON ${t} BEGIN ${deleteRow('OLD')} ${insertRow} END`.execute(db);
 }
 
 /** What each kind of mail indexes, per column (the same expressions on both engines). */
@@ -126,26 +134,37 @@ async function postgresFullTextSearch(db: Kysely<unknown>): Promise<void> {
   $$`).execute(db);
   await sql`CREATE TABLE message_search (message_id text PRIMARY KEY, doc tsvector NOT NULL)`.execute(db);
   await sql`CREATE INDEX message_search_doc ON message_search USING gin (doc)`.execute(db);
-  for (const [table, cols] of Object.entries(SOURCES)) {
-    const doc = (ref: string) => [['sender', 'A'], ['recipients', 'B'], ['subject', 'C'], ['body', 'D']]
-      .map(([c, w]) => `setweight(mailagent_search_text(${cols[c as keyof typeof cols].replace(/NEW\./g, ref + '.')}), '${w}')`).join(' || ');
-    await sql.raw(`CREATE FUNCTION ${table}_search() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        -- A plain INSERT on insert (no ON CONFLICT: its index read would add SERIALIZABLE
-        -- read locks on the neighbouring keys of concurrent ingests, i.e. needless re-runs).
-        IF TG_OP = 'DELETE' THEN
-          DELETE FROM message_search WHERE message_id = OLD.id;
-        ELSIF TG_OP = 'INSERT' THEN
-          INSERT INTO message_search (message_id, doc) VALUES (NEW.id, ${doc('NEW')});
-        ELSE
-          UPDATE message_search SET doc = ${doc('NEW')} WHERE message_id = NEW.id;
-        END IF;
-        RETURN NULL;
-      END $$`).execute(db);
+  for (const [table, cols] of Object.entries(SOURCES) as [keyof typeof SOURCES, (typeof SOURCES)[keyof typeof SOURCES]][]) {
+    await postgresSearchFunction(db, table);
     await sql.raw(`CREATE TRIGGER ${table}_search AFTER INSERT OR DELETE OR UPDATE OF ${cols.watched} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_search()`).execute(db);
     // Mail stored before this migration.
-    await sql.raw(`INSERT INTO message_search (message_id, doc) SELECT m.id, ${doc('m')} FROM ${table} m`).execute(db);
+    await sql.raw(`INSERT INTO message_search (message_id, doc) SELECT m.id, ${postgresSearchDoc(table, 'm')} FROM ${table} m`).execute(db);
   }
+}
+
+/** PostgreSQL: the weighted tsvector of one message of `table` (`ref`: the row's name in the statement). */
+export function postgresSearchDoc(table: keyof typeof SOURCES, ref: string): string {
+  const cols = SOURCES[table];
+  return [['sender', 'A'], ['recipients', 'B'], ['subject', 'C'], ['body', 'D']]
+    .map(([c, w]) => `setweight(mailagent_search_text(${cols[c as keyof typeof cols].replace(/NEW\./g, ref + '.')}), '${w}')`).join(' || ');
+}
+
+/** PostgreSQL: the trigger function of `table` as this migration wrote it (0027's down() restores it). */
+export async function postgresSearchFunction(db: Kysely<unknown>, table: keyof typeof SOURCES): Promise<void> {
+  const doc = (ref: string) => postgresSearchDoc(table, ref);
+  await sql.raw(`CREATE OR REPLACE FUNCTION ${table}_search() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      -- A plain INSERT on insert (no ON CONFLICT: its index read would add SERIALIZABLE
+      -- read locks on the neighbouring keys of concurrent ingests, i.e. needless re-runs).
+      IF TG_OP = 'DELETE' THEN
+        DELETE FROM message_search WHERE message_id = OLD.id;
+      ELSIF TG_OP = 'INSERT' THEN
+        INSERT INTO message_search (message_id, doc) VALUES (NEW.id, ${doc('NEW')});
+      ELSE
+        UPDATE message_search SET doc = ${doc('NEW')} WHERE message_id = NEW.id;
+      END IF;
+      RETURN NULL;
+    END $$`).execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -37,13 +37,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /** Characters of each field the search index reads (PostgreSQL's mailagent_search_text() limit). */
-const INDEXED_CHARS = 100_000;
+export const INDEXED_CHARS = 100_000;
 
 /**
  * The received_messages triggers of migration 0011 again, each field cut to `limit` characters
  * (null: whole, as 0011 wrote them). Same columns, same order, same watched columns.
  */
-async function receivedSearchTriggers(db: Kysely<unknown>, limit: number | null): Promise<void> {
+export async function receivedSearchTriggers(db: Kysely<unknown>, limit: number | null): Promise<void> {
   const cut = (e: string) => (limit === null ? e : `substr(${e}, 1, ${limit})`);
   const values = (ref: string) => [
     `coalesce(${ref}.from_name, '') || ' ' || ${ref}.from_address`,

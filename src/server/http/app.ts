@@ -8,7 +8,7 @@ import { monotonicPart } from '../../shared/ids.js';
 import type { AppContext, AuthContext } from '../../services/context.js';
 import { recordRequest } from '../../services/request-log.js';
 import { authorize, requireUnbound } from '../../services/auth.js';
-import { authenticateRequest } from './web-auth.js';
+import { authenticateRequest, authenticateRequestCached } from './web-auth.js';
 import { registerWebInbox } from './routes/web.js';
 import { closeEventStreams } from '../../services/event-stream.js';
 import { billingPageUrl } from '../../services/usage.js';
@@ -210,6 +210,38 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
   if (def.body) schema.body = def.body;
   if (def.response) schema.response = { [def.status]: forSerializer(def.response) };
   const action = def.summary.charAt(0).toLowerCase() + def.summary.slice(1);
+  // A refused key: a burst of 401s from one address is logged and slowed (services/auth-failures.ts).
+  const refuseAuth = async (req: FastifyRequest, err: unknown): Promise<never> => {
+    if (err instanceof ApiError && err.status === 401) {
+      const delayMs = noteAuthFailure(ctx, req.ip, err.code);
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    }
+    throw err;
+  };
+  // What follows authentication; a promise only where a send checks the disk.
+  const admit = (req: FastifyRequest, auth: AuthContext): Promise<void> | void => {
+    authorize(auth, def.scope, action);
+    if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
+    (req as FastifyRequest & { auth?: unknown }).auth = auth;
+    // Form bodies exist for public pages (one-click unsubscribe, RFC 8058); the API itself
+    // speaks JSON (spec: bodies are application/json), so a form sent to it is refused (after
+    // the key is checked: a 401/403 wins; before the body is read).
+    const type = req.headers['content-type'];
+    if (type !== undefined && FORM_TYPES.test(type)) {
+      throw Errors.invalidField('Content-Type', `Content-Type ${type} is not supported here; send application/json.`);
+    }
+    // The low-disk guard: a send is refused whole (and retried by the client) rather than
+    // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
+    if (def.send && ro.ops) {
+      const ops = ro.ops;
+      return ops.disk.check().then((disk) => {
+        if (!disk.ok) {
+          ops.metrics.refused('api', 'low_disk');
+          throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was sent. Retry later.`, 300);
+        }
+      });
+    }
+  };
   app.route({
     method: def.method,
     url: prefix + def.path,
@@ -224,38 +256,31 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // Authentication and authorisation come first (onRequest, before the body is read or
     // validated): a caller without a valid key learns nothing about a route's schema, and a
     // 401/403 wins over a 400 or 413.
-    onRequest: async (req) => {
-      if (def.scope === 'public') return;
-      let auth: AuthContext;
+    //
+    // Callback style with a synchronous path: a key read in the last second (services/auth.ts
+    // key cache) is checked without a promise, and a route that is not a send needs nothing
+    // asynchronous after it, so most requests pass this hook without one.
+    onRequest: def.scope === 'public' ? undefined : (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      let auth: AuthContext | null;
       try {
-        auth = await authenticateRequest(ctx, req);
+        auth = authenticateRequestCached(ctx, req);
       } catch (err) {
-        // A burst of 401s from one address is logged and slowed (services/auth-failures.ts).
-        if (err instanceof ApiError && err.status === 401) {
-          const delayMs = noteAuthFailure(ctx, req.ip, err.code);
-          if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-        }
-        throw err;
+        void refuseAuth(req, err).then(done, done);
+        return;
       }
-      authorize(auth, def.scope, action);
-      if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
-      (req as FastifyRequest & { auth?: unknown }).auth = auth;
-      // Form bodies exist for public pages (one-click unsubscribe, RFC 8058); the API itself
-      // speaks JSON (spec: bodies are application/json), so a form sent to it is refused (after
-      // the key is checked: a 401/403 wins; before the body is read).
-      const type = req.headers['content-type'];
-      if (type !== undefined && FORM_TYPES.test(type)) {
-        throw Errors.invalidField('Content-Type', `Content-Type ${type} is not supported here; send application/json.`);
+      if (!auth) {
+        authenticateRequest(ctx, req).then((a) => admit(req, a), (err) => refuseAuth(req, err)).then(() => done(), done);
+        return;
       }
-      // The low-disk guard: a send is refused whole (and retried by the client) rather than
-      // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
-      if (def.send && ro.ops) {
-        const disk = await ro.ops.disk.check();
-        if (!disk.ok) {
-          ro.ops.metrics.refused('api', 'low_disk');
-          throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was sent. Retry later.`, 300);
-        }
+      let admitted: Promise<void> | void;
+      try {
+        admitted = admit(req, auth);
+      } catch (err) {
+        done(err as Error);
+        return;
       }
+      if (admitted) admitted.then(() => done(), done);
+      else done();
     },
     // An absent body on a route with a body schema is treated as {} so `required` names the field.
     preValidation: def.body
@@ -264,7 +289,9 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         done();
       }
       : undefined,
-    handler: async (req, reply) => {
+    // Not an async function: a handler that has its answer at hand (GET /v1/me from the caches)
+    // returns it, and fastify sends it without a promise.
+    handler: (req, reply) => {
       const run = () => handler({
         ctx,
         auth: ((req as FastifyRequest & { auth?: unknown }).auth ?? null) as never,
@@ -274,11 +301,16 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         req,
         reply,
       });
+      const finish = (result: unknown) => {
+        if (reply.sent) return reply;
+        if (reply.statusCode === 200 && def.status !== 200) reply.code(def.status);
+        return result;
+      };
       // Send routes: burst limit, RateLimit-* headers and Idempotency-Key (server/http/send-route.ts).
-      const result = def.send ? await runSendRoute(ctx, id, def, req, reply, run) : await run();
-      if (reply.sent) return reply;
-      if (reply.statusCode === 200 && def.status !== 200) reply.code(def.status);
-      return result;
+      const result = def.send ? runSendRoute(ctx, id, def, req, reply, () => Promise.resolve(run())) : run();
+      if (result instanceof Promise) return result.then(finish);
+      if (reply.sent || result === undefined) return Promise.resolve(result).then(finish);
+      return finish(result);
     },
   });
 }

@@ -15,7 +15,8 @@ export interface HandlerInput<R extends RouteDef> {
 }
 
 /** A handler returns the response body; the status comes from the route table unless it sets one. */
-export type Handler<R extends RouteDef> = (input: HandlerInput<R>) => Promise<unknown>;
+/** Resolves (or, where the answer is at hand without I/O, returns) the response body. */
+export type Handler<R extends RouteDef> = (input: HandlerInput<R>) => Promise<unknown> | object;
 
 export type HandlerMap<K extends RouteId> = { [P in K]: Handler<Routes[P]> };
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, AuthContext } from '../../services/context.js';
-import { authenticate } from '../../services/auth.js';
+import { authenticate, authenticateCached } from '../../services/auth.js';
 import { authenticateSession, csrfMatches } from '../../services/web-sessions.js';
 import { Errors } from '../../shared/errors.js';
 
@@ -25,6 +25,17 @@ export function readCookie(header: string | undefined, name: string): string | u
  * state change authenticated by it must also carry the session's token in X-CSRF-Token, which
  * only a page of this origin can read (GET /ui/session). SameSite=Strict is the second fence.
  */
+/**
+ * authenticateRequest() answered without a promise when it can be (services/auth.ts
+ * authenticateCached: a Bearer key read in the last second, or a refusal that needs no database);
+ * null when only authenticateRequest() can tell (a session cookie, a key not cached).
+ */
+export function authenticateRequestCached(ctx: AppContext, req: FastifyRequest): AuthContext | null {
+  const authorization = req.headers.authorization;
+  if (!authorization && readCookie(req.headers.cookie, SESSION_COOKIE)) return null;
+  return authenticateCached(ctx, authorization);
+}
+
 export async function authenticateRequest(ctx: AppContext, req: FastifyRequest): Promise<AuthContext> {
   const cookie = req.headers.authorization ? undefined : readCookie(req.headers.cookie, SESSION_COOKIE);
   if (!cookie) return authenticate(ctx, req.headers.authorization);

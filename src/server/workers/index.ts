@@ -4,6 +4,7 @@ import { createDraftScheduler } from './draft-scheduler.js';
 import { createRequestLogFlusher } from './request-log.js';
 import { createOutboundScheduler } from './scheduler.js';
 import { RetentionWorker } from './retention.js';
+import { createSearchIndexer } from './search-index.js';
 import type { RetentionPolicy } from '../../services/retention.js';
 
 /** A background loop: start() begins it, stop() ends it and waits for work in flight. */
@@ -24,5 +25,6 @@ export function createWorkers(ctx: AppContext, opts: { retention?: RetentionPoli
     createDraftScheduler(ctx),
     createRequestLogFlusher(ctx),
     createOutboundScheduler(ctx),
+    createSearchIndexer(ctx),
   ];
 }
