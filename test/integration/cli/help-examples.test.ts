@@ -182,3 +182,22 @@ describe('doctor', () => {
     expect(help.stdout).toMatch(/Exit codes: 0 every check passed or only warned/);
   }, 60_000);
 });
+
+describe('docs match the daemon', () => {
+  it('docs/inbound.md shows the wait timeout as the daemon answers it; api-foundation.md the logLevel default of --print-config', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { ROOT } = await import('../../helpers/daemon.js');
+    const res = await fetch(`${d.url}/v1/agents/agent/inbox/wait?timeout=0`, { headers: { authorization: `Bearer ${d.testKey}` } });
+    const body = await res.json();
+    expect(res.status).toBe(200);
+    expect(body).toEqual({ timed_out: true });
+    expect(readFileSync(join(ROOT, 'docs/inbound.md'), 'utf8')).toContain(JSON.stringify(body).replace('{', '{ ').replace(':', ': ').replace('}', ' }'));
+
+    const printed = await d.cli(['serve', '--print-config', '--data-dir', join(d.home, 'print-config')]);
+    expect(printed.code, printed.stderr).toBe(0);
+    const level = printed.json().logLevel;
+    const foundation = readFileSync(join(ROOT, 'docs/api-foundation.md'), 'utf8');
+    expect(foundation).toContain(`| \`logLevel\` | \`--log-level\` | \`MAILAGENT_LOG_LEVEL\` | \`${level}\` |`);
+    expect(foundation).not.toMatch(/`spec\/agent-email-api\.md`/);
+  });
+});
