@@ -93,6 +93,14 @@ describe('--help examples', () => {
   });
 });
 
+describe('examples of commands that send', () => {
+  it('name --agent (a workspace with a second agent, as after the README, refuses them without it)', () => {
+    const sending = all.filter((e) => ['send', 'appeal', 'drafts create'].includes(e.path.join(' ')));
+    expect(sending.length).toBeGreaterThanOrEqual(7);
+    for (const e of sending) expect(e.line, e.line).toMatch(/ --agent \S+/);
+  });
+});
+
 describe('numeric flags', () => {
   it('every --limit refuses 0 and 101 at parse time (a usage error, exit 2), and takes 1 and 100', async () => {
     const withLimit = walk(buildProgram()).filter(({ cmd }) => cmd.options.some((o) => o.long === '--limit'));
