@@ -108,7 +108,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subc
 complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l scopes -r -F -d 'comma-separated subset of send,read,manage,draft'
 complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l mode -x -a 'live test' -d 'key mode (default: the mode of the key in use)'
 complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l agent -r -F -d 'bind the key to one agent (id, name or address)'
-complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l expires-at -r -F -d 'ISO 8601 expiry (default: never)'
+complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l expires-at -r -F -d 'expiry: ISO 8601 (UTC unless an offset is given), YYYY-MM-DD, or +30m / +2h / +1d (default: never)'
 complete -c mailagent -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from revoke' -l yes -s y -d 'do not ask for confirmation'
 complete -c mailagent -n '__fish_seen_subcommand_from send' -l to -r -F -d 'recipient (repeatable)'
 complete -c mailagent -n '__fish_seen_subcommand_from send' -l cc -r -F -d 'Cc recipient (repeatable)'

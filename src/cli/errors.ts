@@ -33,7 +33,7 @@ interface ApiLike {
   param?: string | null;
 }
 
-function isApiError(err: unknown): err is ApiLike & Error {
+export function isApiError(err: unknown): err is ApiLike & Error {
   return err instanceof Error && err.name === 'ApiError' && typeof (err as unknown as ApiLike).status === 'number';
 }
 

@@ -138,6 +138,16 @@ export class Output {
     else this.record(value as Record<string, unknown>);
   }
 
+  /**
+   * What a create command prints: the object with --json; its id alone when stdout is not a
+   * terminal (so `ID=$(mailagent drafts create …)` works, as with send); else the human view.
+   */
+  created<T extends { id: string }>(value: T, human: (value: T) => void): void {
+    if (this.json) return this.printJson(value);
+    if (!this.tty) return this.line(value.id);
+    human(neutralizeDeep(value));
+  }
+
   /** A list page: the page unchanged with --json, else a table and a "more" hint on stderr. */
   page<T>(page: { data: T[]; has_more: boolean; next_cursor?: string }, columns: Column<T>[], empty = 'nothing to show'): void {
     if (this.json) return this.printJson(page);

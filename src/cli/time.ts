@@ -4,7 +4,8 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 
 /**
  * The one time parser behind every time flag (`send --at`, `drafts create --send-at`,
- * `drafts send --at`, `messages reschedule --at`, `--since` of events, wait and webhooks listen):
+ * `drafts send --at`, `messages reschedule --at`, `keys create --expires-at`, `--since` of events,
+ * wait and webhooks listen):
  * - ISO 8601 with or without seconds/milliseconds; without an offset it is UTC (as the API reads it);
  * - a plain date `YYYY-MM-DD` (midnight UTC);
  * - `+N<unit>` from now (`+30m`, `+2h`, `+1d`; units s, m, h, d, w) and `-N<unit>` before now (`-1h`).

@@ -38,7 +38,7 @@ function settingsOptions(cmd: Command): Command {
 function limit(flag: string, v: string | undefined): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === 'none') return null;
-  return parseIntOption(flag)(v);
+  return parseIntOption(flag, 0, 10_000_000)(v); // the contract's SendLimit range
 }
 
 function settings(o: SettingsOptions): AgentUpdate {
@@ -58,8 +58,8 @@ function settings(o: SettingsOptions): AgentUpdate {
   return body;
 }
 
-function showAgent(ctx: CommandContext, a: Agent): void {
-  ctx.out.result(a, () =>
+function showAgent(ctx: CommandContext, a: Agent, created = false): void {
+  (created ? ctx.out.created.bind(ctx.out) : ctx.out.result.bind(ctx.out))(a, () =>
     ctx.out.record({
       id: a.id, name: a.name, email: a.email, status: a.status, display_name: a.display_name,
       daily_send_limit: a.daily_send_limit ?? 'none', hourly_send_limit: a.hourly_send_limit ?? 'none',
@@ -75,7 +75,7 @@ export function register(program: Command): void {
     .command('list')
     .description('List agents, newest first')
     .addOption(new Option('--status <status>', 'which agents (default: live, meaning all but archived)').choices(STATUSES))
-    .option('--limit <n>', 'page size 1..100 (default 25)', parseIntOption('--limit'))
+    .option('--limit <n>', 'page size 1..100 (default 25)', parseIntOption('--limit', 1, 100))
     .option('--cursor <cursor>', 'continue after a previous page')
     .action(run(async (ctx, o: { status?: string; limit?: number; cursor?: string }) => {
       const client = await ctx.client();
@@ -97,11 +97,11 @@ export function register(program: Command): void {
     const body: AgentCreate = { name, ...(settings(o) as Omit<AgentCreate, 'name'>), ...(o.domain ? { domain: o.domain } : {}) };
     const agent = await client.call('agents.create', { body });
     if (!ctx.out.json) ctx.out.success(`created ${agent.email}`);
-    showAgent(ctx, agent);
+    showAgent(ctx, agent, true);
   }));
   examples(create, [
     'mailagent agents create sarah',
-    'mailagent agents create billing --display-name "Billing bot" --daily-send-limit 500',
+    'mailagent agents create billing --display-name "Billing bot" --daily-send-limit 200',
     'mailagent agents create support --domain mail.example.com',
   ]);
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readStdinText } from '../input.js';
 import { UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
+import { neutralize } from '../output.js';
 
 interface ApiOptions {
   data?: string;
@@ -69,8 +70,14 @@ async function apiAction(ctx: CommandContext, method: string, path: string, o: A
   const headers: Record<string, string> = {};
   for (const h of o.header ?? []) {
     const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header "${h}" must be "Name: value"`);
-    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+    if (i <= 0) throw new UsageError(`--header "${neutralize(h)}" must be "Name: value"`);
+    const name = h.slice(0, i).trim();
+    const value = h.slice(i + 1).trim();
+    // A CR/LF would split the request (header injection); fetch would throw a raw TypeError that
+    // echoes the line break. Refuse it here, as a usage error, with the value shown neutralised.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header "${neutralize(h)}": the name must be a token (letters, digits, - and !#$%&'*+.^_\`|~), without spaces or control characters`);
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) throw new UsageError(`--header "${neutralize(h)}": the value must not contain line breaks or other control characters`);
+    headers[name.toLowerCase()] = value;
   }
 
   const client = await ctx.client();

@@ -22,7 +22,7 @@ export function register(program: Command): void {
       ctx.out.result(r, () => ctx.out.line(`${r.outcome}${r.review_score !== undefined ? ` (review score ${r.review_score})` : ''}${r.replayed ? ' [replayed]' : ''}: ${r.message}`));
     }));
   examples(appeal, [
-    'mailagent appeal --subject "Hello" --body-file refused.txt',
+    'mailagent appeal --agent agent --subject "Hello" --body-file refused.txt',
     'cat refused.txt | mailagent appeal --agent billing --subject "Your renewal" --json',
   ]);
 }

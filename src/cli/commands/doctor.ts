@@ -18,7 +18,7 @@ export function register(program: Command): void {
     'sudo -u mailagent MAILAGENT_DATA_DIR=/var/lib/mailagent mailagent doctor',
     'mailagent doctor --json | jq \'.[] | select(.status != "ok")\'',
   ]);
-  cmd.addHelpText('after', '\nExit code 1 when a check fails (warnings alone exit 0).');
+  cmd.addHelpText('after', '\nExit codes: 0 every check passed or only warned (a warning, such as no relay on a default install, is advice, not a failure); 1 a check failed (FAIL); 2 a bad flag or config value.');
 }
 
 async function doctorAction(ctx: CommandContext, opts: { dataDir?: string; config?: string; port?: string; smtpPort?: string }): Promise<void> {

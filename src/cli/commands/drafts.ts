@@ -65,8 +65,8 @@ async function contentBody(o: ContentFlags, stdinBody: boolean): Promise<Record<
   return body;
 }
 
-function showDraft(ctx: CommandContext, d: Draft): void {
-  ctx.out.result(d, () => {
+function showDraft(ctx: CommandContext, d: Draft, created = false): void {
+  (created ? ctx.out.created.bind(ctx.out) : ctx.out.result.bind(ctx.out))(d, () => {
     ctx.out.record({
       id: d.id, status: d.status, agent_id: d.agent_id, to: d.to, cc: d.cc, bcc: d.bcc, subject: d.subject,
       send_at: d.send_at, sent_message_id: d.sent_message_id, thread_id: d.thread_id, error_message: d.error_message,
@@ -106,12 +106,12 @@ export function register(program: Command): void {
       const body = await contentBody(o, true);
       if (o.agent) body.agent = o.agent;
       const client = await ctx.client();
-      showDraft(ctx, await client.call('drafts.create', { body: body as never }));
+      showDraft(ctx, await client.call('drafts.create', { body: body as never }), true);
     }));
   examples(create, [
-    'mailagent drafts create --agent support --to bob@example.com --subject "Follow-up" --body "Hi Bob"',
-    'echo "Weekly report" | mailagent drafts create --to team@example.com --subject Report --send-at 2026-05-01T09:00:00Z',
-    'mailagent drafts create --to bob@example.com --subject Later --body-file note.txt --send-at +2h --json',
+    'mailagent drafts create --agent sarah --to bob@example.com --subject "Follow-up" --body "Hi Bob"',
+    'echo "Weekly report" | mailagent drafts create --agent agent --to team@example.com --subject Report --send-at 2031-05-01T09:00:00Z',
+    'mailagent drafts create --agent sarah --to bob@example.com --subject Later --body-file note.txt --send-at +2h --json',
   ]);
 
   const update = contentOptions(drafts.command('update')
@@ -128,7 +128,7 @@ export function register(program: Command): void {
     }));
   examples(update, [
     'mailagent drafts update dft_01j... --subject "Updated subject"',
-    'mailagent drafts update dft_01j... --send-at 2026-05-02T08:00:00Z',
+    'mailagent drafts update dft_01j... --send-at +1d',
     'mailagent drafts update dft_01j... --unschedule --json',
   ]);
 
@@ -158,5 +158,5 @@ export function register(program: Command): void {
         else ctx.out.info(`${r.id} ${r.status}${r.thread_id ? ` (thread ${r.thread_id})` : ''}`);
       });
     }));
-  examples(send, ['mailagent drafts send dft_01j...', 'mailagent drafts send dft_01j... --at 2026-05-01T09:00:00Z', 'mailagent drafts send dft_01j... --json | jq -r .message_id']);
+  examples(send, ['mailagent drafts send dft_01j...', 'mailagent drafts send dft_01j... --at +2h', 'mailagent drafts send dft_01j... --json | jq -r .message_id']);
 }

@@ -4,7 +4,7 @@ import type { Client, SseMessage } from '../../client/index.js';
 import type { Event } from '../../contract/events.js';
 import { examples, parseIntOption, parseList, run, sleep, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { Column } from '../output.js';
+import { neutralize, type Column } from '../output.js';
 
 const EVENT_COLUMNS: Column<Event>[] = [
   ['ID', (e) => e.id],
@@ -44,12 +44,15 @@ export function summary(e: Event): string {
   if (from || to) bits.push(`${from ?? ''}${from && to ? ' → ' : ''}${to ?? ''}`);
   if (str(d.address)) bits.push(`${d.address}${str(d.type) ? ` (${d.type})` : ''}`);
   const subject = str(d.subject);
-  if (subject) bits.push(JSON.stringify(subject.length > 60 ? subject.slice(0, 59) + '…' : subject));
+  if (subject) bits.push(`"${subject.length > 60 ? subject.slice(0, 59) + '…' : subject}"`);
   if (typeof d.message_count === 'number') bits.push(`${d.message_count} message${d.message_count === 1 ? '' : 's'}`);
   const err = str(d.error_message) ?? str(d.error);
   if (err) bits.push(`error: ${err}`);
   if (e.quarantined) bits.push('[quarantined]');
-  return bits.join('  ');
+  // Mail fields (from, subject, error) neutralised here, the way every other view does it: a
+  // control character shows as ^[ / ^M, never as a JSON escape, and no SGR sequence from mail
+  // survives into the coloured tail line.
+  return neutralize(bits.join('  '));
 }
 
 export interface FollowOptions {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ApiKey, ApiKeyCreate } from '../../contract/api-keys.js';
 import { UsageError } from '../errors.js';
 import { examples, parseIntOption, parseList, run, type CommandContext } from '../context.js';
+import { parseTime, TIME_HELP } from '../time.js';
 import type { Column } from '../output.js';
 
 // Kept here rather than imported from contract so `--help` does not load typebox.
@@ -60,7 +61,7 @@ async function collect(ctx: CommandContext, o: CreateOptions): Promise<ApiKeyCre
     mode: (mode ?? callerMode(ctx)) as 'live' | 'test',
   };
   if (o.agent) body.agent_id = o.agent;
-  if (o.expiresAt) body.expires_at = o.expiresAt;
+  if (o.expiresAt) body.expires_at = parseTime('--expires-at', o.expiresAt);
   return body;
 }
 
@@ -70,7 +71,7 @@ export function register(program: Command): void {
   const list = keys
     .command('list')
     .description('List API keys, newest first (never with plaintext)')
-    .option('--limit <n>', 'page size 1..100 (default 25)', parseIntOption('--limit'))
+    .option('--limit <n>', 'page size 1..100 (default 25)', parseIntOption('--limit', 1, 100))
     .option('--cursor <cursor>', 'continue after a previous page')
     .action(run(async (ctx, o: { limit?: number; cursor?: string }) => {
       const client = await ctx.client();
@@ -85,7 +86,7 @@ export function register(program: Command): void {
     .option('--scopes <scopes>', `comma-separated subset of ${SCOPES.join(',')}`, parseList)
     .addOption(new Option('--mode <mode>', 'key mode (default: the mode of the key in use)').choices(['live', 'test']))
     .option('--agent <agent>', 'bind the key to one agent (id, name or address)')
-    .option('--expires-at <time>', 'ISO 8601 expiry (default: never)')
+    .option('--expires-at <time>', `expiry: ${TIME_HELP} (default: never)`)
     .action(run(async (ctx, o: CreateOptions) => {
       const body = await collect(ctx, o);
       const client = await ctx.client();
@@ -98,7 +99,7 @@ export function register(program: Command): void {
   examples(create, [
     'mailagent keys create --name ci --scopes send,read',
     'mailagent keys create --name sarah-bot --scopes send --agent sarah --json',
-    'mailagent keys create --live --name prod --scopes send,read,manage --mode live --expires-at 2026-01-01T00:00:00Z',
+    'mailagent keys create --live --name prod --scopes send,read,manage --mode live --expires-at +90d',
   ]);
 
   const revoke = keys

@@ -3,6 +3,7 @@ import { parseTime, TIME_HELP } from '../time.js';
 import { run, examples, parseIntOption, type CommandContext } from '../context.js';
 import { sendBody, printSent, showSent, type SendFlags } from './send.js';
 import { saveRawMessage } from '../raw-message.js';
+import { isApiError } from '../errors.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -26,7 +27,16 @@ export function register(program: Command): void {
   const get = messages.command('get').description('Show one sent message').argument('<id>', 'msg_ id')
     .action(run(async (ctx: CommandContext, id: string) => {
       const client = await ctx.client();
-      showSent(ctx, await client.call('messages.get', { params: { id } }));
+      try {
+        showSent(ctx, await client.call('messages.get', { params: { id } }));
+      } catch (err) {
+        // `messages` holds sent mail; a received message (rcv_) lives in the inbox. The API's 404
+        // stays as it is (code, request id); the CLI adds where to look instead.
+        if (isApiError(err) && err.status === 404 && id.startsWith('rcv_')) {
+          err.message = `${id} is a received message: \`mailagent messages get\` shows sent messages (msg_); use \`mailagent inbox get ${id}\``;
+        }
+        throw err;
+      }
     }));
   examples(get, ['mailagent messages get msg_01j...', 'mailagent messages get msg_01j... --json | jq .status']);
 
@@ -78,5 +88,5 @@ export function register(program: Command): void {
       const r = await client.call('messages.reschedule', { params: { id }, body: { scheduled_at: scheduledAt } });
       ctx.out.result(r, () => ctx.out.line(`${r.id} scheduled at ${r.scheduled_at}`));
     }));
-  examples(reschedule, ['mailagent messages reschedule msg_01j... --at 2026-05-02T09:00:00Z', 'mailagent messages reschedule msg_01j... --at +2h']);
+  examples(reschedule, ['mailagent messages reschedule msg_01j... --at 2031-05-02T09:00:00Z', 'mailagent messages reschedule msg_01j... --at +2h']);
 }

@@ -80,7 +80,9 @@ describe('drafts', () => {
     expect(draft).toMatchObject({ object: 'draft', status: 'draft', to: ['bob@example.com'], subject: 'Quarterly', body_text: 'Numbers attached.\n', test_mode: true });
     expect(draft.id).toMatch(/^dft_/);
     ok(other);
-    const otherId = other.stdout.match(/^id\t(dft_\S+)$/m)![1];
+    // Piped (not a terminal): the id alone, so D=$(mailagent drafts create …) works.
+    expect(other.stdout).toMatch(/^dft_\S+\n$/);
+    const otherId = other.stdout.trim();
 
     const [list, got, edited] = await Promise.all([
       d.cli(['drafts', 'list']),
