@@ -1,4 +1,5 @@
 import { Chalk, supportsColor, supportsColorStderr, type ChalkInstance } from 'chalk';
+import { neutralize, type NeutralizeOptions } from '../contract/neutralize.js';
 
 /** A stream the CLI writes to (process.stdout/stderr, or a capture in tests). */
 export interface Sink {
@@ -34,37 +35,12 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 const visible = (s: string) => s.replace(ANSI, '').length;
 
 /**
- * What a terminal would act on rather than show: C0 controls (ESC starts colour, cursor, screen,
- * title and hyperlink sequences; BEL, BS, CR overwrite), DEL, C1 controls (U+0080–U+009F: some
- * terminals read U+009B as CSI), and the Unicode bidi controls that reorder what is displayed
- * (Trojan Source, CVE-2021-42574). Tab and newline are matched too; the caller decides.
- */
-const CONTROLS = /\x1b\[[0-9;]*m|\r\n|[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-export interface NeutralizeOptions {
-  /** Keep line breaks (CRLF becomes LF) and tabs: a message body. Otherwise they become spaces. */
-  multiline?: boolean;
-  /** Keep SGR colour sequences (`ESC[…m`): only for text this CLI coloured itself, on a coloured stream. */
-  keepSgr?: boolean;
-}
-
-/**
  * THE one function every human-readable output path goes through (issue #10 item 10): text from
- * mail or the API can never drive the terminal. A control is shown, not obeyed: caret notation
- * for C0 and DEL (`^[`, `^G`, `^?`), `<U+202E>` for C1 and bidi controls. `--json` output never
- * passes here: it stays byte-exact (JSON.stringify already escapes C0).
+ * mail or the API can never drive the terminal (src/contract/neutralize.ts, which the daemon's log
+ * lines use too). `--json` output never passes here: it stays byte-exact (JSON.stringify already
+ * escapes C0).
  */
-export function neutralize(text: string, opts: NeutralizeOptions = {}): string {
-  return text.replace(CONTROLS, (m) => {
-    if (m.length > 1 && m !== '\r\n') return opts.keepSgr ? m : '^[' + m.slice(1);
-    if (m === '\r\n' || m === '\n') return opts.multiline ? '\n' : ' ';
-    if (m === '\t') return opts.multiline ? '\t' : ' ';
-    const c = m.charCodeAt(0);
-    if (c < 0x20) return '^' + String.fromCharCode(c + 0x40);
-    if (c === 0x7f) return '^?';
-    return `<U+${c.toString(16).toUpperCase().padStart(4, '0')}>`;
-  });
-}
+export { neutralize, type NeutralizeOptions };
 
 /** Every string inside an API object, neutralised (line breaks kept): what human views print. */
 export function neutralizeDeep<T>(value: T): T {

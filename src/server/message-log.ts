@@ -1,6 +1,6 @@
 import type { Event } from '../contract/events.js';
 import type { AppContext } from '../services/context.js';
-import { neutralize } from '../shared/neutralize.js';
+import { neutralize } from '../contract/neutralize.js';
 
 const INBOUND = new Set(['message.received', 'reply.received', 'message.received.unauthenticated', 'message.received.over_limit']);
 
@@ -10,7 +10,7 @@ const INBOUND = new Set(['message.received', 'reply.received', 'message.received
  * Fields: id, from, to, subject and the verdict (inbound: the event type, intent, quarantine;
  * outbound: status, routing pool, screen score, test mode). Subject and addresses are data
  * from mail, and the log is read on terminals (pino-pretty's lines, `journalctl`): they are
- * neutralised (shared/neutralize.ts) — JSON escapes C0 controls but not C1 or bidi controls.
+ * neutralised (contract/neutralize.ts) — JSON escapes C0 controls but not C1 or bidi controls.
  */
 export function logMessages(ctx: AppContext): () => void {
   const onEvent = (ev: Event) => {

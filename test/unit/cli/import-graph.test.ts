@@ -36,9 +36,10 @@ function staticClosure(entry: string): { files: Set<string>; packages: Set<strin
 describe('cold start import graph', () => {
   const { files, packages } = staticClosure(join(ROOT, 'src', 'cli', 'main.ts'));
 
-  it('stays inside src/cli', () => {
+  it('stays inside src/cli, but for contract modules that import nothing (contract/neutralize.ts)', () => {
     const outside = [...files].map((f) => f.slice(ROOT.length + 1)).filter((f) => !f.startsWith('src/cli/'));
-    expect(outside).toEqual([]);
+    const leaves = outside.filter((f) => f.startsWith('src/contract/') && ![...readFileSync(join(ROOT, f), 'utf8').matchAll(STATIC_IMPORT)].length);
+    expect(outside.filter((f) => !leaves.includes(f))).toEqual([]);
   });
 
   it('loads only commander and chalk (plus node: built-ins)', () => {

@@ -5,6 +5,12 @@
  * `^G`, `^?`), `<U+202E>` for C1 and bidi controls. The CLI's views (src/cli/output.ts) and the
  * daemon's per-message log lines (server/message-log.ts) both go through it.
  */
+/**
+ * What a terminal would act on rather than show: C0 controls (ESC starts colour, cursor, screen,
+ * title and hyperlink sequences; BEL, BS, CR overwrite), DEL, C1 controls (U+0080–U+009F: some
+ * terminals read U+009B as CSI), and the Unicode bidi controls that reorder what is displayed.
+ * Tab and newline are matched too; the caller decides.
+ */
 const CONTROLS = /\x1b\[[0-9;]*m|\r\n|[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 export interface NeutralizeOptions {
