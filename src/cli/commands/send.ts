@@ -45,7 +45,14 @@ export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: bo
   if (text !== undefined) body.body_text = text;
   if (html !== undefined) body.body_html = html;
   if (o.agent) body.agent = o.agent;
-  if (o.at) body.scheduled_at = parseTime('--at', o.at);
+  if (o.at) {
+    body.scheduled_at = parseTime('--at', o.at);
+    // The API sends at once a message whose scheduled_at is not in the future (spec): a year typed
+    // wrong would send now. The CLI asks for what was meant instead.
+    if (Date.parse(body.scheduled_at as string) <= Date.now()) {
+      throw new UsageError(`--at ${o.at} is in the past (${body.scheduled_at as string}); give a future time (e.g. --at +2h), or leave --at out to send now`);
+    }
+  }
   const tags = pairs(o.tag, '--tag');
   if (tags.length) body.tags = tags.map(([name, value]) => ({ name, value }));
   const meta = pairs(o.meta, '--meta');

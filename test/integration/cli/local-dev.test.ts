@@ -36,6 +36,12 @@ describe('sending from the shell', () => {
     const bad = await d.cli(['send', '--agent', 'agent', '--to', 'bob@example.com', '--subject', 's', '--body', 'b', '--at', 'soon']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--at');
+    // A time in the past would be sent at once by the API (spec): the CLI refuses it, sending nothing.
+    const before = (await d.api('GET', '/v1/messages?limit=100')).data.length;
+    const past = await d.cli(['send', '--agent', 'agent', '--to', 'bob@example.com', '--subject', 'Typo', '--body', 'b', '--at', '2020-05-01T09:00:00Z']);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toMatch(/--at 2020-05-01T09:00:00Z is in the past/);
+    expect((await d.api('GET', '/v1/messages?limit=100')).data.length).toBe(before);
   });
 
   it('empty stdin is refused unless --body "" says so', async () => {
