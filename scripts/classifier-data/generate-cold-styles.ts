@@ -502,7 +502,81 @@ const TRANSACTIONAL_26: Record<string, Core[]> = {
   ],
 };
 
-interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string }
+// 2.6, fresh check: written after the screen rules of 2.6 were final (the
+// closing question and the EXTRA_26 wordings were chosen while reading the
+// misses of the styles above, so those styles no longer test the rules
+// independently); these were scored once, in the run reported in
+// docs/classifier.md, and nothing was changed after it. `check: true`.
+const PITCH_26_CHECK: Record<string, Core[]> = {
+  saas_expansion: [
+    ['Onboarding new hires', 'Most HR teams we speak to still send new hires a dozen separate forms in their first week. Our onboarding portal bundles contracts, equipment requests and training into one checklist. Could I show you a five-minute walkthrough on Tuesday?'],
+    ['Contracts taking too long?', 'Legal teams at companies your size tell us that sales contracts wait an average of nine days for review. Our contract-review assistant cuts that to two. I would be glad to run it on one of your templates for free.'],
+    ['Expense reports', 'Chasing receipts at the end of every month is no fun for anyone. Our card-and-app combination captures them at the till and matches them automatically. Finance teams usually close two days faster. Worth a look?'],
+    ['Your customer surveys', 'I see you run customer surveys through a basic form tool. Our platform turns the answers into themes and alerts you when a big account is unhappy. It takes an afternoon to set up.'],
+  ],
+  homeowner_services: [
+    ['Roof check after the storm', 'After last week’s storm we have been repairing loose tiles on several roofs in your street. We are offering free roof inspections to neighbours while our team is in the area. Would Thursday morning suit you?'],
+    ['New windows before winter', 'Our double-glazed windows cut heating bills by up to a quarter, and we are running our autumn installation programme in your postcode now. I could send a surveyor round for a free measurement.'],
+    ['Driveway cleaning', 'We pressure-clean driveways and patios and will be working nearby next week. A typical driveway takes two hours and looks brand new afterwards. Shall I pencil you in?'],
+    ['Your garden this spring', 'We are a small garden-design team and have a few slots left this spring for planting and lawn renovation. I would love to pop by and give you some ideas with a quote.'],
+  ],
+  media_partner: [
+    ['Media partnership for your event', 'We publish the leading online magazine for renewable-energy professionals and would love to be a media partner for your summit. In exchange for logo placement we would promote the event to our 30,000 subscribers. Shall we discuss?'],
+    ['Cover story opportunity', 'We are planning our spring issue around family-owned manufacturers and would like to feature your company on the cover. Cover features come with an advertising package that puts your brand in front of 15,000 buyers.'],
+    ['Radio interview slot', 'Our business radio show has an interview slot open next month and your story would suit our listeners. Interview guests take a sponsored package that includes the broadcast and a podcast version.'],
+    ['Your expertise in our report', 'We are writing a sector report on food safety technology and would like to quote you as an expert. Contributors can also include a profile page in the report at a preferential rate.'],
+  ],
+  logistics_offer: [
+    ['Freight rates to Asia', 'We are a freight forwarder with weekly consolidations from Rotterdam to Shanghai and Singapore. Our rates are currently well below the market. If you send me your next shipment details I will quote by tomorrow.'],
+    ['Warehousing in Poland', 'Our fulfilment centre near Poznań has space for 2,000 pallets and ships to all of Germany within 24 hours. Several online shops moved their stock to us this year to save on storage. Would a price comparison help?'],
+    ['Same-day courier', 'We run a same-day courier service between the city and the airport, with vans and cargo bikes. Many law firms and labs in your area already use us. Can I set you up with an account?'],
+    ['Refrigerated transport', 'We operate temperature-controlled trucks for food producers across the region, with live temperature monitoring on every load. I would welcome the chance to quote on your regular routes.'],
+  ],
+  consultancy_offer: [
+    ['Sustainability reporting', 'New reporting rules will apply to companies your size from next year. We help mid-sized firms prepare their first sustainability report without hiring a dedicated team. Could we arrange a short call to see where you stand?'],
+    ['Lean production workshop', 'We are lean-manufacturing consultants and have helped over 60 plants reduce changeover times by a third. I would like to offer your operations team a half-day workshop on site.'],
+    ['Pricing review', 'Many subscription businesses leave 10 to 15 percent of revenue on the table through outdated pricing. We run a four-week pricing review with a guaranteed result. Is pricing on your agenda this year?'],
+    ['Cyber insurance readiness', 'Insurers have tightened the requirements for cyber cover. We prepare companies for the insurer’s questionnaire and fix the gaps beforehand, which usually lowers the premium. Happy to explain how it works.'],
+  ],
+  foreign_pitch_check: [
+    ['Frakt till Asien', 'Hej {n}, vi är en speditör med veckovisa samlastningar från Göteborg till Shanghai. Våra priser ligger just nu under marknaden. Skicka gärna uppgifter om nästa sändning så återkommer jag med en offert.'],
+    ['人事システムのご紹介', '{n}様\n\n初めてご連絡いたします。弊社は従業員の入社手続きをまとめて管理できるシステムを提供しております。五分ほどのデモをご覧いただければ幸いです。'],
+    ['Depo hizmeti', 'Merhaba {n}, İzmir’deki depomuzda 1.500 palet kapasitemiz var ve tüm Türkiye’ye 48 saat içinde gönderim yapıyoruz. Fiyat karşılaştırması yapmak ister misiniz?'],
+    ['Udržitelnost a reporting', 'Dobrý den, od příštího roku se na firmy vaší velikosti vztahují nová pravidla reportingu. Pomáháme středním firmám připravit první zprávu o udržitelnosti. Mohli bychom si krátce zavolat?'],
+    ['Kattotarkastus', 'Hei {n}, korjasimme viime viikon myrskyn jälkeen useita kattoja kadullanne. Tarjoamme naapureille ilmaisen kattotarkastuksen, kun tiimimme on alueella.'],
+    ['Mediepartnerskab', 'Hej {n}, vi udgiver det største onlinemagasin for vedvarende energi i Danmark og vil gerne være mediepartner på jeres konference. Skal vi tage en snak om det?'],
+    ['물류 서비스 제안', '{n}님 안녕하세요. 저희는 인천공항과 시내를 오가는 당일 배송 서비스를 운영하고 있습니다. 귀사에도 계정을 만들어 드려도 될까요?'],
+    ['可持续发展报告咨询', '{n}您好，明年起新的报告规定将适用于贵公司这样规模的企业。我们专门帮助中型企业编制第一份可持续发展报告，希望能与您简单沟通一下。'],
+    ['Kühltransporte für Ihre Produkte', 'Guten Tag {n}, wir betreiben temperaturgeführte Lkw für Lebensmittelhersteller in der ganzen Region, mit Live-Überwachung jeder Ladung. Gern erstelle ich Ihnen ein Angebot für Ihre regelmäßigen Touren.'],
+    ['Atelier lean sur site', 'Bonjour {n}, nous sommes consultants en production lean et avons aidé plus de 60 usines à réduire leurs temps de changement de série. Je souhaiterais proposer à votre équipe un atelier d’une demi-journée sur site.'],
+    ['Revisión de precios', 'Hola {n}, muchas empresas de suscripción pierden entre un 10 y un 15 % de ingresos por precios desactualizados. Hacemos una revisión de precios de cuatro semanas con resultado garantizado. ¿Está en su agenda este año?'],
+    ['Pulizia vialetti', 'Buongiorno {n}, la prossima settimana lavoreremo nella sua zona con l’idropulitrice per vialetti e terrazze. Un vialetto tipico richiede due ore. Vuole che la inserisca in agenda?'],
+  ],
+};
+const TRANSACTIONAL_26_CHECK: Record<string, Core[]> = {
+  vendor_ops: [
+    ['Booking confirmed: shipment 88120', 'Your shipment 88120 from Rotterdam to Singapore is booked on the consolidation leaving Friday. Please have the goods at our warehouse by Wednesday noon; the bill of lading follows on departure.'],
+    ['Recap of our onboarding call', 'Thanks for the call today. As agreed, we will import your employee list on Monday and your HR team gets admin access on Tuesday. The training session is booked for Thursday at 10.'],
+    ['Your inspection report', 'Thank you for letting us inspect your roof on Thursday. Two tiles were loose and have been fixed as agreed; the invoice and photos are attached.'],
+    ['Workshop agenda for Tuesday', 'Ahead of Tuesday’s on-site workshop, here is the agenda we agreed with your plant manager. We start at 8:30 on the production floor; safety shoes are required.'],
+  ],
+  foreign_tx_check: [
+    ['Bokning bekräftad', 'Hej {n}, er sändning 5512 till Shanghai är bokad på samlastningen som avgår på fredag. Godset behöver vara i vårt lager senast onsdag.'],
+    ['研修日程のご案内', '{n}様\n\n先日はお打ち合わせありがとうございました。ご依頼の導入研修は来週木曜日の十時からで確定いたしました。'],
+    ['Faturanız ektedir', 'Merhaba {n}, geçen ayki depolama hizmeti faturanız ektedir. Ödeme vadesi 30 gündür.'],
+    ['Zápis z jednání', 'Dobrý den, posílám zápis z úterního jednání o zprávě o udržitelnosti. Další schůzka je domluvena na 14. dubna.'],
+    ['Tarkastusraportti', 'Hei {n}, kiitos, että saimme tarkastaa katon torstaina. Kaksi irtonaista tiiltä korjattiin sovitusti, ja lasku on liitteenä.'],
+    ['Program for konferencen', 'Hej {n}, her er det endelige program for konferencen. Registreringen åbner klokken 8.30, og frokost serveres i foyeren.'],
+    ['배송 완료 안내', '{n}님, 요청하신 서류가 오늘 오후 3시에 공항 사무실로 배송 완료되었습니다. 수령인은 박지훈 님입니다.'],
+    ['会议纪要', '各位好，附件是周二关于可持续发展报告的会议纪要。下次会议定于四月十四日上午十点。'],
+    ['Ihre Tourenplanung', 'Guten Tag {n}, wie besprochen übernehmen wir ab dem 1. Mai die Kühltransporte auf Ihren beiden Touren. Die Fahrer melden sich jeweils eine Stunde vor Ankunft.'],
+    ['Votre devis signé', 'Bonjour {n}, nous avons bien reçu le devis signé pour l’atelier. La date du 12 juin est confirmée.'],
+    ['Resultados de la revisión', 'Hola {n}, adjunto el informe final de la revisión de precios que acordamos en marzo. Lo comentamos en la reunión del jueves.'],
+    ['Conferma appuntamento', 'Buongiorno {n}, confermiamo la pulizia del vialetto per martedì alle 9. Le chiediamo di spostare l’auto la sera prima.'],
+  ],
+};
+
+interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string; check?: true }
 const out: Rec[] = [];
 let id = 0;
 const GREET = ['Hi {n},', 'Hello {n},', 'Dear {n},', 'Hey {n},', '{n},'];
@@ -510,7 +584,7 @@ const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\
 const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
 const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
 
-function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string): void {
+function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string, check = false): void {
   cores.forEach(([subject, body], ci) => {
     for (let v = 0; v < variants; v++) {
       const n = pick(FIRST);
@@ -520,7 +594,7 @@ function emit(label: 0 | 1, style: string, cores: Core[], variants: number, sinc
       const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
       const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
       const isReply = /^re:/i.test(subject);
-      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}) });
+      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}), ...(check ? { check: true as const } : {}) });
     }
   });
 }
@@ -533,5 +607,7 @@ for (const [style, cores] of Object.entries(PITCH_23)) emit(1, style, cores, 3, 
 for (const [style, cores] of Object.entries(TRANSACTIONAL_23)) emit(0, style, cores, 3, '2.3');
 for (const [style, cores] of Object.entries(PITCH_26)) emit(1, style, cores, 3, '2.6');
 for (const [style, cores] of Object.entries(TRANSACTIONAL_26)) emit(0, style, cores, 3, '2.6');
+for (const [style, cores] of Object.entries(PITCH_26_CHECK)) emit(1, style, cores, 3, '2.6', true);
+for (const [style, cores] of Object.entries(TRANSACTIONAL_26_CHECK)) emit(0, style, cores, 3, '2.6', true);
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
-process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length} transactional styles)\n`);
+process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length + Object.keys(PITCH_26_CHECK).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length + Object.keys(TRANSACTIONAL_26_CHECK).length} transactional styles)\n`);
