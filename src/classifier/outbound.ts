@@ -90,8 +90,13 @@ const CLOSING_ASK = { id: 'closing_ask', kind: 'cold', w: 0.5, hint: 'ends by as
 // weights as the 2.0 signals they extend.
 const EXTRA_26: Record<string, RegExp> = {
   offer_ask: /\b(let me know if you('d| would) (like|want) (to|a|the|more|me)|(do|would) you want me to|want me to (send|share|set up|reserve|hold|book|prepare|make|run)|(shall|should) i (send|hold|reserve|book|add|set up|prepare|activate)|can i count you in)\b/,
+  // an earlier conversation or a thank-you for what the recipient did, in the languages of the style set
+  // (2.3/2.6: transactional mail in those languages was refused for its industry words alone)
+  account_action: /(wie (besprochen|vereinbart|telefonisch vereinbart)|comme convenu|como (acordamos|hablamos)|que acordamos|come (concordato|d'accordo)|zoals (afgesproken|besproken)|som (överenskommet|aftalt|avtalt)|jak (uzgodnili[śs]my|jsme se domluvili)|zgodnie z ustaleniami|dle domluvy|sovitusti|kuten sovittiin|anla[şs]t[ıi][ğg][ıi]m[ıi]z gibi|g[öo]r[üu][şs]t[üu][ğg][üu]m[üu]z gibi|お打ち合わせ|ご依頼の|先日は|按照约定|如约|말씀하신|요청하신|\b(tak for (jeres|din|dit)|tack för (er|ert|din|ditt)|takk for (din|ditt|deres)|danke für (ihre|ihren|deine|deinen)|merci pour votre|gracias por (su|tu)|grazie per (il vostro|la vostra)|bedankt voor (uw|je)|dzi[ęe]kujemy za|d[ěe]kujeme za|kiitos (tilauksesta|maksusta|viestist[äa])))/,
   self_intro: /(^|[.!?]\s+|\n)we (make|build|produce|manufacture|supply|design|offer|provide|install|organi[sz]e|host|run|represent|specialise|specialize|help|work with|publish|cater|deliver) /,
 };
+/** Fewest characters of text (subject included) before the closing question counts (characters, not words: Chinese and Japanese have no spaces). */
+const CLOSING_ASK_CHARS = 100;
 /**
  * Evaluation-only switch (scripts/eval-classifier.ts scores the screen of
  * 2.4 beside this one in one run): `rules26` = the closing question and
@@ -176,12 +181,14 @@ function analyse(input: OutboundInput): Analysis {
     const t = s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all;
     if ((s.re && s.re.test(t)) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(t))) fired.push(s);
   }
-  if (SCREEN_OPTIONS.rules26 && !(input?.isReply === true) && endsWithQuestion(text)) fired.push(CLOSING_ASK);
+  // (not in a few words: "Salut, ça va ?" is a greeting, not a proposal)
+  if (SCREEN_OPTIONS.rules26 && !(input?.isReply === true) && lower.length >= CLOSING_ASK_CHARS && endsWithQuestion(text)) fired.push(CLOSING_ASK);
   // A few words are no evidence for the document models ("hello" read 0.97
   // cold and was refused): unless a named cold/bulk/spam signal fired, their
   // logits move from a prior towards their own value only as the text
   // reaches MODEL_WORDS words.
-  const named = fired.some((s) => s.kind !== 'tx');
+  // (the closing question is structure, not wording: it does not unlock the models on a short text)
+  const named = fired.some((s) => s.kind !== 'tx' && s !== CLOSING_ASK);
   const ev = named ? 1 : Math.min(1, wordCount(lower) / MODEL_WORDS);
   const pCold = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawCold) - PRIOR_LOGIT) * ev) : rawCold;
   const pSpam = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawSpam) - PRIOR_LOGIT) * ev) : rawSpam;
