@@ -66,7 +66,7 @@ describe('hidden text counts as instructions only when it instructs (hiddenNeeds
   const score = (hidden: string, on: boolean) => {
     setInjectionOverride({ ...injectionBundle(), hiddenNeedsInstruction: on });
     try {
-      return classifyInbound({ from: 'jo@example.com', subject: 'Figures', text: '', html: `<div style="display:none">${hidden}</div>${host}`, classifyIntent: false }).injection_score;
+      return classifyInbound({ from: 'jo@example.com', subject: 'Figures', text: '', html: `<div style="display:none">${hidden}</div>${host}`, classifyIntent: false, history: { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 } }).injection_score;
     } finally {
       setInjectionOverride(null);
     }
