@@ -15,6 +15,7 @@ import { SPAM_CHARS } from './lib-classifier/items.js';
 import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CLASSIFIER_MODEL, type SenderHistory, type Intent } from '../src/classifier/index.js';
 import { modelProb } from '../src/classifier/intent.js';
 import { injectionBundle, setModelOverride } from '../src/classifier/model.js';
+import { SCREEN_OPTIONS } from '../src/classifier/outbound.js';
 import { ATTACK_SOURCES, POSITIONS, type Msg } from './lib-classifier/loso.js';
 import { evalSets, RECIPES, SHIPPED_RECIPE, type Recipe } from './lib-classifier/recipe-v2.js';
 import { figuresFor, losoV1, losoV2, scoreWith, thresholdFor, type LosoRun, type SourceFigures } from './lib-classifier/loso-eval.js';
@@ -308,9 +309,13 @@ if (only('cold')) {
   out(`  catch rate on cold pitches / bulk:   ${pct(coldBlocked / Math.max(1, cold))} (${coldBlocked}/${cold}; ${fixed} of them fixed-policy, not appealable)`);
   if (txBlocked) out(`  appeals of false refusals: ${JSON.stringify(overturn)}`);
   const hamEval = evalSet.filter((e) => e.source === 'real-ham');
-  let hb = 0;
-  for (const ex of hamEval) if (screenOutbound({ subject: ex.subject ?? '', text: ex.text, to: ['a@example.com'], isReply: /^\s*(re|aw|fwd?):/i.test(ex.subject ?? '') }).blocked) hb++;
-  out(`  refusal rate on real ham email (enron + spamassassin, n=${hamEval.length}, as if sent outbound): ${pct(hb / Math.max(1, hamEval.length))}`);
+  for (const rules26 of [true, false]) {
+    SCREEN_OPTIONS.rules26 = rules26;
+    let hb = 0;
+    for (const ex of hamEval) if (screenOutbound({ subject: ex.subject ?? '', text: ex.text, to: ['a@example.com'], isReply: /^\s*(re|aw|fwd?):/i.test(ex.subject ?? '') }).blocked) hb++;
+    out(`  refusal rate on real ham email (enron + spamassassin, n=${hamEval.length}, as if sent outbound; ${rules26 ? 'screen rules of 2.6' : 'screen rules of 2.4'}): ${pct(hb / Math.max(1, hamEval.length))} (${hb})`);
+  }
+  SCREEN_OPTIONS.rules26 = true;
   out('');
 }
 
@@ -322,15 +327,20 @@ if (only('cold')) {
 if (only('cold')) {
   const recs = coldStyles();
   const styles = [...new Set(recs.map((r) => r.rec.style))];
-  // BEFORE = the 2.2 cold recipe (the style set without the styles added in 2.3); AFTER = 2.3 (all styles)
+  // BEFORE = the cold recipe of the 2.4 weights (the style set up to 2.3, without the styles added in 2.6); AFTER = all styles
+  // (2.6 also adds screen rules — the closing question and more offer and
+  // self-introduction wordings; `rules26` off = the screen of 2.4), and the
+  // middle run separates what the data did from what the rules did
   const runs = [
-    { name: 'BEFORE (2.2 data)', upTo: '2.2' },
-    { name: `AFTER (${COLD_DATA_LATEST} data)`, upTo: COLD_DATA_LATEST },
-  ].map(({ name, upTo }) => {
+    { name: 'BEFORE (2.3 data, 2.4 rules)', upTo: '2.3', rules26: false },
+    { name: `DATA (${COLD_DATA_LATEST} data, 2.4 rules)`, upTo: COLD_DATA_LATEST, rules26: false },
+    { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules26: true },
+  ].map(({ name, upTo, rules26 }) => {
     const hits = new Map<string, number>();
     const missed: string[] = [];
     for (const st of styles) {
       setModelOverride('cold', toLinear(trainCold(coldItems(st, upTo).items)));
+      SCREEN_OPTIONS.rules26 = rules26;
       try {
         let hit = 0;
         for (const { rec } of recs.filter((r) => r.rec.style === st)) {
@@ -341,17 +351,21 @@ if (only('cold')) {
         hits.set(st, hit);
       } finally {
         setModelOverride('cold', null);
+        SCREEN_OPTIONS.rules26 = true;
       }
     }
     return { name, hits, missed };
   });
   // since: null = every style, '2.0' = the styles of 2.0, else the styles added in that version
+  // since '≤2.2': the styles up to 2.2 (the headline of sessions 3–5); 'en': the styles written in English
   const tally = (hits: Map<string, number>, label: 0 | 1, since: string | null) => {
     let h = 0, n = 0;
     for (const st of styles) {
       const mine = recs.filter((r) => r.rec.style === st);
       if (mine[0].rec.label !== label) continue;
-      if (since !== null && (mine[0].rec.since ?? '2.0') !== since) continue;
+      const v = mine[0].rec.since ?? '2.0';
+      const check = mine[0].rec.check === true;
+      if (since === '≤2.2' ? Number(v) > 2.2 : since === 'en' ? st.startsWith('foreign') : since === 'check' ? !check : since === '2.6' ? v !== since || check : since !== null && v !== since) continue;
       h += hits.get(st)!;
       n += mine.length;
     }
@@ -359,13 +373,15 @@ if (only('cold')) {
   };
   out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it; rules unchanged)`);
   for (const r of runs) {
-    const by = (label: 0 | 1) => ['2.0', '2.1', '2.2', '2.3'].map((v) => `${v === '2.0' ? '2.0 styles' : 'added in ' + v} ${tally(r.hits, label, v)}`).join('; ');
+    const by = (label: 0 | 1) => ['2.0', '2.1', '2.2', '2.3', '2.6'].map((v) => `${v === '2.0' ? '2.0 styles' : 'added in ' + v} ${tally(r.hits, label, v)}`).join('; ');
     out(`  ${r.name}: pitches caught ${tally(r.hits, 1, null)} [${by(1)}] (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, null)} [${by(0)}] (goal ≤ 1%)`);
+    out(`      pitches: the 28 styles up to 2.2 ${tally(r.hits, 1, '≤2.2')}; every style written in English ${tally(r.hits, 1, 'en')}; transactional in English ${tally(r.hits, 0, 'en')}`);
+    out(`      fresh check (written after the 2.6 rules, scored once): pitches caught ${tally(r.hits, 1, 'check')}, transactional refused ${tally(r.hits, 0, 'check')}`);
   }
   for (const st of styles) {
     const mine = recs.filter((r) => r.rec.style === st);
     const label = mine[0].rec.label;
-    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)}${mine[0].rec.since ? ` (${mine[0].rec.since})` : '      '} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
+    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)}${mine[0].rec.since ? ` (${mine[0].rec.since}${mine[0].rec.check ? ' check' : ''})` : '      '} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
   }
   for (const r of runs) if (r.missed.length) out(`  missed ${r.name}: ${r.missed.join('; ')}`);
   out('');

@@ -353,7 +353,230 @@ const TRANSACTIONAL_23: Record<string, Core[]> = {
   ],
 };
 
-interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string }
+
+// 2.6 (issue #12, session 6): more pitch styles — other industries, motives
+// and openings (paid recognition and directory listings, wholesale and trade
+// suppliers, facility and trade services, advertising and sponsorship asks,
+// compliment-led openers, free offers, assets for sale, freelancers, creator
+// and UGC offers, fundraising asks to strangers) and pitches in the
+// languages of 2.3 — and transactional mail from the same industries and
+// languages (a supplier's order confirmation, an exhibitor's booth
+// assignment, an awards entry receipt, a trial that the recipient started,
+// a domain renewal, work mail in other languages), so that "industry words"
+// or "not English" never become the signal. Written in full before any of
+// them was scored, after reading only which styles docs/classifier.md names
+// as weak; no text copied from the held-out styles. Emitted last so every
+// earlier record stays byte-identical; older cold recipes never train on them.
+const PITCH_26: Record<string, Core[]> = {
+  paid_recognition: [
+    ['You made our Top 50 list', 'Our editorial team has selected your firm for the 2025 list of the Top 50 Engineering Consultancies in the Midlands. To appear in the printed edition with your logo and a 300-word profile, simply confirm your listing package by the end of the month.'],
+    ['Shortlisted: Innovator of the Year', 'I am delighted to let you know that you have been shortlisted for Innovator of the Year in our small-business awards. Finalists are invited to the ceremony in Manchester; a finalist pack with two seats and a winners logo licence is 695 GBP.'],
+    ['Featured listing in our directory', 'We are compiling the new edition of our supplier directory for the hospitality sector and would like to include your company. Premium listings appear at the top of search results and include a verified badge. Shall I reserve one for you?'],
+    ['40 under 40 feature', 'Congratulations, a reader recommended you for our 40 under 40 feature on leaders in the regional economy. Featured leaders get a professional photo shoot and an interview in the magazine. There is a small contribution towards production costs. Would you like to take part?'],
+    ['Your company in our annual review', 'Each year we publish an annual review of the best employers in the construction sector, distributed to 20,000 decision makers. We think your company deserves a place in it. May I send you the options for an editorial feature?'],
+  ],
+  trade_supplier: [
+    ['Stainless steel fasteners', 'Good day, we are a factory producing stainless steel bolts, nuts and washers to DIN and ANSI standards. We ship to Europe every week and can offer prices around 10% below distributors. Please tell us which sizes you use and we will quote by return.'],
+    ['Textiles for your collection', 'Hello, our mill in Porto weaves organic cotton and linen fabrics for fashion labels, with small minimums from 100 metres. I would be glad to post you a swatch book of our current season.'],
+    ['Electronic components in stock', 'We are an independent distributor of electronic components with hard-to-find parts in stock, including obsolete microcontrollers. If you have a shortage list, send it over and we will check availability within 24 hours.'],
+    ['Custom furniture manufacturing', 'Our workshop builds furniture for hotels and restaurants to your designs, from chairs to complete lobbies, delivered and installed across Europe. Could I send a few recent projects and an indicative price range?'],
+    ['Industrial chemicals supply', 'We supply cleaning and process chemicals to food and beverage plants, with delivery in bulk containers and full safety documentation. Are you happy with your current supplier, or would a comparison quote be useful?'],
+    ['Spare parts for your machines', 'We manufacture compatible spare parts for packaging machines at about half the price of original parts, with a 12-month warranty. Who is responsible for maintenance purchasing at your plant?'],
+  ],
+  facility_services: [
+    ['Pest control for your premises', 'We look after pest control for restaurants and food shops in your area, with monthly visits and the reports your inspector asks for. I would be happy to come by for a free site survey this week.'],
+    ['Keeping your office green', 'We install and care for office plants, from a few desk plants to living walls, and replace anything that does not thrive at no charge. Would you like some ideas and prices for your reception area?'],
+    ['HVAC maintenance contract', 'Most commercial air-conditioning breakdowns happen in the first hot week of summer. Our maintenance contracts include two visits a year and priority call-outs. Could I send you a quote for your building?'],
+    ['Security for your site', 'We provide trained security officers and mobile patrols for construction sites and warehouses. After the break-ins reported in your industrial park last month, I thought it might be worth a conversation.'],
+    ['Waste collection that costs less', 'Businesses on your street are paying up to 30% less for waste and recycling collection since switching to us. I can prepare a comparison based on your current bins in five minutes.'],
+  ],
+  advertising_ask: [
+    ['Advertise in our school yearbook', 'Our graduating class is putting together this year’s yearbook and we are offering local businesses a half-page advertisement for 150 USD. Every family in the school receives a copy. Would you like to support us?'],
+    ['Exhibit at the Home & Garden Show', 'We still have a handful of stands at the Home & Garden Show in May, which welcomed 18,000 visitors last year. A corner stand would put your landscaping business right by the main entrance. Shall I hold one for you?'],
+    ['Ad space in our newsletter', 'Our weekly newsletter for independent pharmacists goes to 9,000 readers with a 52% open rate. We have two sponsor slots left for the next quarter. Can I send you our rate card?'],
+    ['Jersey sponsor for our club', 'Our youth football club is looking for a shirt sponsor for the coming season. Your logo would be on 120 jerseys worn every weekend across the county. The package starts at 1,000 EUR. Would that interest you?'],
+    ['Table at our charity gala', 'We would love for your company to host a table at our winter gala in support of the city food bank. A table for ten includes dinner and a mention in the programme. May I send you the details?'],
+  ],
+  compliment_opener: [
+    ['Your podcast episode', 'Just listened to your episode on hiring your first sales team and took pages of notes. It made me think of something: we built an interview-scoring tool that does exactly what you described doing by hand. Would you like to try it with your next hire?'],
+    ['That LinkedIn post', 'Your post about burnout in customer support really resonated with our team. We make a scheduling tool that spreads difficult tickets fairly across agents. I would love to hear whether that would help your team.'],
+    ['Beautiful shop', 'I walked past your new shop on Harbour Street and the window display is stunning. We design and print custom packaging for independent boutiques and I think we could make your bags just as memorable. Can I drop off some samples?'],
+    ['Congrats on the award', 'Congratulations on winning the regional export award, well deserved. Companies growing abroad often struggle with foreign VAT filings, which is what we take care of. Happy to share how we helped two other winners.'],
+    ['Impressive app', 'I have been using your app for a few weeks and love the onboarding. One thing I noticed is that the Android version is much slower to load. My team specialises in mobile performance; could I send you a short list of quick wins?'],
+  ],
+  free_offer: [
+    ['Complimentary headshots for your team', 'We are a corporate photography studio and this month we are offering one company in your building complimentary headshots for up to ten people. If your team would like new profile photos, just reply and we will book a morning.'],
+    ['First month on us', 'We run payroll for small agencies and would like to give you the first month free so you can see how much time it saves. No contract and no setup fee. Shall I send the sign-up link?'],
+    ['We built a demo with your data', 'I took your public product catalogue and built a working demo of our visual search on it, so you can see how it would look on your site. It is ready to share. Want the link?'],
+    ['Free energy audit', 'We are offering free energy audits to manufacturers in the region this spring. An engineer spends half a day on site and you receive a report with savings ranked by payback time. Would you like to book one?'],
+    ['A trial seat for you', 'I have reserved a trial seat for you on our contract-analysis platform, valid for 30 days. It reads a contract in seconds and flags unusual clauses. Shall I activate it?'],
+  ],
+  asset_sale: [
+    ['Social handle available', 'I own the Instagram and X handles that match your brand name exactly and am open to transferring them to you. They have been inactive for years, so there is no confusion for your customers. Would you like to make an offer?'],
+    ['Used forklifts for sale', 'We are replacing our warehouse fleet and have six electric forklifts in good condition, fully serviced, available at a fraction of the new price. Would your company be interested in one or more?'],
+    ['A business you might want to acquire', 'I am advising the owner of a profitable online retailer in your niche who is looking to sell. Annual revenue is around 2 million with a loyal customer base. Would you be interested in receiving the teaser under NDA?'],
+    ['Office space next to yours', 'The unit next to your office on the second floor becomes available in June. If you are growing, it could be a simple way to expand without moving. I manage the letting; can I arrange a viewing?'],
+    ['Patent portfolio for licensing', 'We hold a portfolio of patents on battery management that appears relevant to your product line. Our client is open to licensing or selling them. Could we schedule a short confidential call?'],
+  ],
+  freelancer: [
+    ['Translation help', 'I am a freelance translator from German and French into English, specialising in technical manuals. I noticed your product documentation is only in English and German. If you are planning a French version, I would be glad to send a sample translation.'],
+    ['Product photography', 'I am a product photographer working with online shops. Your products look great, but a few of the photos on your store are quite dark. I would be happy to reshoot three items for free so you can compare.'],
+    ['Copywriting for your emails', 'I write marketing emails for software companies. Your newsletter has great content but the subject lines could work harder. Would you like me to rewrite one campaign as a free sample?'],
+    ['Virtual assistant available', 'I am an experienced virtual assistant with availability for two new clients. I handle inboxes, calendars, travel and invoicing for busy founders. Could I tell you more about how I work?'],
+    ['Video editing for your channel', 'I edit videos for YouTube creators and businesses, turnaround in 48 hours. I think your channel could grow faster with shorter edits. Mind if I send an example edit of your latest video?'],
+  ],
+  creator_offer: [
+    ['UGC videos for your brand', 'I make user-generated-content videos for beauty and wellness brands: honest, unscripted reviews that you can use in your ads. I would love to create a package for your new face oil. Can I send my portfolio and rates?'],
+    ['Review on my channel', 'I run a tech review channel with 85,000 subscribers and would like to feature your headphones in my next roundup. For a sponsored review my fee is 900 USD, including usage rights. Interested?'],
+    ['Partnership with our food blog', 'Our recipe blog reaches two million home cooks a month. We create sponsored recipes that feature a brand’s products naturally. Your sauces would be perfect for our summer series. Shall I send the media kit?'],
+    ['Creators for your launch', 'We are a creator agency with a network of 400 micro-influencers in fitness and outdoors. We can line up twenty creators for your launch in two weeks. Would you like to see a proposal?'],
+  ],
+  fundraising_ask: [
+    ['Supporting young musicians', 'I am writing on behalf of the City Youth Orchestra, which gives free music lessons to 200 children. We are looking for local companies to become patrons this year. Would your company consider a donation of any size?'],
+    ['Help us build the playground', 'Our parents association is raising money for a new playground at Elm Street Primary. Businesses who donate 500 USD or more get a plaque on the fence. Would you like to be part of it?'],
+    ['Corporate partnership with our foundation', 'Our foundation plants trees with local communities. Many companies now offset their travel through us and receive a certificate and a page on our website. Could I send you our corporate partner brochure?'],
+    ['Matching campaign', 'This month every donation to our animal shelter is matched by a generous donor. A gift from your team would go twice as far. Would you consider supporting us?'],
+  ],
+  foreign_pitch_services: [
+    ['Fotografering av ert team', 'Hej {n}, vi är en fotostudio i Göteborg och erbjuder just nu företag i er bransch nya porträttbilder till hela teamet till ett introduktionspris. Får jag skicka några exempel och priser?'],
+    ['オフィス清掃サービスのご案内', '{n}様\n\n突然のご連絡失礼いたします。弊社は都内のオフィス向けに定期清掃サービスを提供しております。初回の清掃を無料でお試しいただけるキャンペーンを実施中です。一度お見積りをお送りしてもよろしいでしょうか。'],
+    ['Tedarikçi teklifi', 'Merhaba {n}, firmamız restoran ve oteller için endüstriyel mutfak ekipmanları üretmektedir. Güncel kataloğumuzu ve fiyat listemizi size göndermek isteriz. İlgilenir misiniz?'],
+    ['Nabídka překladů', 'Dobrý den, jsem profesionální překladatelka z angličtiny a němčiny. Všimla jsem si, že váš e-shop zatím nemá českou verzi. Ráda vám připravím ukázkový překlad zdarma.'],
+    ['Ilmoitus hakemistoon', 'Hei {n}, kokoamme uutta matkailualan yrityshakemistoa ja haluaisimme ottaa yrityksenne mukaan. Näkyvä premium-ilmoitus maksaa 290 euroa vuodessa. Saanko lähettää lisätietoja?'],
+    ['Sponsorat til vores løb', 'Hej {n}, vi arrangerer et velgørenhedsløb i Aarhus til september og søger lokale virksomheder som sponsorer. Jeres logo kommer på alle startnumre. Må jeg sende sponsorpakkerne?'],
+    ['광고 제휴 제안', '{n}님 안녕하세요. 저희는 구독자 12만 명의 요리 유튜브 채널을 운영하고 있습니다. 귀사의 주방용품을 소개하는 협찬 영상을 제작하고 싶어 연락드렸습니다. 제안서를 보내드려도 될까요?'],
+    ['免费试用邀请', '{n}您好，我们是一家为餐饮企业提供智能排班系统的公司。现在为贵公司开放一个月的免费试用名额，无需任何费用。请问方便安排一次简短的线上演示吗？'],
+    ['Kostenloser Energie-Check', 'Guten Tag {n}, wir bieten Handwerksbetrieben in Ihrer Region derzeit einen kostenlosen Energie-Check an. Ein Ingenieur kommt einen halben Tag vorbei und zeigt Ihnen, wo Sie sparen können. Darf ich einen Termin vorschlagen?'],
+    ['Votre entreprise à l’honneur', 'Bonjour {n}, votre entreprise a été sélectionnée pour figurer dans notre guide annuel des meilleurs artisans de la région. Pour y apparaître avec votre logo et une présentation, il suffit de valider l’offre de parution avant la fin du mois.'],
+    ['Venta de maquinaria', 'Hola {n}, estamos renovando nuestra planta y vendemos cuatro máquinas de envasado en perfecto estado a un precio muy por debajo del nuevo. ¿Le interesaría recibir fotos y la ficha técnica?'],
+    ['Proposta di sponsorizzazione', 'Buongiorno {n}, la nostra squadra di pallavolo giovanile cerca uno sponsor per le maglie della prossima stagione. Il vostro marchio sarebbe visibile in tutte le partite della provincia. Posso inviarvi le proposte?'],
+  ],
+};
+
+const TRANSACTIONAL_26: Record<string, Core[]> = {
+  supplier_orders: [
+    ['PO 4471 confirmed', 'We confirm receipt of purchase order 4471 for 2,000 M8 stainless bolts. Production is scheduled for next week and the goods ship on the 21st. The delivery note and certificate of conformity will follow with the shipment.'],
+    ['Re: Quote for fabric order', 'Thanks for your order of 300 metres of the natural linen. As agreed, the swatches you approved are reserved for you; the invoice follows when the roll leaves the mill.'],
+    ['Delivery delayed by two days', 'Your order of replacement seals for the packaging line is delayed by two days because of a customs check. New delivery date: Thursday. Sorry for the inconvenience.'],
+    ['Requested price list', 'As you asked on the phone this morning, please find our current price list for cleaning chemicals attached. The prices for your usual products are unchanged from last quarter.'],
+    ['Your service visit report', 'Our engineer completed the scheduled maintenance of your air-conditioning units today. Two filters were replaced; no faults were found. The report is attached and the next visit is due in October.'],
+  ],
+  exhibitor_sponsor: [
+    ['Your stand number for the Home & Garden Show', 'Thank you for booking a stand. Your stand number is C14 in Hall 2. Build-up is on Thursday from 8am; the exhibitor manual with parking and delivery times is attached.'],
+    ['Sponsor logo needed by Friday', 'Thanks again for sponsoring the youth club this season. To get the new jerseys printed in time, please send your logo as a vector file by Friday.'],
+    ['Gala seating plan', 'Your table of ten at Saturday’s gala is table 7, next to the stage. Dinner is served at 7:30pm. Please send us any dietary requirements by Wednesday.'],
+    ['Your ad in the yearbook', 'We received your artwork for the half-page yearbook advertisement and it looks great. The proof is attached; reply with OK or any corrections by Monday.'],
+  ],
+  awards_entrant: [
+    ['Your award entry has been received', 'Thank you for submitting your entry to the Regional Business Awards in the category Sustainability. Entry number RBA-2291. The judges will announce the shortlist on 3 October.'],
+    ['Results of the judging', 'Thank you for entering this year’s design awards. Unfortunately your entry was not shortlisted. Feedback from the judges is attached; we hope to see your work again next year.'],
+    ['Ceremony tickets', 'As a finalist you have two tickets for the ceremony on 14 November. Your e-tickets are attached; please bring photo ID for entry.'],
+    ['Invoice for your directory listing', 'Thank you for renewing your listing in the hospitality supplier directory. Invoice 2025-118 is attached; the listing runs until 31 December.'],
+  ],
+  trial_customer: [
+    ['Your free trial ends in 3 days', 'Your 14-day trial of the payroll workspace ends on Friday. To keep your data and settings, choose a plan in billing. If you do nothing, the workspace becomes read-only.'],
+    ['Pilot results', 'Attached are the results of the four-week pilot in your warehouse: picking distance fell by 12% on the two lines we measured. Let us discuss next steps at Tuesday’s review as planned.'],
+    ['Your sample order has shipped', 'The sample pack you requested on our website has shipped and should arrive within three days. Tracking number: 00340434161094042557.'],
+    ['Welcome to your trial', 'Thanks for starting a trial. Your workspace is ready and you are signed in as the admin. Invite your colleagues from the team settings page.'],
+    ['Your energy audit report', 'Thank you for hosting our engineer on Tuesday. Your energy audit report is attached, with the measures ranked by payback time as discussed on site.'],
+  ],
+  domain_account: [
+    ['Your domain renews in 30 days', 'The domain brightpath.io renews automatically on 12 April for 39 USD. Your card on file will be charged. To turn off auto-renewal, visit the domain settings.'],
+    ['DNS change completed', 'The MX records for your domain were updated as requested at 14:02 UTC. Changes can take up to an hour to propagate.'],
+    ['Transfer of your domain completed', 'The transfer of example-shop.com to your account is complete. The domain now uses your default nameservers.'],
+    ['Social account verification', 'Your business account has been verified. The blue badge now appears on your profile. You can manage team access in settings.'],
+  ],
+  foreign_tx_orders: [
+    ['Orderbekräftelse 7712', 'Hej {n}, tack för er order på 500 kartonger. Leveransen sker vecka 14 enligt överenskommelse. Fakturan skickas när godset har lämnat lagret.'],
+    ['お見積りの送付', '{n}様\n\nお電話でご依頼いただいた清掃サービスのお見積書を添付いたします。ご不明な点がございましたら、お気軽にお問い合わせください。'],
+    ['Siparişiniz yola çıktı', 'Merhaba {n}, 2231 numaralı siparişinizdeki mutfak ekipmanları bugün kargoya verildi. Teslimat 3 iş günü içinde yapılacaktır.'],
+    ['Potvrzení objednávky překladu', 'Dobrý den, potvrzuji přijetí vaší objednávky překladu návodu k použití. Hotový překlad vám pošlu do pátku.'],
+    ['Ilmoituksenne on julkaistu', 'Hei {n}, yrityksenne ilmoitus on nyt julkaistu hakemistossa. Lasku on tämän viestin liitteenä.'],
+    ['Tak for jeres sponsorat', 'Hej {n}, tusind tak for jeres sponsorat af løbet. Logoet er sendt til trykkeriet, og startnumrene er klar i næste uge.'],
+    ['주문 확인 안내', '{n}님, 주문하신 주방용품 세트가 결제 완료되었습니다. 내일 출고 예정이며 운송장 번호는 문자로 보내드리겠습니다.'],
+    ['试用账号已开通', '{n}您好，您申请的排班系统试用账号已经开通，登录信息见下方。试用期为三十天，如有问题请随时联系我们。'],
+    ['Ihr Termin für den Energie-Check', 'Guten Tag {n}, wie telefonisch vereinbart kommt unser Ingenieur am Dienstag um 9 Uhr für den Energie-Check zu Ihnen. Bitte sorgen Sie für Zugang zum Technikraum.'],
+    ['Votre facture de parution', 'Bonjour {n}, vous trouverez ci-joint la facture de votre parution dans le guide annuel. Le règlement est attendu sous trente jours.'],
+    ['Confirmación de entrega', 'Hola {n}, le confirmamos que las máquinas de envasado se entregarán el lunes por la mañana. El transportista le llamará una hora antes.'],
+    ['Maglie pronte', 'Ciao {n}, le maglie con il vostro logo sono arrivate e le consegneremo sabato prima della partita. Grazie ancora per il sostegno.'],
+  ],
+};
+
+// 2.6, fresh check: written after the screen rules of 2.6 were final (the
+// closing question and the EXTRA_26 wordings were chosen while reading the
+// misses of the styles above, so those styles no longer test the rules
+// independently); these were scored once, in the run reported in
+// docs/classifier.md, and nothing was changed after it. `check: true`.
+const PITCH_26_CHECK: Record<string, Core[]> = {
+  saas_expansion: [
+    ['Onboarding new hires', 'Most HR teams we speak to still send new hires a dozen separate forms in their first week. Our onboarding portal bundles contracts, equipment requests and training into one checklist. Could I show you a five-minute walkthrough on Tuesday?'],
+    ['Contracts taking too long?', 'Legal teams at companies your size tell us that sales contracts wait an average of nine days for review. Our contract-review assistant cuts that to two. I would be glad to run it on one of your templates for free.'],
+    ['Expense reports', 'Chasing receipts at the end of every month is no fun for anyone. Our card-and-app combination captures them at the till and matches them automatically. Finance teams usually close two days faster. Worth a look?'],
+    ['Your customer surveys', 'I see you run customer surveys through a basic form tool. Our platform turns the answers into themes and alerts you when a big account is unhappy. It takes an afternoon to set up.'],
+  ],
+  homeowner_services: [
+    ['Roof check after the storm', 'After last week’s storm we have been repairing loose tiles on several roofs in your street. We are offering free roof inspections to neighbours while our team is in the area. Would Thursday morning suit you?'],
+    ['New windows before winter', 'Our double-glazed windows cut heating bills by up to a quarter, and we are running our autumn installation programme in your postcode now. I could send a surveyor round for a free measurement.'],
+    ['Driveway cleaning', 'We pressure-clean driveways and patios and will be working nearby next week. A typical driveway takes two hours and looks brand new afterwards. Shall I pencil you in?'],
+    ['Your garden this spring', 'We are a small garden-design team and have a few slots left this spring for planting and lawn renovation. I would love to pop by and give you some ideas with a quote.'],
+  ],
+  media_partner: [
+    ['Media partnership for your event', 'We publish the leading online magazine for renewable-energy professionals and would love to be a media partner for your summit. In exchange for logo placement we would promote the event to our 30,000 subscribers. Shall we discuss?'],
+    ['Cover story opportunity', 'We are planning our spring issue around family-owned manufacturers and would like to feature your company on the cover. Cover features come with an advertising package that puts your brand in front of 15,000 buyers.'],
+    ['Radio interview slot', 'Our business radio show has an interview slot open next month and your story would suit our listeners. Interview guests take a sponsored package that includes the broadcast and a podcast version.'],
+    ['Your expertise in our report', 'We are writing a sector report on food safety technology and would like to quote you as an expert. Contributors can also include a profile page in the report at a preferential rate.'],
+  ],
+  logistics_offer: [
+    ['Freight rates to Asia', 'We are a freight forwarder with weekly consolidations from Rotterdam to Shanghai and Singapore. Our rates are currently well below the market. If you send me your next shipment details I will quote by tomorrow.'],
+    ['Warehousing in Poland', 'Our fulfilment centre near Poznań has space for 2,000 pallets and ships to all of Germany within 24 hours. Several online shops moved their stock to us this year to save on storage. Would a price comparison help?'],
+    ['Same-day courier', 'We run a same-day courier service between the city and the airport, with vans and cargo bikes. Many law firms and labs in your area already use us. Can I set you up with an account?'],
+    ['Refrigerated transport', 'We operate temperature-controlled trucks for food producers across the region, with live temperature monitoring on every load. I would welcome the chance to quote on your regular routes.'],
+  ],
+  consultancy_offer: [
+    ['Sustainability reporting', 'New reporting rules will apply to companies your size from next year. We help mid-sized firms prepare their first sustainability report without hiring a dedicated team. Could we arrange a short call to see where you stand?'],
+    ['Lean production workshop', 'We are lean-manufacturing consultants and have helped over 60 plants reduce changeover times by a third. I would like to offer your operations team a half-day workshop on site.'],
+    ['Pricing review', 'Many subscription businesses leave 10 to 15 percent of revenue on the table through outdated pricing. We run a four-week pricing review with a guaranteed result. Is pricing on your agenda this year?'],
+    ['Cyber insurance readiness', 'Insurers have tightened the requirements for cyber cover. We prepare companies for the insurer’s questionnaire and fix the gaps beforehand, which usually lowers the premium. Happy to explain how it works.'],
+  ],
+  foreign_pitch_check: [
+    ['Frakt till Asien', 'Hej {n}, vi är en speditör med veckovisa samlastningar från Göteborg till Shanghai. Våra priser ligger just nu under marknaden. Skicka gärna uppgifter om nästa sändning så återkommer jag med en offert.'],
+    ['人事システムのご紹介', '{n}様\n\n初めてご連絡いたします。弊社は従業員の入社手続きをまとめて管理できるシステムを提供しております。五分ほどのデモをご覧いただければ幸いです。'],
+    ['Depo hizmeti', 'Merhaba {n}, İzmir’deki depomuzda 1.500 palet kapasitemiz var ve tüm Türkiye’ye 48 saat içinde gönderim yapıyoruz. Fiyat karşılaştırması yapmak ister misiniz?'],
+    ['Udržitelnost a reporting', 'Dobrý den, od příštího roku se na firmy vaší velikosti vztahují nová pravidla reportingu. Pomáháme středním firmám připravit první zprávu o udržitelnosti. Mohli bychom si krátce zavolat?'],
+    ['Kattotarkastus', 'Hei {n}, korjasimme viime viikon myrskyn jälkeen useita kattoja kadullanne. Tarjoamme naapureille ilmaisen kattotarkastuksen, kun tiimimme on alueella.'],
+    ['Mediepartnerskab', 'Hej {n}, vi udgiver det største onlinemagasin for vedvarende energi i Danmark og vil gerne være mediepartner på jeres konference. Skal vi tage en snak om det?'],
+    ['물류 서비스 제안', '{n}님 안녕하세요. 저희는 인천공항과 시내를 오가는 당일 배송 서비스를 운영하고 있습니다. 귀사에도 계정을 만들어 드려도 될까요?'],
+    ['可持续发展报告咨询', '{n}您好，明年起新的报告规定将适用于贵公司这样规模的企业。我们专门帮助中型企业编制第一份可持续发展报告，希望能与您简单沟通一下。'],
+    ['Kühltransporte für Ihre Produkte', 'Guten Tag {n}, wir betreiben temperaturgeführte Lkw für Lebensmittelhersteller in der ganzen Region, mit Live-Überwachung jeder Ladung. Gern erstelle ich Ihnen ein Angebot für Ihre regelmäßigen Touren.'],
+    ['Atelier lean sur site', 'Bonjour {n}, nous sommes consultants en production lean et avons aidé plus de 60 usines à réduire leurs temps de changement de série. Je souhaiterais proposer à votre équipe un atelier d’une demi-journée sur site.'],
+    ['Revisión de precios', 'Hola {n}, muchas empresas de suscripción pierden entre un 10 y un 15 % de ingresos por precios desactualizados. Hacemos una revisión de precios de cuatro semanas con resultado garantizado. ¿Está en su agenda este año?'],
+    ['Pulizia vialetti', 'Buongiorno {n}, la prossima settimana lavoreremo nella sua zona con l’idropulitrice per vialetti e terrazze. Un vialetto tipico richiede due ore. Vuole che la inserisca in agenda?'],
+  ],
+};
+const TRANSACTIONAL_26_CHECK: Record<string, Core[]> = {
+  vendor_ops: [
+    ['Booking confirmed: shipment 88120', 'Your shipment 88120 from Rotterdam to Singapore is booked on the consolidation leaving Friday. Please have the goods at our warehouse by Wednesday noon; the bill of lading follows on departure.'],
+    ['Recap of our onboarding call', 'Thanks for the call today. As agreed, we will import your employee list on Monday and your HR team gets admin access on Tuesday. The training session is booked for Thursday at 10.'],
+    ['Your inspection report', 'Thank you for letting us inspect your roof on Thursday. Two tiles were loose and have been fixed as agreed; the invoice and photos are attached.'],
+    ['Workshop agenda for Tuesday', 'Ahead of Tuesday’s on-site workshop, here is the agenda we agreed with your plant manager. We start at 8:30 on the production floor; safety shoes are required.'],
+  ],
+  foreign_tx_check: [
+    ['Bokning bekräftad', 'Hej {n}, er sändning 5512 till Shanghai är bokad på samlastningen som avgår på fredag. Godset behöver vara i vårt lager senast onsdag.'],
+    ['研修日程のご案内', '{n}様\n\n先日はお打ち合わせありがとうございました。ご依頼の導入研修は来週木曜日の十時からで確定いたしました。'],
+    ['Faturanız ektedir', 'Merhaba {n}, geçen ayki depolama hizmeti faturanız ektedir. Ödeme vadesi 30 gündür.'],
+    ['Zápis z jednání', 'Dobrý den, posílám zápis z úterního jednání o zprávě o udržitelnosti. Další schůzka je domluvena na 14. dubna.'],
+    ['Tarkastusraportti', 'Hei {n}, kiitos, että saimme tarkastaa katon torstaina. Kaksi irtonaista tiiltä korjattiin sovitusti, ja lasku on liitteenä.'],
+    ['Program for konferencen', 'Hej {n}, her er det endelige program for konferencen. Registreringen åbner klokken 8.30, og frokost serveres i foyeren.'],
+    ['배송 완료 안내', '{n}님, 요청하신 서류가 오늘 오후 3시에 공항 사무실로 배송 완료되었습니다. 수령인은 박지훈 님입니다.'],
+    ['会议纪要', '各位好，附件是周二关于可持续发展报告的会议纪要。下次会议定于四月十四日上午十点。'],
+    ['Ihre Tourenplanung', 'Guten Tag {n}, wie besprochen übernehmen wir ab dem 1. Mai die Kühltransporte auf Ihren beiden Touren. Die Fahrer melden sich jeweils eine Stunde vor Ankunft.'],
+    ['Votre devis signé', 'Bonjour {n}, nous avons bien reçu le devis signé pour l’atelier. La date du 12 juin est confirmée.'],
+    ['Resultados de la revisión', 'Hola {n}, adjunto el informe final de la revisión de precios que acordamos en marzo. Lo comentamos en la reunión del jueves.'],
+    ['Conferma appuntamento', 'Buongiorno {n}, confermiamo la pulizia del vialetto per martedì alle 9. Le chiediamo di spostare l’auto la sera prima.'],
+  ],
+};
+
+interface Rec { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number; since?: string; check?: true }
 const out: Rec[] = [];
 let id = 0;
 const GREET = ['Hi {n},', 'Hello {n},', 'Dear {n},', 'Hey {n},', '{n},'];
@@ -361,7 +584,7 @@ const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\
 const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
 const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
 
-function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string): void {
+function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string, check = false): void {
   cores.forEach(([subject, body], ci) => {
     for (let v = 0; v < variants; v++) {
       const n = pick(FIRST);
@@ -371,7 +594,7 @@ function emit(label: 0 | 1, style: string, cores: Core[], variants: number, sinc
       const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
       const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
       const isReply = /^re:/i.test(subject);
-      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}) });
+      out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}), ...(check ? { check: true as const } : {}) });
     }
   });
 }
@@ -382,5 +605,9 @@ for (const [style, cores] of Object.entries(TRANSACTIONAL_21)) emit(0, style, co
 for (const [style, cores] of Object.entries(PITCH_22)) emit(1, style, cores, 3, '2.2');
 for (const [style, cores] of Object.entries(PITCH_23)) emit(1, style, cores, 3, '2.3');
 for (const [style, cores] of Object.entries(TRANSACTIONAL_23)) emit(0, style, cores, 3, '2.3');
+for (const [style, cores] of Object.entries(PITCH_26)) emit(1, style, cores, 3, '2.6');
+for (const [style, cores] of Object.entries(TRANSACTIONAL_26)) emit(0, style, cores, 3, '2.6');
+for (const [style, cores] of Object.entries(PITCH_26_CHECK)) emit(1, style, cores, 3, '2.6', true);
+for (const [style, cores] of Object.entries(TRANSACTIONAL_26_CHECK)) emit(0, style, cores, 3, '2.6', true);
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
-process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length} transactional styles)\n`);
+process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length + Object.keys(PITCH_26_CHECK).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length + Object.keys(TRANSACTIONAL_26_CHECK).length} transactional styles)\n`);

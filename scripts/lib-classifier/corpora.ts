@@ -171,6 +171,8 @@ export function spamTask(): Example[] {
 export interface ColdStyleRecord { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number;
   /** '2.1': a style added in classifier 2.1 (the 2.0 cold recipe does not train on it) */
   since?: string;
+  /** 2.6: a fresh-check style, written after the screen rules of 2.6 were final and scored once */
+  check?: true;
 }
 /** Own hand-written pitches and transactional mail by style (generate-cold-styles.ts), for leave-one-style-out. */
 export function coldStyles(): { ex: Example; rec: ColdStyleRecord }[] {

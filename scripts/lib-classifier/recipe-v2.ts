@@ -83,6 +83,8 @@ export interface Recipe {
    * attack evidence
    */
   hiddenBenign?: boolean;
+  /** (2.6) hidden text's model probability counts only for windows that instruct someone (a run-time option stored with the weights; model.ts) */
+  hiddenNeedsInstruction?: boolean;
   /** (2.5) the same benign texts also as written (a visible message of their own), as every attack and benign payload is: hidden or not is then not the signal */
   hiddenBenignWritten?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
@@ -110,8 +112,14 @@ export const RECIPE_23: Recipe = { ...RECIPE_22, name: '2.3' };
 export const RECIPE_24: Recipe = { ...RECIPE_23, name: '2.4', hiddenBenign: true, hardNegWeight: 6 };
 // 2.5 (measured, not shipped): 2.4's data + those benign texts also as written (visible), like every other payload, with the ×3 pass.
 export const RECIPE_25: Recipe = { ...RECIPE_24, name: '2.5', hiddenBenignWritten: true, hardNegWeight: 3 };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25 };
-export const SHIPPED_RECIPE = RECIPE_24;
+// 2.6: 2.4's models and training unchanged (the injection data is 2.4's; the
+// cold screen has new styles and rules) + the run-time option
+// hiddenNeedsInstruction: the model's probability for hidden text counts as
+// hidden_content evidence only for windows that instruct someone (model.ts).
+// Only the scoring — and so the quarantine calibration — differs from 2.4.
+export const RECIPE_26: Recipe = { ...RECIPE_24, name: '2.6', hiddenNeedsInstruction: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26 };
+export const SHIPPED_RECIPE = RECIPE_26;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -390,5 +398,5 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
   const probe = m.probe;
   return {
-    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns };
+    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true };
 }

@@ -6,7 +6,7 @@
 // comments, zero-width / bidi / tag characters) is evidence of its own.
 import { featurize, MAX_FEATURES, sigmoid } from './features.js';
 import { decodeBase64, injectionBundle, type InjectionBundle } from './model.js';
-import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, MAX_SEGMENTS, F_HIDDEN, N_FEATURES, type RequestedAction, type SegFeatures, type Window } from './signals.js';
+import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, FEATURES, MAX_SEGMENTS, F_HIDDEN, N_FEATURES, type RequestedAction, type SegFeatures, type Segment, type Window } from './signals.js';
 import { treeMargin } from './trees.js';
 import { htmlToText, scanInvisible, MAX_HIDDEN_CHARS } from './text.js';
 
@@ -83,7 +83,9 @@ const RULES: readonly Rule[] = [
   ['boundary_manipulation', 0.7, /#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/, ['##']],
   ['boundary_manipulation', 0.55, /\b(end of (email|message|document|context|user input|conversation|prompt)|begin (system|admin|new) (prompt|instructions?|message))\b/, ['end of', 'begin ']],
   ['boundary_manipulation', 0.45, /(^|\n)\s*(system|assistant|human|ai|admin)\s*:\s*\S/, [':']],
-  ['boundary_manipulation', 0.45, /(={5,}|-{5,}|\*{5,})\s*(end|begin|start|new|system|trusted)\b/, ['=====', '-----', '*****']],
+  // (2.6) a separator then "end" / "begin" alone or of an input, "new instructions", "system": a claimed boundary.
+  // Not a newsletter template's section labels ("--------- New Patterns ----", "START COPY"), which quarantined real HTML ham.
+  ['boundary_manipulation', 0.45, /(={5,}|-{5,}|\*{5,})\s*(?:(?:end|begin|start)(?:\s*(?:[-=*]|$)|\s+(?:of\s+)?(?:the\s+)?(?:system|instructions?|prompt|input|context|e-?mail|message|user|admin|conversation|document|text|data)\b)|new\s+(?:instructions?|task|prompt|rules|system|directives?|role)\b|(?:system|trusted)\b)/m, ['=====', '-----', '*****']],
   ['boundary_manipulation', 0.35, /%%%/, ['%%%']],
   // encoding_tricks
   ['encoding_tricks', 0.65, /\b(decode|decrypt|deobfuscate|translate|reverse)\b[^.\n]{0,30}\b(base64|rot-?13|hex|binary|morse|caesar|leetspeak|the following (string|code|text))\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|do|run|obey|perform)\b/, ['decode', 'decrypt', 'deobfuscate', 'translate', 'reverse']],
@@ -157,6 +159,8 @@ export interface WindowScores {
   visible: number;
   /** highest window probability over the hidden text */
   hidden: number;
+  /** the same over the hidden windows that instruct someone (`INSTRUCTS`; 2.6) */
+  hiddenInstr: number;
   actions: RequestedAction[];
   actionText: string[];
 }
@@ -221,6 +225,7 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   const wins = pairWindows(segs, winBuf);
   let visible = 0;
   let hidden = 0;
+  let hiddenInstr = 0;
   for (const w of wins) {
     const z = ngramMargin(bundle, w[0], w[1]);
     const dz = segs[w[0]].flags & F_HIDDEN ? doc1 : doc0;
@@ -237,6 +242,7 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
     const p = sigmoid(t);
     if (segs[w[0]].flags & F_HIDDEN) {
       if (p > hidden) hidden = p;
+      if (p > hiddenInstr && instructs(bundle.windowExtra && bundle.trees ? vecExtra : vec, segs, sf, w, wins.length, bundle.trees !== null)) hiddenInstr = p;
     } else if (p > visible) visible = p;
   }
   const actions = requestedActions(sf, segs.length);
@@ -251,10 +257,20 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       }
     }
   }
-  return { visible, hidden, actions, actionText };
+  return { visible, hidden, hiddenInstr, actions, actionText };
 }
 
 const ACTION_INDEX = new Map<RequestedAction, number>(ACTIONS.map((a, i) => [a, i]));
+
+/** Window features that say the text instructs someone (2.6, `hiddenNeedsInstruction`). */
+const INSTRUCTS = (['ai', 'imperative', 'polite', 'override', 'secrecy', 'action', 'jailbreak', 'your_output'] as const).map((f) => FEATURES.indexOf(f));
+
+/** Whether window `w` instructs someone; `v` holds its vector when the trees filled it. */
+function instructs(v: Float32Array, segs: readonly Segment[], sf: SegFeatures, w: Window, nWindows: number, filled: boolean): boolean {
+  if (!filled) windowVector(segs, sf, w, 0, nWindows, v, 0);
+  for (const k of INSTRUCTS) if (v[k] > 0) return true;
+  return false;
+}
 
 /**
  * How much a request for a privileged action adds to the injection score
@@ -513,7 +529,7 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
   const subjectLower = inp.subject.toLowerCase();
   const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);
 
-  const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, ws.hidden, bundle.gradedHidden);
+  const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, bundle.hiddenNeedsInstruction ? ws.hiddenInstr : ws.hidden, bundle.gradedHidden);
   if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
 
   // combine: noisy-OR of rule categories, the model (visible windows; hidden

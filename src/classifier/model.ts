@@ -90,6 +90,17 @@ export interface InjectionBundle {
    * them — a floor under benign and attack mail alike, set by the host mail.
    */
   ignoreSeparatorRuns: boolean;
+  /**
+   * Classifier 2.6: the model's probability for hidden text counts as
+   * hidden_content evidence only for windows that instruct someone — an AI
+   * or assistant word, an imperative opening, please / could you, override
+   * words, secrecy, a privileged-action phrase, jailbreak words, "your
+   * reply / summary …". A pre-header, a template comment, alt or tracking
+   * text describes or announces ("Members only: early access to … starts
+   * now", "Logo and ad banner"); an injection has to tell its reader to do
+   * something. Other hidden text keeps the weak pre-header floor.
+   */
+  hiddenNeedsInstruction?: boolean;
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
@@ -119,13 +130,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false };
 }
 
 export function injectionBundle(): InjectionBundle {

@@ -74,7 +74,57 @@ const SIGNALS: Signal[] = [
 ];
 
 /** Cold signals that describe how any proposal is written (corroborating, never decisive). */
-const SOFT = new Set(['offer_ask', 'self_intro']);
+const SOFT = new Set(['offer_ask', 'self_intro', 'closing_ask']);
+
+// 2.6: a first message whose last sentence before the sign-off is a question
+// to the recipient ("Interested?", "Shall I send the details?", "¿Le
+// interesaría …?", "请问您方便吗？"). Language-independent: it reads the
+// question mark, not the words, so it also speaks for pitches in languages no
+// rule covers. Soft: it only corroborates (the model or another signal must
+// agree, and transactional evidence or a reply outweighs it); an ordinary
+// question at the end of work mail is not enough on its own.
+const CLOSING_ASK = { id: 'closing_ask', kind: 'cold', w: 0.5, hint: 'ends by asking a stranger for something (a question before the sign-off)' } as const;
+// 2.6: more of the ways an offer and a self-introduction are worded ("let me
+// know if you would like …", "want me to send …", "shall I reserve …"; a
+// sentence that opens "We make / supply / organise …"); same ids and
+// weights as the 2.0 signals they extend.
+const EXTRA_26: Record<string, RegExp> = {
+  offer_ask: /\b(let me know if you('d| would) (like|want) (to|a|the|more|me)|(do|would) you want me to|want me to (send|share|set up|reserve|hold|book|prepare|make|run)|(shall|should) i (send|hold|reserve|book|add|set up|prepare|activate)|can i count you in)\b/,
+  // an earlier conversation or a thank-you for what the recipient did, in the languages of the style set
+  // (2.3/2.6: transactional mail in those languages was refused for its industry words alone)
+  account_action: /(wie (besprochen|vereinbart|telefonisch vereinbart)|comme convenu|como (acordamos|hablamos)|que acordamos|come (concordato|d'accordo)|zoals (afgesproken|besproken)|som (överenskommet|aftalt|avtalt)|jak (uzgodnili[śs]my|jsme se domluvili)|zgodnie z ustaleniami|dle domluvy|sovitusti|kuten sovittiin|anla[şs]t[ıi][ğg][ıi]m[ıi]z gibi|g[öo]r[üu][şs]t[üu][ğg][üu]m[üu]z gibi|お打ち合わせ|ご依頼の|先日は|按照约定|如约|말씀하신|요청하신|\b(tak for (jeres|din|dit)|tack för (er|ert|din|ditt)|takk for (din|ditt|deres)|danke für (ihre|ihren|deine|deinen)|merci pour votre|gracias por (su|tu)|grazie per (il vostro|la vostra)|bedankt voor (uw|je)|dzi[ęe]kujemy za|d[ěe]kujeme za|kiitos (tilauksesta|maksusta|viestist[äa])))/,
+  self_intro: /(^|[.!?]\s+|\n)we (make|build|produce|manufacture|supply|design|offer|provide|install|organi[sz]e|host|run|represent|specialise|specialize|help|work with|publish|cater|deliver) /,
+};
+/** Fewest characters of text (subject included) before the closing question counts (characters, not words: Chinese and Japanese have no spaces). */
+const CLOSING_ASK_CHARS = 100;
+/**
+ * Evaluation-only switch (scripts/eval-classifier.ts scores the screen of
+ * 2.4 beside this one in one run): `rules26` = the closing question and
+ * EXTRA_26. Always true outside the evaluation.
+ */
+export const SCREEN_OPTIONS = { rules26: true };
+
+function qParticle(body: string, particle: string): number {
+  const i = body.lastIndexOf(particle + '\u3002');
+  return i < 0 ? -1 : i + 1;
+}
+
+/** True when the body's last sentence (before a short sign-off) is a question. */
+function endsWithQuestion(text: string): boolean {
+  const body = text.length > 4000 ? text.slice(-4000) : text;
+  // a question mark, or a full stop after a question particle (Japanese ka, Chinese ma: "…でしょうか。", "…吗。")
+  const q = Math.max(body.lastIndexOf('?'), body.lastIndexOf('\uff1f'), qParticle(body, '\u304b'), qParticle(body, '\u5417'));
+  if (q < 0) return false;
+  const tail = body.slice(q + 1);
+  // what follows may be a sign-off (a few short lines: "Best,\nRachel Kim"), not more sentences
+  if (tail.length > 80 || /[.!\u3002\uff01](\s|$)/.test(tail.replace(/\s+$/, '') + ' ')) return false;
+  const lines = tail.split('\n').filter((l) => l.trim());
+  if (lines.length > 3) return false;
+  // the question itself is a sentence of the body, not a bare "?" or a URL query
+  const lineStart = body.lastIndexOf('\n', q) + 1;
+  const sentence = body.slice(lineStart, q + 1).trim();
+  return sentence.length >= 8 && !/\S\?\S/.test(body.slice(q - 1, q + 2));
+}
 
 /** Words from which the document models' evidence counts fully without a named signal. */
 const MODEL_WORDS = 30;
@@ -127,12 +177,18 @@ function analyse(input: OutboundInput): Analysis {
   const recipients = to.length;
   const isReply = input?.isReply === true;
   const fired: Signal[] = [];
-  for (const s of SIGNALS) if (s.re && s.re.test(s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all)) fired.push(s);
+  for (const s of SIGNALS) {
+    const t = s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all;
+    if ((s.re && s.re.test(t)) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(t))) fired.push(s);
+  }
+  // (not in a few words: "Salut, ça va ?" is a greeting, not a proposal)
+  if (SCREEN_OPTIONS.rules26 && !(input?.isReply === true) && lower.length >= CLOSING_ASK_CHARS && endsWithQuestion(text)) fired.push(CLOSING_ASK);
   // A few words are no evidence for the document models ("hello" read 0.97
   // cold and was refused): unless a named cold/bulk/spam signal fired, their
   // logits move from a prior towards their own value only as the text
   // reaches MODEL_WORDS words.
-  const named = fired.some((s) => s.kind !== 'tx');
+  // (the closing question is structure, not wording: it does not unlock the models on a short text)
+  const named = fired.some((s) => s.kind !== 'tx' && s !== CLOSING_ASK);
   const ev = named ? 1 : Math.min(1, wordCount(lower) / MODEL_WORDS);
   const pCold = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawCold) - PRIOR_LOGIT) * ev) : rawCold;
   const pSpam = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawSpam) - PRIOR_LOGIT) * ev) : rawSpam;

@@ -77,7 +77,8 @@ describe('model identity', () => {
       .update(treeJson)
       .update(JSON.stringify(WEIGHTS.calibration.injection))
       // (2.2 adds ignoreSeparatorRuns, hashed only when on so that older weights keep their hash)
-      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden, ...((WEIGHTS.options.injection as { ignoreSeparatorRuns?: boolean }).ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}) }))
+      // (2.6 adds hiddenNeedsInstruction, likewise)
+      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden, ...((WEIGHTS.options.injection as { ignoreSeparatorRuns?: boolean }).ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}), ...((WEIGHTS.options.injection as { hiddenNeedsInstruction?: boolean }).hiddenNeedsInstruction ? { hiddenNeedsInstruction: true } : {}) }))
       .digest('hex');
     expect(WEIGHTS.hash).toBe(hash);
     expect(CLASSIFIER_MODEL).toBe(`mailagent-clf-${WEIGHTS.version}+${hash.slice(0, 8)}`);
