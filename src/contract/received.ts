@@ -165,7 +165,7 @@ export const InboxWaitQuery = Type.Object(
 );
 export type InboxWaitQuery = Static<typeof InboxWaitQuery>;
 
-/** A timeout is not an error: `message` is null and `timed_out` true. */
+/** A timeout is not an error: `timed_out` is true and `message` absent (`{"timed_out": true}`; absent fields are omitted, common.ts Opt). */
 export const InboxWaitResult = Type.Object({
   /** Absent when the wait timed out. */
   message: Opt(ReceivedMessage),
