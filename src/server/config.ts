@@ -379,7 +379,7 @@ function databaseSpec(c: ConfigInput, dbFile: string): DatabaseSpec {
  */
 function notRedacted(key: 'relay' | 'databaseUrl' | 'metricsToken', secret: string): void {
   if (secret !== REDACTED && secret.toUpperCase() !== '%2A%2A%2A%2A') return;
-  throw new ConfigError(key, `the ${key === 'metricsToken' ? 'token' : 'password in the URL'} is "${REDACTED}", the placeholder --print-config writes in place of a secret; put the real one back in the config file, or give it with the flag or its MAILAGENT_ environment variable.`);
+  throw new ConfigError(key, `the ${key === 'metricsToken' ? 'token' : 'password in the URL'} is "${REDACTED}", what --print-config writes in place of a secret; put the real one back in the config file, or give it with the flag or its MAILAGENT_ environment variable.`);
 }
 const REDACTED = '****';
 

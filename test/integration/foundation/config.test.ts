@@ -166,7 +166,7 @@ describe('printableConfig', () => {
     writeFileSync(file, JSON.stringify(p));
     const e = fails({ config: file });
     expect(e.field).toBe('relay');
-    expect(e.message).toContain('placeholder --print-config writes');
+    expect(e.message).toContain('what --print-config writes in place of a secret');
     // The flag (or its environment variable) puts the secret back; then the redacted token is next.
     const e2 = fails({ config: file, relay: 'smtp://mailer:s3cr3t-pw@relay.example:587' });
     expect(e2.field).toBe('metricsToken');
