@@ -169,7 +169,8 @@ export function runStream(ctx: AppContext, plan: StreamPlan, sink: StreamSink): 
     if (closed) return;
     const e = err as { code?: unknown; message?: unknown };
     // A comment (clients ignore it) says why; a reconnect then gets the refusal as a JSON envelope.
-    const why = `${typeof e.code === 'string' ? e.code : 'internal_error'}: ${String(e.message ?? err)}`.replace(/[\r\n]+/g, ' ');
+    // An ApiError's code and message; anything else (the database failing) says no more than that.
+    const why = (typeof e.code === 'string' ? `${e.code}: ${String(e.message)}` : 'internal_error: the credential could not be checked').replace(/[\r\n]+/g, ' ');
     sink.write(`: closed ${why}\n\n`);
     sub.close();
   };
