@@ -6,8 +6,9 @@ import { compileBodyValidator, makeAjv, validateBody } from '../../shared/schema
 const urlAjv = makeAjv(true);
 
 /**
- * Compiled on a route's first request, not at start: compiling every route's schemas up front was
- * ~15% of `serve`'s time to ready, and most daemons only ever see a few routes. fastify reads
+ * Compiled on a route's first request or by the daemon's warm-up in idle turns after listen
+ * (warmValidators), never at start: compiling every route's schemas up front was ~15% of
+ * `serve`'s time to ready. fastify reads
  * `.errors` off the function it was given after a failed validation, so the wrapper mirrors it.
  */
 export function compileValidator(schema: object, httpPart: string | undefined, cold?: (() => void)[]) {
@@ -15,11 +16,9 @@ export function compileValidator(schema: object, httpPart: string | undefined, c
   const singles = httpPart === 'body' ? [] : singleValuedProperties(schema);
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   let compiled: ValidateFunction | null = null;
+  const urlValidator = (): ValidateFunction => (compiled ??= urlAjv.compile(schema));
   // warmValidators (below) compiles it ahead of the first request, in a turn of its own.
-  cold?.push(() => {
-    if (httpPart === 'body') compileBodyValidator(schema);
-    else compiled ??= urlAjv.compile(schema);
-  });
+  cold?.push(() => (httpPart === 'body' ? compileBodyValidator(schema) : urlValidator()));
   const validate = (data: unknown): boolean => {
     // `?limit=1&limit=2` arrives as an array: say so, rather than "must be a whole number".
     for (const name of singles) {
@@ -43,10 +42,10 @@ export function compileValidator(schema: object, httpPart: string | undefined, c
       validate.errors = validateBody(schema, data);
       return validate.errors === null;
     }
-    compiled ??= urlAjv.compile(schema);
-    const ok = compiled(data);
+    const v = urlValidator();
+    const ok = v(data);
     // An unknown top-level name carries the names the route does know, for a "did you mean".
-    validate.errors = compiled.errors?.map((e) => (e.keyword === 'additionalProperties' && e.instancePath === '' ? { ...e, params: { ...e.params, known } } : e));
+    validate.errors = v.errors?.map((e) => (e.keyword === 'additionalProperties' && e.instancePath === '' ? { ...e, params: { ...e.params, known } } : e));
     return ok;
   };
   validate.errors = null as ValidateFunction['errors'];
