@@ -5,7 +5,8 @@ import { CliError, EXIT, UsageError } from './errors.js';
 
 /**
  * CLI profiles: `$XDG_CONFIG_HOME/mailagent/config.json` (else `~/.config/mailagent/`), mode 0600
- * because it holds keys. Written by `init` and by `serve` on a fresh data dir.
+ * because it holds keys. Written by `init` and by `serve` on a fresh data dir; `serve` on a data
+ * dir again re-points its local profiles at the address it now listens on (repointProfiles).
  */
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:7420';
@@ -82,6 +83,35 @@ export function saveNewProfile(wanted: string, profile: Profile, env: NodeJS.Pro
   config.default_profile ??= name;
   writeConfigFile(file, config);
   return { name, file, renamed: name !== wanted, isDefault: config.default_profile === name };
+}
+
+/** Whether a base URL names this machine's loopback (what `serve` and `init` save for a local daemon). */
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A daemon started on its data dir again, on other ports: the profiles saved for that data dir
+ * that point at a loopback URL are pointed at where it now listens, so the CLI keeps working
+ * without --base-url. A profile with any other URL (a proxy, a tunnel, a public name) is the
+ * user's choice and is left alone. Returns what changed (`was` is the old URL).
+ */
+export function repointProfiles(dataDir: string, baseUrl: string, env: NodeJS.ProcessEnv = process.env): { names: { name: string; was: string }[]; file: string } {
+  const file = configPath(env);
+  const config = readConfigFile(file);
+  const names: { name: string; was: string }[] = [];
+  for (const [name, p] of Object.entries(config.profiles)) {
+    if (p.data_dir !== dataDir || p.base_url === baseUrl || !isLoopbackUrl(p.base_url)) continue;
+    names.push({ name, was: p.base_url });
+    p.base_url = baseUrl;
+  }
+  if (names.length) writeConfigFile(file, config);
+  return { names, file };
 }
 
 /**

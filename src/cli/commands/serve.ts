@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
-import { DEFAULT_PROFILE, configPath, readConfigFile, saveNewProfile, savedProfileText } from '../profiles.js';
+import { DEFAULT_PROFILE, configPath, readConfigFile, repointProfiles, saveNewProfile, savedProfileText } from '../profiles.js';
 import { printKeys } from './init.js';
 
 interface ServeOptions {
@@ -141,6 +141,8 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
 
   installShutdown(ctx, daemon);
 
+  // Where clients reach this daemon: what profiles save and the web inbox link names.
+  const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
   if (daemon.bootstrapped) {
     // Same bootstrap as `init`; keys go to stderr so stdout stays clean for scripts.
     ctx.out.stderr.write(`Initialised ${config.dataDir}.\n`);
@@ -148,7 +150,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
     try {
       const saved = saveNewProfile(profile, {
-        base_url: config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl),
+        base_url: base,
         live_key: daemon.bootstrapped.keys.live.key,
         test_key: daemon.bootstrapped.keys.test.key,
         data_dir: config.dataDir,
@@ -157,7 +159,16 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     } catch (err) {
       ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }
-  } else if (!ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)) {
+  } else {
+    // Started again on other ports (or --port 0): the local profiles of this data dir follow.
+    try {
+      const moved = repointProfiles(config.dataDir, base, ctx.env);
+      for (const m of moved.names) ctx.out.stderr.write(`Profile "${m.name}" in ${moved.file} now points at this daemon (was ${m.was}).\n`);
+    } catch (err) {
+      ctx.out.warn(`could not update the CLI profiles: ${(err as Error).message}`);
+    }
+  }
+  if (!daemon.bootstrapped && !ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)) {
     // Initialised earlier, but no profile here has its keys (shown once, only hashes stored):
     // say how to get one instead of leaving the operator with a daemon nobody can call.
     ctx.out.stderr.write(`${config.dataDir} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
@@ -166,7 +177,6 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
   // The web inbox, with a one-time sign-in link for the local owner (docs/web.md).
   // The link is a credential: printed to a terminal, or on the first run (whose keys are printed
   // just above anyway), never into a service's log on every restart (journald keeps it).
-  const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
   ctx.out.stderr.write(`Web inbox: ${base}/\n`);
   if (ctx.out.stderr.isTTY || daemon.bootstrapped) {
     const link = await daemon.ownerSignInUrl(base).catch(() => null);

@@ -2,7 +2,7 @@
  * What an outside tester found following the README, each case end to end: the real CLI against
  * a real `mailagent serve` (test/helpers/daemon.ts).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, isolatedEnv, spawnCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
@@ -224,6 +224,39 @@ describe('doctor beside a running daemon', () => {
     const given = await d.cli(['doctor', '--data-dir', d.dataDir, '--port', String(free), '--smtp-port', '0', '--json'], { env, timeoutMs: 40_000 });
     expect(byName(given, 'http port')).toMatchObject({ status: 'ok', detail: `127.0.0.1:${free} is free` });
     expect(byName(given, 'smtp port')).toMatchObject({ status: 'ok', detail: 'port 0: any free port' });
+  }, 90_000);
+});
+
+describe('serve again on other ports', () => {
+  it('points the local profiles of its data dir at where it now listens; a profile with another URL is left alone', async () => {
+    const home = tempHome();
+    try {
+      const first = await startDaemon({ home });
+      await first.stop({ keep: true });
+      const profileFile = join(first.env.XDG_CONFIG_HOME!, 'mailagent', 'config.json');
+      const config = JSON.parse(readFileSync(profileFile, 'utf8'));
+      // The same keys saved twice more: one through a tunnel/proxy URL (the user's choice), one for another data dir.
+      config.profiles.proxied = { ...config.profiles.default, base_url: 'https://mail.example.com' };
+      config.profiles.other = { ...config.profiles.default, data_dir: join(home, 'elsewhere') };
+      writeFileSync(profileFile, JSON.stringify(config));
+      const second = await startDaemon({ home }); // --port 0 again: another port
+      try {
+        expect(second.url).not.toBe(first.url);
+        expect(second.stderr()).toContain(`Profile "default" in ${profileFile} now points at this daemon (was ${first.url}).`);
+        const after = JSON.parse(readFileSync(profileFile, 'utf8')).profiles;
+        expect(after.default.base_url).toBe(second.url);
+        expect(after.proxied.base_url).toBe('https://mail.example.com');
+        expect(after.other.base_url).toBe(first.url);
+        // The CLI finds the daemon through the profile alone.
+        expect(second.env.MAILAGENT_BASE_URL).toBeUndefined();
+        const who = await second.cli(['whoami', '--json']);
+        expect(who.code, who.stderr).toBe(0);
+      } finally {
+        await second.stop({ keep: true });
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   }, 90_000);
 });
 
