@@ -144,7 +144,11 @@ export function classifyIntent(sig: IntentSignals): { intent: Intent; confidence
     if ((scores[k] ?? 0) < v) scores[k] = v;
   };
   const autoSubmitted = (h['auto-submitted'] ?? 'no').toLowerCase() !== 'no' || /auto.?reply|auto_reply/i.test(h['x-autoreply'] ?? h['x-autorespond'] ?? h['precedence'] ?? '');
-  const listMail = !!(h['list-unsubscribe'] || h['list-id']) || /^(bulk|list)$/i.test(h['precedence'] ?? '');
+  // List-Id and Precedence name a list. List-Unsubscribe alone does not: RFC 8058 one-click is on
+  // much one-to-one mail (every live send of mailagent carries it), so it counts only with a
+  // list's wording, a newsletter's words or an unsubscribe footer in a long body.
+  const listMail = !!h['list-id'] || /^(bulk|list)$/i.test(h['precedence'] ?? '')
+    || (!!h['list-unsubscribe'] && (R.newsletter.test(sb) || (R.unsubFooter.test(b) && b.length >= 600)));
   const ct = (h['content-type'] ?? '').toLowerCase();
   const shortBody = b.length < 600;
   // The learned models cannot read intent into a few words ("hello" scored
