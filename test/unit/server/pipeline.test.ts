@@ -51,9 +51,9 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
 
   it('a message over its budget: the worker is replaced, the message is parsed again in safe mode and flagged', async () => {
     const p = await pipeline(300);
-    const started = performance.now();
+    // That the budget cut it shows in the problems and the overrun count below (no wall-time bound:
+    // timing targets live in bench/, and a loaded machine broke one here).
     const r = await p.work.parse(nested(100_000));
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(r.truncated).toBe(true);
     expect(r.parsed.subject).toBe('Hello there');
     expect(r.parsed.html?.length).toBeGreaterThan(400_000);
