@@ -11,6 +11,8 @@ export const SEND_LIMITS = {
   attachmentBytes: 25 * 1024 * 1024,
   metadataKey: 64,
   metadataValue: 500,
+  /** Not in the spec ("not shown"): Stripe's cap. A map of a million keys froze the daemon (storage, lists). */
+  metadataKeys: 50,
   tags: 10,
   batch: 100,
   idempotencyKey: 255,
@@ -45,9 +47,10 @@ export const AttachmentInput = Type.Object({
 
 /**
  * Metadata (spec: Limits): string values up to 500 characters, keys 1 to 64 (a record's key
- * schema does not constrain keys in JSON Schema, hence `propertyNames`).
+ * schema does not constrain keys in JSON Schema, hence `propertyNames`), at most 50 keys.
  */
 export const SendMetadata = Type.Record(Type.String(), Type.String({ maxLength: SEND_LIMITS.metadataValue }), {
+  maxProperties: SEND_LIMITS.metadataKeys,
   propertyNames: {
     type: 'string', minLength: 1, maxLength: SEND_LIMITS.metadataKey,
     [ERROR_MESSAGE]: `is not a valid key: metadata keys must be 1 to ${SEND_LIMITS.metadataKey} characters long`,

@@ -173,6 +173,9 @@ export function validationToApiError(errors: ErrorObject[], context: string, opt
     case 'minItems':
       detail = `must have at least ${p.limit} items`;
       break;
+    case 'maxProperties':
+      detail = value && typeof value === 'object' ? `has ${Object.keys(value).length} keys; at most ${p.limit} are allowed` : `must have at most ${p.limit} keys`;
+      break;
     case 'format':
       detail = p.format === 'date-time' ? 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-05-01T09:00:00Z' : `must be a valid ${p.format}`;
       break;

@@ -53,6 +53,32 @@ describe('item 4: deeply nested JSON', () => {
   });
 });
 
+describe('a body of a million members (an outside tester froze the daemon with one send)', () => {
+  const send = (metadata: Record<string, string>) => ({ agent: 'alpha', to: agentB.email, subject: 's', body_text: 'x', metadata });
+  const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+
+  it('1,000,000 metadata keys: 400 before JSON.parse; the daemon answers at once', async () => {
+    const [r, health] = await Promise.all([
+      d.api('POST', '/v1/messages', { key: d.testKey, body: send(keys(1_000_000)) }),
+      new Promise((res) => setTimeout(res, 20)).then(() => d.api('GET', '/v1/health', { key: null })),
+    ]);
+    expectEnvelope(r, 400, 'invalid_field');
+    expect(r.body.error.message).toContain('more than 50,000 array items and object members');
+    expect(health.status).toBe(200);
+  });
+
+  it('metadata takes at most 50 keys (400 naming metadata); 50 are stored and returned', async () => {
+    const over = await d.api('POST', '/v1/messages', { key: d.testKey, body: send(keys(51)) });
+    expectEnvelope(over, 400, 'invalid_param_value');
+    expect(over.body.error.param).toBe('metadata');
+    expect(over.body.error.message).toContain('has 51 keys; at most 50 are allowed');
+    const ok = await d.api('POST', '/v1/messages', { key: d.testKey, body: send(keys(50)) });
+    expect(ok.status, ok.text).toBe(201);
+    const got = await d.api('GET', `/v1/messages/${ok.body.id}`, { key: d.testKey });
+    expect(Object.keys(got.body.metadata)).toHaveLength(50);
+  });
+});
+
 describe('item 5: webhook deliveries are filtered by the key\'s agent', () => {
   it('a key bound to alpha sees no delivery of an event about bravo (list and get)', async () => {
     const hook = await d.api('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook', event_types: ['agent.paused'] } });

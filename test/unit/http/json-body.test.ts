@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDepthExceeds, parseJsonBody } from '../../../src/server/http/json-body.js';
+import { jsonLimitExceeded, MAX_JSON_ITEMS, parseJsonBody } from '../../../src/server/http/json-body.js';
+
+const jsonDepthExceeds = (text: string, max: number) => jsonLimitExceeded(text, max)?.at ?? null;
 import { ApiError } from '../../../src/contract/errors.js';
 
 /** The reference: a character-by-character scan (what jsonDepthExceeds computes, by definition). */
@@ -44,5 +46,23 @@ describe('server/http/json-body: depth before JSON.parse', () => {
     expect(() => parseJsonBody('['.repeat(70) + ']'.repeat(70))).toThrow(ApiError);
     const big = JSON.stringify({ body_html: '<div>"[{'.repeat(125_000) });
     expect((parseJsonBody(big) as { body_html: string }).body_html.length).toBe(1_000_000);
+  });
+
+  it('counts items (commas) outside strings, and refuses a body past MAX_JSON_ITEMS before JSON.parse', () => {
+    expect(jsonLimitExceeded('[1,2,3]', 64, 1)).toEqual({ limit: 'items', at: 4 }); // the second comma
+    expect(jsonLimitExceeded('[1,2,3]', 64, 2)).toBeNull();
+    expect(jsonLimitExceeded(JSON.stringify({ a: ',,,,,', b: 'x\\",,,' }), 64, 1)).toBeNull();
+    expect(jsonLimitExceeded('[[[1,2]]]', 2, 0)).toEqual({ limit: 'depth', at: 2 }); // the first limit reached
+    const members = (n: number) => JSON.stringify({ agent: 'a', metadata: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v'])) });
+    expect(() => parseJsonBody(members(MAX_JSON_ITEMS - 1))).not.toThrow();
+    let refused: ApiError | null = null;
+    try {
+      parseJsonBody(members(1_000_000));
+    } catch (err) {
+      refused = err as ApiError;
+    }
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused!.code).toBe('invalid_field');
+    expect(refused!.message).toContain('more than 50,000 array items and object members');
   });
 });
