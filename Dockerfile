@@ -15,6 +15,8 @@ RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bin ./bin
+# The build's second step copies the web inbox's assets into dist/.
+COPY scripts/copy-web-assets.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # ---- run stage: the built package, no compiler, no sources, not root

@@ -1,12 +1,13 @@
 /**
- * Regenerate man/*.1 and completions/mailagent.{bash,zsh,fish} from the commander tree.
+ * Regenerate man/*.1 and completions/mailagent.{bash,zsh,fish} from the commander tree, and the
+ * `man` list of package.json.
  * Run: npm run docs (tsx scripts/gen-docs.ts). test/unit/cli/docs-fresh.test.ts fails when stale.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../src/cli/program.js';
-import { generatedFiles } from '../src/cli/docs.js';
+import { generatedFiles, manList } from '../src/cli/docs.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const files = generatedFiles(buildProgram());
@@ -27,4 +28,16 @@ for (const name of readdirSync(join(root, 'man'))) {
     console.log(`removed man/${name}`);
   }
 }
-console.log(changed ? `${changed} file(s) updated` : 'man/ and completions/ are up to date');
+// package.json lists the pages (npm links `man` entries into <prefix>/share/man on a global
+// install; it does not read `directories.man`).
+const pkgFile = join(root, 'package.json');
+const pkgText = readFileSync(pkgFile, 'utf8');
+const pkg = JSON.parse(pkgText) as Record<string, unknown>;
+pkg.man = manList(files);
+const pkgNew = JSON.stringify(pkg, null, 2) + '\n';
+if (pkgNew !== pkgText) {
+  writeFileSync(pkgFile, pkgNew);
+  changed++;
+  console.log('wrote package.json (man)');
+}
+console.log(changed ? `${changed} file(s) updated` : 'man/, completions/ and package.json are up to date');

@@ -349,3 +349,8 @@ export function generatedFiles(program: Command): Record<string, string> {
   for (const s of SHELLS) files[`completions/mailagent.${s}`] = completion(program, s);
   return files;
 }
+
+/** package.json's `man` field: every generated page, `./man/…` in a stable order. */
+export function manList(files: Record<string, string>): string[] {
+  return Object.keys(files).filter((f) => f.startsWith('man/')).sort().map((f) => `./${f}`);
+}

@@ -126,6 +126,17 @@ describe('Dockerfile and compose example', () => {
     }
   });
 
+  it('the build stage copies every file its build script reads (the scripts/ step was missing: `npm run build` failed)', () => {
+    const build = instructions.slice(0, instructions.indexOf(stages[1]));
+    const copied = build.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((c) => c.args.split(/\s+/).slice(0, -1).map((src) => src.replace(/\/$/, '')));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(build.some((i) => i.op === 'RUN' && /npm run build/.test(i.args))).toBe(true);
+    // The paths the build script names (tsconfig files, node scripts), each inside something copied.
+    const paths = pkg.scripts.build.split(/\s+/).filter((t) => /\.(json|mjs|js|ts)$/.test(t) || t.includes('/'));
+    expect(paths.length).toBeGreaterThan(0);
+    for (const path of paths) expect(copied.some((c) => path === c || path.startsWith(`${c}/`)), `${path} is not copied into the build stage`).toBe(true);
+  });
+
   it('compose example: valid YAML, the data volume, both ports, a stop grace period above the drain', (ctx) => {
     if (!has('python3', ['-c', 'import yaml'])) return ctx.skip('no YAML parser (python3-yaml) here');
     const json = execFileSync('python3', ['-c', 'import sys, yaml, json; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', join(ROOT, 'contrib', 'docker', 'compose.yaml')], { encoding: 'utf8' });

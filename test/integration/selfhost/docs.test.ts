@@ -14,6 +14,8 @@ import { BIN, ROOT, isolatedEnv, startDaemon, tempHome, type TestDaemon } from '
  */
 const NOT_RUN: [RegExp, string][] = [
   [/^sudo apt-get /, 'installs system packages'],
+  [/^git clone /, 'fetches the sources (the test runs this checkout)'],
+  [/^(cd mailagent && git pull && )?npm ci && npm pack\b/, 'builds the package file (the test runs this checkout\'s build)'],
   [/^sudo npm install -g /, 'installs mailagent system-wide (the test runs this checkout\'s bin/mailagent)'],
   [/^sudo useradd /, 'creates a system user'],
   [/^sudo install -d /, 'creates a directory owned by the service user (the test makes it)'],

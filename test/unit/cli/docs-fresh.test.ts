@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/program.js';
-import { completion, generatedFiles, manPages } from '../../../src/cli/docs.js';
+import { completion, generatedFiles, manList, manPages } from '../../../src/cli/docs.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const STALE = 'is stale: run `npm run docs` and commit man/ and completions/';
@@ -22,6 +22,12 @@ describe('generated man pages and completions', () => {
   it('no page is left for a command that no longer exists', () => {
     const extra = readdirSync(join(ROOT, 'man')).filter((n) => n.endsWith('.1') && !(`man/${n}` in files));
     expect(extra, `man/ has pages for removed commands: run \`npm run docs\``).toEqual([]);
+  });
+
+  it('package.json lists every page (npm installs `man` entries for `man mailagent`; it ignores directories.man)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { man?: string[] };
+    expect(pkg.man, `package.json man ${STALE}`).toEqual(manList(files));
+    expect(pkg.man).toContain('./man/mailagent.1');
   });
 
   it('cover every top-level command and every subcommand', () => {
