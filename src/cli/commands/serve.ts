@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
@@ -139,14 +140,22 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     throw err;
   }
 
-  installShutdown(ctx, daemon);
+  const say = announcer(ctx);
+  installShutdown(ctx, daemon, say);
 
   // Where clients reach this daemon: what profiles save and the web inbox link names.
   const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
   if (daemon.bootstrapped) {
     // Same bootstrap as `init`; keys go to stderr so stdout stays clean for scripts.
-    ctx.out.stderr.write(`Initialised ${config.dataDir}.\n`);
-    printKeys(ctx.out, daemon.bootstrapped, 'stderr');
+    const b = daemon.bootstrapped;
+    if (say.json) {
+      say.line(`Initialised ${config.dataDir}; these keys are shown once: only their hashes are stored`, {
+        data_dir: config.dataDir, workspace: b.workspace.slug, workspace_id: b.workspace.id, agent: b.agent.email, live_key: b.keys.live.key, test_key: b.keys.test.key,
+      });
+    } else {
+      ctx.out.stderr.write(`Initialised ${config.dataDir}.\n`);
+      printKeys(ctx.out, b, 'stderr');
+    }
     const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
     try {
       const saved = saveNewProfile(profile, {
@@ -155,38 +164,68 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
         test_key: daemon.bootstrapped.keys.test.key,
         data_dir: config.dataDir,
       }, ctx.env);
-      ctx.out.stderr.write(savedProfileText(saved, profile) + '\n');
+      say.line(savedProfileText(saved, profile));
     } catch (err) {
-      ctx.out.warn(`could not save the CLI profile: ${(err as Error).message}`);
+      say.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }
   } else {
     // Started again on other ports (or --port 0): the local profiles of this data dir follow.
     try {
       const moved = repointProfiles(config.dataDir, base, ctx.env);
-      for (const m of moved.names) ctx.out.stderr.write(`Profile "${m.name}" in ${moved.file} now points at this daemon (was ${m.was}).\n`);
+      for (const m of moved.names) say.line(`Profile "${m.name}" in ${moved.file} now points at this daemon (was ${m.was}).`);
     } catch (err) {
-      ctx.out.warn(`could not update the CLI profiles: ${(err as Error).message}`);
+      say.warn(`could not update the CLI profiles: ${(err as Error).message}`);
     }
   }
   if (!daemon.bootstrapped && !ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)) {
     // Initialised earlier, but no profile here has its keys (shown once, only hashes stored):
     // say how to get one instead of leaving the operator with a daemon nobody can call.
-    ctx.out.stderr.write(`${config.dataDir} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
-      + `make one with \`mailagent admin keys create --data-dir ${config.dataDir}\` (prints a new key once).\n`);
+    say.line(`${config.dataDir} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
+      + `make one with \`mailagent admin keys create --data-dir ${config.dataDir}\` (prints a new key once).`);
   }
   // The web inbox, with a one-time sign-in link for the local owner (docs/web.md).
   // The link is a credential: printed to a terminal, or on the first run (whose keys are printed
   // just above anyway), never into a service's log on every restart (journald keeps it).
-  ctx.out.stderr.write(`Web inbox: ${base}/\n`);
+  say.line(`Web inbox: ${base}/`, { web_inbox: `${base}/` });
   if (ctx.out.stderr.isTTY || daemon.bootstrapped) {
     const link = await daemon.ownerSignInUrl(base).catch(() => null);
-    if (link) ctx.out.stderr.write(`  sign in once with ${link} (valid 10 minutes; \`mailagent ui\` makes another)\n`);
+    if (link) say.line(`  sign in once with ${link} (valid 10 minutes; \`mailagent ui\` makes another)`);
   } else {
-    ctx.out.stderr.write('  `mailagent ui` prints a one-time sign-in link\n');
+    say.line('  `mailagent ui` prints a one-time sign-in link');
   }
   const smtp = addr.smtp ? `SMTP ${addr.smtp}` : 'SMTP listener not enabled';
   // The one ready line (test helpers and the benchmark wait for it).
-  ctx.out.stderr.write(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}\n`);
+  say.line(`mailagent ${VERSION} ready: API ${addr.http} · ${smtp} · data ${config.dataDir}`, { api: addr.http, smtp: addr.smtp, data_dir: config.dataDir });
+}
+
+/** What `serve` says on stderr besides the log: plain lines, or log-shaped JSON records. */
+interface Announcer {
+  json: boolean;
+  line(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/**
+ * With `MAILAGENT_LOG_FORMAT=json` every line on stderr is JSON (a log shipper parses each): the
+ * start-up and shutdown lines are written as records shaped like the log's (pino's `level`,
+ * `time`, `pid`, `hostname`, `msg`), whatever the log level — the ready line must always appear.
+ * Otherwise plain lines, as before (also when the format is JSON only because stderr is not a
+ * terminal: docs/self-hosting.md).
+ */
+function announcer(ctx: CommandContext): Announcer {
+  if (ctx.env.MAILAGENT_LOG_FORMAT !== 'json') {
+    return {
+      json: false,
+      line: (msg) => ctx.out.stderr.write(msg + '\n'),
+      warn: (msg) => ctx.out.warn(msg),
+      error: (msg) => ctx.out.stderr.write(`error: ${msg}\n`),
+    };
+  }
+  const host = hostname();
+  const record = (level: number, msg: string, fields: Record<string, unknown> = {}) =>
+    ctx.out.stderr.write(JSON.stringify({ level, time: Date.now(), pid: process.pid, hostname: host, ...fields, msg: msg.trim() }) + '\n');
+  return { json: true, line: (msg, fields) => record(30, msg, fields), warn: (msg) => record(40, msg), error: (msg) => record(50, msg) };
 }
 
 /** Whether some CLI profile was saved for this data dir with a key in it. */
@@ -233,25 +272,25 @@ async function identifyListener(host: string, port: number, smtp: boolean): Prom
   });
 }
 
-function installShutdown(ctx: CommandContext, daemon: { stop(): Promise<void> }): void {
+function installShutdown(ctx: CommandContext, daemon: { stop(): Promise<void> }, say: Announcer): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       // A second Ctrl-C: exit at once, no draining.
-      process.stderr.write('forced exit\n');
+      say.warn('forced exit');
       process.exit(EXIT.interrupted);
     }
     stopping = true;
-    ctx.out.stderr.write(`${signal}: shutting down (finishing in-flight requests; Ctrl-C again to force)\n`);
+    say.line(`${signal}: shutting down (finishing in-flight requests; Ctrl-C again to force)`);
     daemon.stop().then(
       () => {
-        ctx.out.stderr.write('stopped\n');
+        say.line('stopped');
         process.exitCode = EXIT.ok;
         // Anything still holding the loop (an idle keep-alive socket) must not keep us alive.
         setTimeout(() => process.exit(EXIT.ok), 2000).unref();
       },
       (err: unknown) => {
-        ctx.out.stderr.write(`error: shutdown failed: ${(err as Error).message}\n`);
+        say.error(`shutdown failed: ${(err as Error).message}`);
         process.exit(EXIT.error);
       },
     );

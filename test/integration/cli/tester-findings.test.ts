@@ -260,6 +260,35 @@ describe('serve again on other ports', () => {
   }, 90_000);
 });
 
+describe('MAILAGENT_LOG_FORMAT=json', () => {
+  it('makes every line serve writes on stderr JSON: the keys of a first run, the profile, the web inbox, ready, shutting down, stopped', async () => {
+    const j = await startDaemon({ env: { MAILAGENT_LOG_FORMAT: 'json' } });
+    const code = await j.stop({ keep: true });
+    try {
+      expect(code).toBe(0);
+      const lines = j.stderr().split('\n').filter(Boolean);
+      const records = lines.map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, any>;
+        } catch {
+          throw new Error(`not JSON: ${l}`);
+        }
+      });
+      const msgs = records.map((r) => String(r.msg));
+      for (const r of records) expect(typeof r.level === 'number' && typeof r.time === 'number' && typeof r.msg === 'string', JSON.stringify(r)).toBe(true);
+      const init = records.find((r) => /^Initialised /.test(r.msg));
+      expect(init).toMatchObject({ level: 30, live_key: j.liveKey, test_key: j.testKey, data_dir: j.dataDir });
+      expect(msgs.some((m) => m.startsWith('Saved profile "default"'))).toBe(true);
+      expect(records.find((r) => r.web_inbox)?.web_inbox).toBe(`${j.url}/`);
+      expect(records.find((r) => / ready: API /.test(r.msg))).toMatchObject({ api: j.url, data_dir: j.dataDir });
+      expect(msgs).toContain('SIGTERM: shutting down (finishing in-flight requests; Ctrl-C again to force)');
+      expect(msgs[msgs.length - 1]).toBe('stopped');
+    } finally {
+      rmSync(j.home, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('README and docs', () => {
   it('the README configuration table is one table (no paragraph breaking it)', async () => {
     const { readFileSync } = await import('node:fs');
