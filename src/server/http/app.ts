@@ -17,7 +17,7 @@ import { compileValidator, validationToApiError, warmValidators } from './valida
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
-import { parseJsonBody } from './json-body.js';
+import { jsonBodyText, parseJsonBody } from './json-body.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpsRoutes } from './ops-routes.js';
 import { DiskGuard, type Ops } from '../ops/index.js';
@@ -144,10 +144,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     for (const m of text.matchAll(/name="([^"]+)"\r?\n\r?\n([^\r\n]*)/g)) fields[m[1]] = m[2];
     done(null, fields);
   });
-  // Nesting past MAX_JSON_DEPTH is refused before JSON.parse (json-body.ts).
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  // Bytes that are not UTF-8 (RFC 8259 §8.1) are refused rather than stored as U+FFFD; nesting
+  // past MAX_JSON_DEPTH and too many items are refused before JSON.parse (json-body.ts).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
     try {
-      done(null, parseJsonBody(String(body)));
+      done(null, parseJsonBody(jsonBodyText(body as Buffer)));
     } catch (err) {
       done(err as Error, undefined);
     }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Errors } from '../../shared/errors.js';
 
 /**
@@ -54,6 +55,12 @@ function closingQuote(text: string, from: number): number {
     if ((q - 1 - b) % 2 === 0) return q;
   }
   return -1;
+}
+
+/** A JSON body's text; bytes that are not UTF-8 are a 400 (at simdutf's speed: ~10 ms for 48 MB). */
+export function jsonBodyText(body: Buffer): string {
+  if (!isUtf8(body)) throw Errors.invalidJson('its bytes are not UTF-8 (RFC 8259 requires it); send the text UTF-8 encoded');
+  return body.toString('utf8');
 }
 
 /** Parse a JSON request body: empty means absent; too deep, too many items or malformed is a 400 envelope. */

@@ -79,6 +79,21 @@ describe('a body of a million members (an outside tester froze the daemon with o
   });
 });
 
+describe('a JSON body whose bytes are not UTF-8', () => {
+  it('is 400 invalid_field (not stored with U+FFFD in place of the bytes); the same text UTF-8 encoded is sent', async () => {
+    const body = (subject: Buffer) => Buffer.concat([Buffer.from(`{"agent":"alpha","to":"${agentB.email}","subject":"`), subject, Buffer.from('","body_text":"x"}')]);
+    const post = (b: Buffer) => fetch(`${d.url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json' }, body: b });
+    const bad = await post(body(Buffer.from([0xff, 0xfe])));
+    expect(bad.status).toBe(400);
+    const env = await bad.json() as any;
+    expect(env.error).toMatchObject({ code: 'invalid_field', param: null });
+    expect(env.error.message).toContain('not UTF-8');
+    const good = await post(body(Buffer.from('Grüße ✓', 'utf8')));
+    expect(good.status).toBe(201);
+    expect((await good.json() as any).subject).toBe('Grüße ✓');
+  });
+});
+
 describe('item 5: webhook deliveries are filtered by the key\'s agent', () => {
   it('a key bound to alpha sees no delivery of an event about bravo (list and get)', async () => {
     const hook = await d.api('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook', event_types: ['agent.paused'] } });
