@@ -69,7 +69,19 @@ export async function purgeInDataDir(config: Config, input: PurgeInput): Promise
       if (!found) throw new AgentLookupError(input.agent);
       agentId = found.id;
     }
-    const counts = await purgeMessages(createContext(config, opened.db, systemClock), { agentId, before: input.before });
+    const ctx = createContext(config, opened.db, systemClock);
+    const counts = await purgeMessages(ctx, { agentId, before: input.before });
+    // Mail deleted for good is an operator's act the audit log must show (as a thread deleted
+    // through the API is): one entry in each workspace it may have touched.
+    const workspaces = agentId
+      ? await opened.db.selectFrom('agents').select('workspace_id as id').where('id', '=', agentId).execute()
+      : await opened.db.selectFrom('workspaces').select('id').execute();
+    for (const ws of workspaces) {
+      await recordAudit(ctx, opened.db, {
+        workspaceId: ws.id, category: 'workspace', action: 'workspace.mail_purged', targetId: agentId ?? ws.id, agentId,
+        metadata: { by: 'operator', before: input.before, ...counts },
+      });
+    }
     return { ...counts, agent_id: agentId, before: input.before };
   } finally {
     await opened.close();
@@ -92,7 +104,7 @@ export async function createKeyInDataDir(config: Config, input: { name: string; 
       workspaceId: ws.id, name: input.name, mode: input.mode, scopes: input.scopes, agentId: null, expiresAt: null, createdByKeyId: null,
     });
     // The audit log records who made it: the operator, on the data directory.
-    await recordAudit(ctx, opened.db, { workspaceId: ws.id, category: 'api_key', action: 'created', targetId: key.id, metadata: { by: 'operator', name: key.name, mode: key.mode, scopes: key.scopes } });
+    await recordAudit(ctx, opened.db, { workspaceId: ws.id, category: 'api_key', action: 'api_key.created', targetId: key.id, metadata: { by: 'operator', name: key.name, mode: key.mode, scopes: key.scopes } });
     return key;
   } finally {
     await opened.close();

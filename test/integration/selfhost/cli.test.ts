@@ -48,6 +48,15 @@ describe('mailagent admin purge on the configured database', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.json()).toMatchObject({ received: 1 });
       expect(await count(t.ctx, 'received_messages')).toBe(0);
+      // The audit log shows it (an outside tester found no entry), as it shows a key an operator made.
+      const made = await runCli(['admin', 'keys', 'create', '--name', 'recovery', '--data-dir', t.dir, '--json'], { env: e });
+      expect(made.code, made.stderr).toBe(0);
+      const audit = await t.ctx.db.selectFrom('logs').select(['action', 'agent_id', 'metadata']).where('workspace_id', '=', t.boot.workspace.id).orderBy('id').execute();
+      const purged = audit.find((l) => l.action === 'workspace.mail_purged');
+      expect(purged).toMatchObject({ agent_id: t.boot.agent.id });
+      expect(JSON.parse(String(purged!.metadata))).toMatchObject({ by: 'operator', received: 1 });
+      expect(audit.map((l) => l.action)).toContain('api_key.created');
+      expect(audit.map((l) => l.action)).not.toContain('created');
     } finally {
       await t.close();
     }
