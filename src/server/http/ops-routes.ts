@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Errors } from '../../shared/errors.js';
 import { isLoopbackHost } from '../config.js';
-import { metricsAuthorized, type Ops } from '../ops/index.js';
+import { metricsAuthorized, readinessAnswer, type Ops } from '../ops/index.js';
 
 /**
  * Operator endpoints beside the API (not in the contract: they are not part of the Agent Email
@@ -24,13 +24,10 @@ export function registerOpsRoutes(app: FastifyInstance, ops: Ops): void {
     reply.type(ops.metrics.contentType);
     return ops.metrics.scrape();
   });
-  app.get('/health/ready', async (_req, reply) => {
-    const r = await ops.readiness.run();
-    if (r.ready) return { status: 'ready', checks: r.checks };
-    const failing = r.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`).join('; ');
-    const err = Errors.serviceUnavailable(`Not ready: ${failing}.`);
-    reply.code(503).header('retry-after', '10').type('application/json');
-    return { ...err.toEnvelope(String(_req.id)), status: 'not_ready', checks: r.checks };
+  app.get('/health/ready', async (req, reply) => {
+    const r = await readinessAnswer(ops, String(req.id));
+    reply.code(r.status).headers(r.headers).type('application/json');
+    return r.body;
   });
 }
 

@@ -4,6 +4,7 @@ import { isoAt } from '../../shared/clock.js';
 import { DiskGuard, type FreeSpaceFn } from './disk-guard.js';
 import { Metrics } from './metrics.js';
 import { Readiness } from './readiness.js';
+import { Errors } from '../../shared/errors.js';
 
 /** The operator-facing parts of a daemon (issue #16): disk guard, readiness checks, metrics. */
 export interface Ops {
@@ -65,3 +66,15 @@ export function metricsAuthorized(ops: Ops, authorization: string | undefined): 
 export { DiskGuard, type FreeSpaceFn } from './disk-guard.js';
 export { Readiness } from './readiness.js';
 export { Metrics } from './metrics.js';
+
+/**
+ * GET /health/ready's answer, on the API port and on the metrics listener alike: 200 with the
+ * checks, or 503 with the error envelope (service_unavailable naming the failing checks) and them.
+ */
+export async function readinessAnswer(ops: Ops, requestId: string): Promise<{ status: number; headers: Record<string, string>; body: object }> {
+  const r = await ops.readiness.run();
+  if (r.ready) return { status: 200, headers: {}, body: { status: 'ready', checks: r.checks } };
+  const failing = r.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`).join('; ');
+  const err = Errors.serviceUnavailable(`Not ready: ${failing}.`);
+  return { status: 503, headers: { 'retry-after': '10' }, body: { ...err.toEnvelope(requestId), status: 'not_ready', checks: r.checks } };
+}

@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { metricsAuthorized, type Ops } from './index.js';
+import { metricsAuthorized, readinessAnswer, type Ops } from './index.js';
+import { ApiError } from '../../contract/errors.js';
+import { Errors } from '../../shared/errors.js';
+import { monotonicPart } from '../../shared/ids.js';
 
 /**
  * `--metrics-listen ADDR:PORT`: a plain HTTP listener with only GET /metrics and
@@ -10,20 +13,26 @@ import { metricsAuthorized, type Ops } from './index.js';
 export async function startMetricsListener(ops: Ops, host: string, port: number): Promise<{ name: string; address(): string; listening(): boolean; stop(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    const requestId = `req_${monotonicPart(Date.now())}`;
+    // Every refusal is the API's error envelope, as on the API port.
+    const refuse = (err: ApiError) => {
+      res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...err.extra.headers });
+      res.end(JSON.stringify(err.toEnvelope(requestId)));
+    };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
-      return;
+      res.setHeader('allow', 'GET, HEAD');
+      return refuse(Errors.methodNotAllowed(req.method ?? '?', path, ['GET', 'HEAD']));
     }
     if (path === '/metrics') {
       if (!metricsAuthorized(ops, req.headers.authorization)) {
-        res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('a bearer token is required\n');
-        return;
+        res.setHeader('www-authenticate', 'Bearer');
+        return refuse(req.headers.authorization ? Errors.invalidApiKey() : Errors.missingAuthorization());
       }
-      ops.metrics.scrape().then((text) => res.writeHead(200, { 'content-type': ops.metrics.contentType }).end(text), () => res.writeHead(500).end());
+      ops.metrics.scrape().then((text) => res.writeHead(200, { 'content-type': ops.metrics.contentType }).end(text), () => refuse(Errors.internal()));
     } else if (path === '/health/ready') {
-      void ops.readiness.run().then((r) => res.writeHead(r.ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: r.ready ? 'ready' : 'not_ready', checks: r.checks })));
+      void readinessAnswer(ops, requestId).then((r) => res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...r.headers }).end(JSON.stringify(r.body)));
     } else {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: this listener serves /metrics and /health/ready\n');
+      refuse(new ApiError(404, 'resource_error', 'resource_not_found', `No route ${req.method} ${path} on the metrics listener: it serves GET /metrics and GET /health/ready.`));
     }
   });
   server.keepAliveTimeout = 5000;

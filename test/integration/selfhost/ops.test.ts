@@ -166,7 +166,16 @@ describe('Prometheus /metrics', () => {
     expect(parsePrometheusTextFormat(await m.text()).length).toBeGreaterThan(10);
     const r = await fetch(`http://${addr}/health/ready`);
     expect(r.status).toBe(200);
-    expect((await fetch(`http://${addr}/v1/agents`)).status).toBe(404);
+    // Refusals are the API's error envelope there too.
+    const nf = await fetch(`http://${addr}/v1/agents`);
+    expect(nf.status).toBe(404);
+    const nfBody = await nf.json() as { error: { code: string; message: string; request_id: string } };
+    expect(nfBody.error).toMatchObject({ code: 'resource_not_found', request_id: nf.headers.get('x-request-id') });
+    expect(nfBody.error.message).toContain('GET /metrics and GET /health/ready');
+    const post = await fetch(`http://${addr}/metrics`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect((await post.json() as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
 });
 
