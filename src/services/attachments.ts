@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { receivedAttachmentDownload } from '../db/repos/received.js';
 import { sentAttachment } from '../db/repos/messages.js';
+import { unnamedAttachmentName } from '../mail/file-name.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import type { AppContext, AuthContext } from './context.js';
@@ -24,7 +25,7 @@ export async function downloadAttachment(ctx: AppContext, auth: AuthContext, mes
     const m = await loadVisible(ctx, auth, messageId);
     const a = await receivedAttachmentDownload(ctx.db, m.id, attachmentId);
     if (!a) throw Errors.notFound('attachment', attachmentId);
-    return { filename: a.filename ?? `${a.id}.bin`, contentType: a.content_type, content: a.download };
+    return { filename: a.filename ?? unnamedAttachmentName(a.id, a.content_type), contentType: a.content_type, content: a.download };
   }
   const m = await visibleMessage(ctx, auth, messageId);
   const a = await sentAttachment(ctx.db, m.id, attachmentId);

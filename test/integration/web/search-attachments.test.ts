@@ -205,6 +205,30 @@ describe('attachments', () => {
   });
 });
 
+describe('an attachment without a name', () => {
+  it('downloads as its id with the extension of its type (an inline cid: image: att_….png, not .bin)', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const raw = Buffer.from([
+      'From: alice@sender.test', `To: ${AGENT}`, 'Subject: Inline logo', 'MIME-Version: 1.0', 'Content-Type: multipart/related; boundary="b1"', '',
+      '--b1', 'Content-Type: text/html; charset=utf-8', '', '<p>Logo: <img src="cid:logo@x"></p>',
+      '--b1', 'Content-Type: image/png', 'Content-Transfer-Encoding: base64', 'Content-ID: <logo@x>', 'Content-Disposition: inline', '', png.toString('base64'),
+      '--b1', 'Content-Type: application/x-unheard-of', 'Content-Transfer-Encoding: base64', '', Buffer.from('zz').toString('base64'),
+      '--b1--', '',
+    ].join('\r\n'));
+    const r = await ingestInbound(t.ctx, { raw, mailFrom: 'alice@sender.test', rcptTo: [AGENT], source: 'smtp', auth: { spf: true, dkim: true } });
+    const id = r.stored![0].messageId;
+    const m = await t.req('GET', `/v1/messages/received/${id}`);
+    const byType = (type: string) => m.body.attachments.find((a: { content_type: string }) => a.content_type === type);
+    const image = byType('image/png');
+    expect(image.filename ?? null).toBeNull();
+    const got = await t.req('GET', `/v1/messages/${id}/attachments/${image.id}`);
+    expect(got.status).toBe(200);
+    expect(got.headers['content-disposition']).toBe(`attachment; filename="${image.id}.png"`);
+    const odd = await t.req('GET', `/v1/messages/${id}/attachments/${byType('application/x-unheard-of').id}`);
+    expect(odd.headers['content-disposition']).toMatch(/\.bin"$/);
+  });
+});
+
 describe('sanitised HTML', () => {
   it('removes scripts, handlers, forms, javascript: links and hiding CSS; blocks remote images unless asked', async () => {
     const pixel = Buffer.from('R0lGODlhAQABAAAAACw=', 'base64');
