@@ -3,6 +3,7 @@ import { makePrivateDir } from '../shared/private-fs.js';
 import { dirname, join, resolve } from 'node:path';
 import { backupDatabase, databaseInUse, inspectBackup, restoreDatabase, type BackupResult } from '../db/maintenance.js';
 import { migrations } from '../db/migrations/index.js';
+import { runningDaemon } from './data-lock.js';
 
 /** An operator mistake the CLI reports as a usage-level error (exit 1 with this message). */
 export class OpsError extends Error {}
@@ -45,7 +46,10 @@ export async function restoreDataDir(backupFile: string, dataDir: string, dbFile
   if (unknown.length) throw new OpsError(`${src} comes from a newer mailagent (migrations ${unknown.join(', ')}); restore it with that version.`);
   const replaced = existsSync(dbFile);
   if (replaced && databaseInUse(dbFile)) {
-    throw new OpsError(`${dbFile} is in use (a mailagent daemon is running on ${dataDir}?); stop it first (systemctl stop mailagent), then restore.`);
+    // Name the daemon when its lock says which (serve and doctor do); a guess only when no lock does.
+    const holder = runningDaemon(dataDir);
+    const who = holder ? `mailagent PID ${holder.pid}${holder.api ? ` (API ${holder.api})` : ''} is running on ${dataDir}` : `another process has it open; a mailagent daemon on ${dataDir}?`;
+    throw new OpsError(`${dbFile} is in use (${who}); stop it first (systemctl stop mailagent), then restore.`);
   }
   if (replaced && !opts.force) throw new OpsError(`${dbFile} exists; add --yes to replace it (a copy of it is kept in ${join(dataDir, 'backups')}/pre-restore-<time>.db).`);
   makePrivateDir(dataDir);

@@ -51,6 +51,7 @@ describe('mailagent backup / restore', () => {
     const busy = await d.cli(['restore', file, '--data-dir', d.dataDir, '--yes']);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toMatch(/is in use/);
+    expect(busy.stderr).toContain(`mailagent PID ${d.child.pid} (API ${d.url}) is running on ${d.dataDir}`);
 
     // Restore into a new dir and serve it.
     const home2 = mkdtempSync(join(tmpdir(), 'mailagent-restore-'));
