@@ -85,9 +85,8 @@ const stored = await count('received_messages');
 const events = await count('events');
 const pool = d.pipeline.stats();
 // From the 250 (received_at, the acknowledgement's time) to the commit that stored it (its event's created_at).
-const ackAt = new Map((await d.ctx.db.selectFrom('received_messages').select(['id', 'received_at']).execute()).map((x) => [x.id, Date.parse(String(x.received_at))]));
-const waits = (await d.ctx.db.selectFrom('events').where('type', '=', 'message.received').select(['payload', 'created_at']).execute())
-  .map((x) => Date.parse(String(x.created_at)) - (ackAt.get(/rcv_\w+/.exec(x.payload)?.[0] ?? '') ?? NaN)).filter((x) => x >= 0).sort((a, b) => a - b);
+const waits = (await d.ctx.db.selectFrom('received_messages as m').innerJoin('events as e', 'e.id', 'm.event_id').select(['m.received_at', 'e.created_at']).execute())
+  .map((x) => Date.parse(String(x.created_at)) - Date.parse(String(x.received_at))).sort((a, b) => a - b);
 console.log(`${readWait}; from 250 to stored: median ${waits[waits.length >> 1]} ms, longest ${waits[waits.length - 1]} ms`);
 await d.stop();
 console.log(`stored ${stored}, events ${events}; pool jobs ${pool.jobs} (${(pool.jobs / (N + WARM)).toFixed(2)} per message)`);
