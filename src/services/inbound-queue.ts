@@ -421,7 +421,7 @@ export class InboundQueue {
   private store(unit: (tx: Tx) => Promise<void>, isPrepared: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       // Not announced: a batch of acknowledgements must not wait for processing.
-      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED)).then(() => resolve(), reject); });
+      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED, { maxGroup: STORE_GROUP_MAX })).then(() => resolve(), reject); });
       isPrepared();
     });
   }
@@ -494,6 +494,14 @@ const QUIET_MS = 50;
 const ELU_SAMPLE_MS = 50;
 /** …and above which share of the sample it counts as busy. */
 const BUSY_UTILISATION = 0.5;
+
+/**
+ * Messages stored in one transaction at most. The transaction holds SQLite's write lock, which the
+ * queue writer's commit of an acknowledgement waits for: with batches of up to 128 (the group
+ * commit's own cap) a 250 waited for tens of milliseconds behind processing (bench/README.md,
+ * round 2 session 7); 8 messages hold it ~2-3 ms.
+ */
+const STORE_GROUP_MAX = 8;
 
 /** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
 const COLLECT_MS = 20;
