@@ -244,9 +244,11 @@ export class InboundQueue {
 
   /**
    * Resolves once every message acknowledged before the call has been processed (or after
-   * `timeoutMs`): a read that starts after a 250 then sees the message it names.
+   * `timeoutMs`): a read that starts after a 250 then sees the message it names. The wait makes
+   * held-back processing run at once; what was held back is up to maxDelayMs of a burst's
+   * acknowledgements, so the default bound grows by maxDelayMs (2 s without holding back).
    */
-  settled(timeoutMs = 2_000): Promise<void> {
+  settled(timeoutMs = SETTLE_MS + (this.opts.maxDelayMs ?? 0)): Promise<void> {
     if (!this.pending.size || this.stopped) return Promise.resolve();
     const ids = [...this.pending];
     return new Promise<void>((resolve) => {
@@ -487,6 +489,9 @@ export class InboundQueue {
 const HELD_MAX_BYTES = 64 * 1024;
 /** …and at most this much of them at once (a backlog beyond it is read from the table). */
 const HELD_TOTAL_BYTES = 8 * 1024 * 1024;
+
+/** How long a read waits for mail acknowledged before it (settled), ms, before holding back's share. */
+const SETTLE_MS = 2_000;
 
 /** Bursts (holdingBack): no acknowledgement for this long, ms, and the burst is over. */
 const QUIET_MS = 50;
