@@ -117,6 +117,18 @@ function counts(dataDir: string): { stored: number; events: number; queued: numb
 }
 
 /**
+ * From each message's 250 (received_at, the acknowledgement's time) to the commit that stored it
+ * (its message.received event's created_at), ms: the median and the longest.
+ */
+function ackToStored(dataDir: string): { median: number; longest: number } {
+  const db = new Database(join(dataDir, 'mailagent.db'), { readonly: true });
+  const w = (db.prepare(`select (julianday(e.created_at) - julianday(m.received_at)) * 86400000.0 ms from events e
+    join received_messages m on m.event_id = e.id order by ms`).all() as { ms: number }[]).map((r) => r.ms);
+  db.close();
+  return { median: w[w.length >> 1] ?? NaN, longest: w[w.length - 1] ?? NaN };
+}
+
+/**
  * After smtp-source returned (every message acknowledged): wait until `n` messages are stored, so
  * a build that acknowledges before processing is timed to the end of its processing too.
  */
@@ -151,10 +163,11 @@ async function benchSmtp() {
         const queuedAtEnd = counts(d.dataDir).queued;
         const all = await untilStored(d.dataDir, N, t0);
         const c = all.c;
+        const wait = ackToStored(d.dataDir);
         const rate = N / r.secs;
         const storedRate = N / all.secs;
         if (reuse) peak[b.name] = rate;
-        rows.push(`| ${reuse ? 'reused (-d)' : 'new connection per message'} | mailagent ${b.name} | ${rate.toFixed(0)} msg/s | ${(rate / sinkRate).toFixed(3)}× | ${storedRate.toFixed(0)} msg/s (${(storedRate / sinkRate).toFixed(3)}×) | load ${load()}; stored ${c.stored}/${N}, events ${c.events}; ${queuedAtEnd} still queued when smtp-source ended |`);
+        rows.push(`| ${reuse ? 'reused (-d)' : 'new connection per message'} | mailagent ${b.name} | ${rate.toFixed(0)} msg/s | ${(rate / sinkRate).toFixed(3)}× | ${storedRate.toFixed(0)} msg/s (${(storedRate / sinkRate).toFixed(3)}×) | load ${load()}; stored ${c.stored}/${N}, events ${c.events}; ${queuedAtEnd} still queued when smtp-source ended; 250 → stored: median ${wait.median.toFixed(0)} ms, longest ${wait.longest.toFixed(0)} ms |`);
       } finally {
         await d.stop();
       }

@@ -26,6 +26,11 @@ export interface Config extends ServiceConfig {
   pipelineWorkers: number;
   /** Hard budget per message for one step (parse, classify) in a worker, ms; past it the worker is replaced. */
   pipelineBudgetMs: number;
+  /**
+   * During a burst of SMTP mail, processing of acknowledged mail holds back so acknowledgements
+   * go first, at most this long for the oldest message, ms; 0: process at once (docs/inbound.md → Bursts).
+   */
+  smtpProcessingDelayMs: number;
   /** Resource caps (docs/security.md lists each with its default). */
   limits: ResourceLimits;
   /** Where the config file was read from, if any. */
@@ -79,6 +84,9 @@ export interface ResourceLimits {
   sseMaxBufferedBytes: number;
 }
 
+/** smtpProcessingDelayMs's default: how long the oldest acknowledged message may wait for processing during a burst. */
+export const DEFAULT_SMTP_PROCESSING_DELAY_MS = 2_000;
+
 export const DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   smtpMaxClients: 200,
   smtpMaxConnectionsPerAddress: 20,
@@ -114,6 +122,7 @@ export interface ConfigInput {
   smtpMaxMessageBytes?: string | number;
   pipelineWorkers?: string | number;
   pipelineBudgetMs?: string | number;
+  smtpProcessingDelayMs?: string | number;
   smtpMaxClients?: string | number;
   smtpMaxConnectionsPerAddress?: string | number;
   smtpMaxCommandsWithoutProgress?: string | number;
@@ -149,7 +158,7 @@ export interface ConfigInput {
 export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'dataDir', 'host', 'port', 'smtpHost', 'smtpPort', 'domain', 'publicUrl', 'relay', 'tlsCert', 'tlsKey',
   'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes',
-  'pipelineWorkers', 'pipelineBudgetMs',
+  'pipelineWorkers', 'pipelineBudgetMs', 'smtpProcessingDelayMs',
   'smtpMaxClients', 'smtpMaxConnectionsPerAddress', 'smtpMaxCommandsWithoutProgress', 'smtpMaxSessionSeconds',
   'smtpIdleTimeoutSeconds', 'smtpMaxQueuedMessages', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
@@ -300,6 +309,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     smtpMaxMessageBytes: int('smtpMaxMessageBytes', c.smtpMaxMessageBytes, 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     pipelineWorkers: int('pipelineWorkers', c.pipelineWorkers, Math.max(2, availableParallelism()), 1, 64),
     pipelineBudgetMs: int('pipelineBudgetMs', c.pipelineBudgetMs, 5_000, 50, 600_000),
+    smtpProcessingDelayMs: int('smtpProcessingDelayMs', c.smtpProcessingDelayMs, DEFAULT_SMTP_PROCESSING_DELAY_MS, 0, 60_000),
     limits: Object.freeze({
       // 0 switches a per-address or per-session cap off; the totals must stay positive.
       smtpMaxClients: int('smtpMaxClients', c.smtpMaxClients, DEFAULT_LIMITS.smtpMaxClients, 1, 100_000),
@@ -428,7 +438,7 @@ export function printableConfig(c: Config): Record<string, unknown> {
     pricePerMessage: c.priceUsdPerMessage, smtpMaxMessageBytes: c.smtpMaxMessageBytes,
     trustedNetworks: c.trustedNetworks.length ? c.trustedNetworks.join(',') : 'none',
     trustedProxies: c.trustedProxies.length ? c.trustedProxies.join(',') : 'none',
-    pipelineWorkers: c.pipelineWorkers, pipelineBudgetMs: c.pipelineBudgetMs,
+    pipelineWorkers: c.pipelineWorkers, pipelineBudgetMs: c.pipelineBudgetMs, smtpProcessingDelayMs: c.smtpProcessingDelayMs,
     ...c.limits,
     retentionMessagesDays: c.retention.messagesDays, retentionMessagesPerAgent: c.retention.messagesPerAgent,
     retentionEventsDays: c.retention.eventsDays, retentionWebhookDeliveriesDays: c.retention.webhookDeliveriesDays,

@@ -252,8 +252,8 @@ async function startListeners(ctx: AppContext, config: Config, ops: Ops): Promis
     // budgets plus DNS.
     queue: config.limits.smtpMaxQueuedMessages > 0
       ? {
-        maxDepth: config.limits.smtpMaxQueuedMessages, leaseMs: Math.max(60_000, 6 * config.pipelineBudgetMs),
-        file: config.database.kind === 'sqlite' ? config.database.file : null,
+        maxDepth: config.limits.smtpMaxQueuedMessages, leaseMs: Math.max(60_000, 6 * config.pipelineBudgetMs + config.smtpProcessingDelayMs),
+        file: config.database.kind === 'sqlite' ? config.database.file : null, maxDelayMs: config.smtpProcessingDelayMs,
       }
       : undefined,
   }));

@@ -166,6 +166,8 @@ interface GroupJob {
   fn: (tx: Tx) => Promise<unknown>;
   resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
+  /** The largest batch this unit may share (groupedTransaction's maxGroup). */
+  maxGroup: number;
 }
 interface CommitQueue {
   jobs: GroupJob[];
@@ -223,8 +225,13 @@ export async function withAnnouncement<T>(a: WriteAnnouncement, fn: () => Promis
  * enclosing transaction it simply joins it, as inTransaction does. `isolation` applies where the
  * unit is its own transaction (PostgreSQL: db/open.ts Isolation); a batch (SQLite) has one writer.
  */
+/**
+ * `opts.maxGroup`: the unit joins a batch of at most this many units (default MAX_GROUP). A batch
+ * holds SQLite's write lock for all of its units, and the queue writer's acknowledgements wait for
+ * it: inbound processing keeps its batches short (services/inbound-queue.ts STORE_GROUP_MAX).
+ */
 export function groupedTransaction<T>(
-  ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement, opts: { isolation?: Isolation } = {},
+  ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement, opts: { isolation?: Isolation; maxGroup?: number } = {},
 ): Promise<T> {
   const outer = currentTx.getStore();
   // Inside an enclosing transaction: join it. On a storage engine whose concurrent
@@ -236,7 +243,7 @@ export function groupedTransaction<T>(
   }
   const q = commitQueueOf(ctx);
   return new Promise<T>((resolve, reject) => {
-    q.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    q.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject, maxGroup: Math.max(1, Math.min(MAX_GROUP, opts.maxGroup ?? MAX_GROUP)) });
     (announced ?? currentAnnouncement.getStore())?.release();
     q.wake?.();
     if (!q.running) void flushGroup(ctx, q);
@@ -320,12 +327,24 @@ async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): 
   return { done, failed, durable };
 }
 
+/** How many of the queued units (oldest first) the next batch takes: none past any taken unit's maxGroup. */
+function batchSize(jobs: GroupJob[]): number {
+  let cap = MAX_GROUP;
+  let n = 0;
+  while (n < jobs.length && n < cap) {
+    cap = Math.min(cap, jobs[n].maxGroup);
+    if (n >= cap) break;
+    n++;
+  }
+  return Math.max(1, n);
+}
+
 async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
   q.running = true;
   try {
     while (q.jobs.length) {
       await gatherGroup(q);
-      let batch = q.jobs.splice(0, MAX_GROUP);
+      let batch = q.jobs.splice(0, batchSize(q.jobs));
       let result: BatchResult;
       const early: { job: GroupJob; err: unknown }[] = [];
       try {

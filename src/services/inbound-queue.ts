@@ -45,6 +45,18 @@ export interface InboundQueueOptions {
   /** A failed attempt is tried again after this, doubled per attempt (at most an hour). */
   retryMs: number;
   /**
+   * During a burst of SMTP mail (acknowledgements arriving and the main thread mostly busy),
+   * processing holds back so the acknowledgements go first, until the oldest message waiting has
+   * waited this long (ms), half of `maxDepth` is waiting, or a read waits for it (settled()).
+   * 0: processing starts at once, whatever the load (docs/inbound.md → Bursts).
+   */
+  maxDelayMs?: number;
+  /**
+   * Whether SMTP mail arrives in a burst now; default: an acknowledgement in the last QUIET_MS and
+   * the main thread busy for at least BUSY_UTILISATION of the last ELU_SAMPLE_MS (tests set it).
+   */
+  burst?: () => boolean;
+  /**
    * SQLite: the database file, for the writer thread that commits acknowledgements off the main
    * thread (db/queue-writer.ts). Absent (an in-memory database, PostgreSQL, whose driver never
    * blocks the thread): rows are written on the main connection, group-committed.
@@ -107,6 +119,16 @@ export class InboundQueue {
    */
   private readonly held = new Map<string, QueuedInbound>();
   private heldBytes = 0;
+  /** When each message in the backlog was acknowledged (performance.now()); rows found at start have none (oldest). */
+  private readonly ackedAt = new Map<string, number>();
+  /** The last acknowledgement, performance.now(). */
+  private lastAck = -Infinity;
+  /** The main thread's utilisation over the last sample (eventLoopUtilization), and when it was taken. */
+  private elu = performance.eventLoopUtilization();
+  private eluAt = 0;
+  private mainBusy = false;
+  /** Set while processing holds back for a burst: the pump looks again when it fires. */
+  private holdTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly ctx: AppContext, private readonly opts: InboundQueueOptions) {
     this.shared = isSharedStore(ctx.db);
@@ -214,15 +236,19 @@ export class InboundQueue {
     }
     this.pending.add(row.id);
     this.backlog.push(row.id);
+    this.lastAck = performance.now();
+    this.ackedAt.set(row.id, this.lastAck);
     this.pump();
     return result;
   }
 
   /**
    * Resolves once every message acknowledged before the call has been processed (or after
-   * `timeoutMs`): a read that starts after a 250 then sees the message it names.
+   * `timeoutMs`): a read that starts after a 250 then sees the message it names. The wait makes
+   * held-back processing run at once; what was held back is up to maxDelayMs of a burst's
+   * acknowledgements, so the default bound grows by maxDelayMs (2 s without holding back).
    */
-  settled(timeoutMs = 2_000): Promise<void> {
+  settled(timeoutMs = SETTLE_MS + (this.opts.maxDelayMs ?? 0)): Promise<void> {
     if (!this.pending.size || this.stopped) return Promise.resolve();
     const ids = [...this.pending];
     return new Promise<void>((resolve) => {
@@ -233,6 +259,8 @@ export class InboundQueue {
       }, timeoutMs);
       t.unref();
       this.waiters.push(w);
+      // A read waits: whatever processing held back for a burst runs now.
+      this.pump();
     });
   }
 
@@ -246,9 +274,12 @@ export class InboundQueue {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     await Promise.allSettled([...this.inflight.values()]);
     this.held.clear();
     this.heldBytes = 0;
+    this.ackedAt.clear();
     for (const w of this.waiters.splice(0)) w.resolve();
     if (this.writer) {
       this.ctx.writeRequestLog = undefined;
@@ -257,8 +288,47 @@ export class InboundQueue {
     }
   }
 
+  /**
+   * Whether processing holds back now for a burst of SMTP mail (burstNow: acknowledgements keep
+   * arriving and the main thread is mostly busy; processing competes with them for this thread,
+   * the write lock and the cores). Never when a read waits, the oldest message has waited
+   * maxDelayMs, or half of maxDepth waits: those bound what holding back costs.
+   */
+  private holdingBack(now: number): boolean {
+    const maxDelay = this.opts.maxDelayMs ?? 0;
+    if (maxDelay <= 0 || this.waiters.length) return false;
+    if (this.backlog.length >= this.opts.maxDepth / 2) return false;
+    if (now - (this.ackedAt.get(this.backlog[0]) ?? -Infinity) >= maxDelay) return false;
+    return this.opts.burst ? this.opts.burst() : this.burstNow(now);
+  }
+
+  /** The default burst test (InboundQueueOptions.burst). */
+  private burstNow(now: number): boolean {
+    if (now - this.lastAck > QUIET_MS) return false;
+    if (now - this.eluAt >= ELU_SAMPLE_MS) {
+      const elu = performance.eventLoopUtilization();
+      this.mainBusy = performance.eventLoopUtilization(elu, this.elu).utilization >= BUSY_UTILISATION;
+      this.elu = elu;
+      this.eluAt = now;
+    }
+    return this.mainBusy;
+  }
+
   private pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.backlog.length) return;
+    const now = performance.now();
+    if (this.holdingBack(now)) {
+      // Look again once the burst may be over or the oldest message is due.
+      if (!this.holdTimer) {
+        const due = (this.ackedAt.get(this.backlog[0]) ?? now) + (this.opts.maxDelayMs ?? 0) - now;
+        this.holdTimer = setTimeout(() => {
+          this.holdTimer = null;
+          this.pump();
+        }, Math.max(1, Math.min(QUIET_MS, due)));
+        this.holdTimer.unref();
+      }
+      return;
+    }
     while (this.inflight.size < this.opts.concurrency && this.backlog.length) {
       const take = this.backlog.splice(0, this.opts.concurrency - this.inflight.size);
       // One SELECT for the batch (of the rows not held in memory); each message then goes its own
@@ -353,7 +423,7 @@ export class InboundQueue {
   private store(unit: (tx: Tx) => Promise<void>, isPrepared: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       // Not announced: a batch of acknowledgements must not wait for processing.
-      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED)).then(() => resolve(), reject); });
+      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED, { maxGroup: STORE_GROUP_MAX })).then(() => resolve(), reject); });
       isPrepared();
     });
   }
@@ -375,6 +445,7 @@ export class InboundQueue {
 
   private done(id: string): void {
     if (this.pending.delete(id) || this.shared) this.depth = Math.max(0, this.depth - 1);
+    this.ackedAt.delete(id);
     if (!this.waiters.length) return;
     const left: typeof this.waiters = [];
     for (const w of this.waiters) {
@@ -418,6 +489,24 @@ export class InboundQueue {
 const HELD_MAX_BYTES = 64 * 1024;
 /** …and at most this much of them at once (a backlog beyond it is read from the table). */
 const HELD_TOTAL_BYTES = 8 * 1024 * 1024;
+
+/** How long a read waits for mail acknowledged before it (settled), ms, before holding back's share. */
+const SETTLE_MS = 2_000;
+
+/** Bursts (holdingBack): no acknowledgement for this long, ms, and the burst is over. */
+const QUIET_MS = 50;
+/** Bursts: how often the main thread's utilisation is sampled, ms… */
+const ELU_SAMPLE_MS = 50;
+/** …and above which share of the sample it counts as busy. */
+const BUSY_UTILISATION = 0.5;
+
+/**
+ * Messages stored in one transaction at most. The transaction holds SQLite's write lock, which the
+ * queue writer's commit of an acknowledgement waits for: with batches of up to 128 (the group
+ * commit's own cap) a 250 waited for tens of milliseconds behind processing (bench/README.md,
+ * round 2 session 7); 8 messages hold it ~2-3 ms.
+ */
+const STORE_GROUP_MAX = 8;
 
 /** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
 const COLLECT_MS = 20;

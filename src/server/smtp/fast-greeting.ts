@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -20,7 +21,26 @@ interface ServerInternals {
   connections: Set<unknown>;
   _onError(err: unknown): void;
   _onClientConnect(data: unknown): void;
+  _expectsProxyHeader(socket: Socket): boolean;
 }
+type ProxyCallback = (err: Error | null, options?: { id: string; ignore?: boolean }) => void;
+
+/**
+ * Session ids (smtp-server's `session.id`, for logs): a random prefix per process and a counter,
+ * 16 base-32 characters like the library's own, which draws 10 random bytes and converts them
+ * through a BigInt for every connection (~2 % of the main thread's time per message with a new
+ * connection per message, bench/README.md session 7). Unique within a process, as logs need.
+ */
+const SESSION_PREFIX = randomBytes(5).readUIntBE(0, 5).toString(32).padStart(8, '0');
+let sessionCounter = 0;
+export function nextSessionId(): string {
+  sessionCounter = (sessionCounter + 1) % 0xffffffffff;
+  return SESSION_PREFIX + sessionCounter.toString(32).padStart(8, '0');
+}
+
+/** addressKey answers, per address (a client reconnects from the same few addresses); bounded. */
+const addressKeys = new Map<string, string>();
+const ADDRESS_KEYS_MAX = 1_000;
 
 /**
  * Per-session and per-address limits smtp-server does not have (issue #10 item 2: one address
@@ -62,6 +82,15 @@ const PROGRESS = new Set(['RCPT', 'DATA', 'QUIT']);
  * connection.
  */
 export function addressKey(address: string): string {
+  const known = addressKeys.get(address);
+  if (known !== undefined) return known;
+  const key = parseAddressKey(address);
+  if (addressKeys.size >= ADDRESS_KEYS_MAX) addressKeys.clear();
+  addressKeys.set(address, key);
+  return key;
+}
+
+function parseAddressKey(address: string): string {
   try {
     let a = ipaddr.parse(address.replace(/%.*$/, ''));
     if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
@@ -94,6 +123,20 @@ export class FastGreetingSMTPServer extends SMTPServer {
   /** Open connections counted against an address (tests and diagnostics). */
   connectionsFrom(address: string): number {
     return this.perAddress.get(addressKey(address)) ?? 0;
+  }
+
+  /**
+   * Without the PROXY protocol (the library's `useProxy`, off here unless configured), the session
+   * starts in the same turn with a cheap id (nextSessionId); the library waits a turn
+   * (setImmediate) and draws random bytes first. With it, the library's own code reads the header.
+   */
+  override _handleProxy(socket: Socket, callback: ProxyCallback): void {
+    const self = this as unknown as ServerInternals & { options: SMTPServerOptions & { ignoredHosts?: string[] } };
+    if (self._expectsProxyHeader(socket)) {
+      (SMTPServer.prototype as unknown as { _handleProxy(s: Socket, cb: ProxyCallback): void })._handleProxy.call(this, socket, callback);
+      return;
+    }
+    callback(null, { id: nextSessionId(), ignore: !!self.options.ignoredHosts?.includes(socket.remoteAddress ?? '') });
   }
 
   override connect(socket: Socket, socketOptions: unknown): void {
@@ -151,17 +194,19 @@ export class FastGreetingSMTPServer extends SMTPServer {
       onCommand(command, callback);
     };
     if (!maxSessionMs) return;
+    // One timer per connection: the cut's is set when the lifetime is over.
     const expire = setTimeout(() => {
       expired = true;
+      // A message trickled in byte by byte keeps the session busy; cut it at twice the lifetime.
+      const cut = setTimeout(() => socket.destroy(), maxSessionMs);
+      cut.unref();
+      timers.push(cut);
       // Idle (the client owes us the next command): close now. Otherwise at its next command.
       if (!connection._handlerPending && !connection._dataStream) {
         connection.send(421, `${connection.name} 4.4.2 Session too long (at most ${maxSessionMs / 1000} s); reconnect to continue`, false);
       }
     }, maxSessionMs);
-    // A message trickled in byte by byte keeps the session busy; cut it at twice the lifetime.
-    const cut = setTimeout(() => socket.destroy(), 2 * maxSessionMs);
     expire.unref();
-    cut.unref();
-    timers.push(expire, cut);
+    timers.push(expire);
   }
 }

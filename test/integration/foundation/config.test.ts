@@ -224,4 +224,14 @@ describe('database (docs/scale-out.md)', () => {
     expect(printableConfig(c).webhookLeaseSeconds).toBe(20);
     expect(fails({ dataDir: dir, webhookLeaseSeconds: 19 }).field).toBe('webhookLeaseSeconds');
   });
+
+  it('smtpProcessingDelayMs (bursts, docs/inbound.md): 2,000 ms by default, 0 turns it off, at most 60,000', () => {
+    const dir = tempDir();
+    expect(loadConfig({ dataDir: dir }, {}).smtpProcessingDelayMs).toBe(2_000);
+    const c = loadConfig({ dataDir: dir }, { MAILAGENT_SMTP_PROCESSING_DELAY_MS: '0' });
+    expect(c.smtpProcessingDelayMs).toBe(0);
+    expect(printableConfig(c).smtpProcessingDelayMs).toBe(0);
+    expect(fails({ dataDir: dir, smtpProcessingDelayMs: 60_001 }).field).toBe('smtpProcessingDelayMs');
+    expect(fails({ dataDir: dir, smtpProcessingDelayMs: -1 }).field).toBe('smtpProcessingDelayMs');
+  });
 });

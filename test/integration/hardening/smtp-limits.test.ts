@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startLiveDaemon, type LiveDaemon } from './helpers.js';
 import { DEFAULT_LIMITS } from '../../../src/server/config.js';
 import { RawSmtp as Client } from '../inbound/helpers.js';
+import { nextSessionId } from '../../../src/server/smtp/fast-greeting.js';
 
 // Issue #10 item 2 (SMTP slowloris), replayed over real TCP against a real daemon. 127.0.0.1
 // and 127.0.0.2 are both loopback on Linux: two addresses on one machine.
@@ -117,4 +118,32 @@ describe('SMTP: session lifetime', () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(await talker.reply()).toMatch(/^421 .*Session too long/);
   });
+
+  it('a session still sending its message past smtpMaxSessionSeconds is cut at twice the lifetime', async () => {
+    d = await startLiveDaemon({ smtpMaxSessionSeconds: 1 });
+    const to = await agentEmail(d);
+    const c = new Client(d.smtpPort);
+    clients.push(c);
+    expect(await c.reply()).toMatch(/^220/);
+    expect(await c.cmd('EHLO trickle.example')).toMatch(/^250/);
+    expect(await c.cmd('MAIL FROM:<someone@example.com>')).toMatch(/^250/);
+    expect(await c.cmd(`RCPT TO:<${to}>`)).toMatch(/^250/);
+    expect(await c.cmd('DATA')).toMatch(/^354/);
+    // A line every 100 ms: never idle, never done.
+    const trickle = setInterval(() => c.write('x'), 100);
+    try {
+      await c.untilClosed();
+    } finally {
+      clearInterval(trickle);
+    }
+  });
 });
+
+describe('SMTP session ids', () => {
+  it('are 16 base-32 characters like the library\'s own, and unique per connection', () => {
+    const ids = Array.from({ length: 10_000 }, () => nextSessionId());
+    for (const id of ids.slice(0, 50)) expect(id).toMatch(/^[0-9a-v]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+

@@ -136,3 +136,74 @@ describe('inbound queue', () => {
     expect(await t.ctx.db.selectFrom('inbound_queue').selectAll().execute()).toHaveLength(0);
   });
 });
+
+// Bursts (docs/inbound.md → Bursts): while SMTP mail arrives in a burst, processing holds back so
+// the acknowledgements go first, within bounds. `burst` stands in for the daemon's own test (recent
+// acknowledgements and a busy main thread) so the test decides when a burst is on.
+describe('inbound queue in a burst', () => {
+  const file = () => (t.config.database.kind === 'sqlite' ? t.config.database.file : null);
+  const storedCount = async () => Number((await t.ctx.db.selectFrom('received_messages').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  /** Wait (without a read that would make processing run) until `n` messages are stored. */
+  const untilStored = async (n: number) => {
+    const end = Date.now() + 30_000;
+    while (await storedCount() < n) {
+      if (Date.now() > end) throw new Error(`${await storedCount()} of ${n} messages stored`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('holds processing back while the burst lasts, and processes everything once it is over; events once', async () => {
+    let burst = true;
+    smtp = await startSmtp(t, { queue: { maxDepth: 10_000, leaseMs: 60_000, file: file(), maxDelayMs: 60_000, burst: () => burst } });
+    release();
+    for (let i = 0; i < 3; i++) expect(await send(`burst ${i}`)).toMatch(/^250 2\.0\.0 Ok: stored as rcv_/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await storedCount()).toBe(0); // acknowledged, held back
+    expect(await t.ctx.db.selectFrom('inbound_queue').select('id').execute()).toHaveLength(3);
+    burst = false;
+    // The next acknowledgement (or the pump's next look) finds the burst over.
+    expect(await send('after the burst')).toMatch(/^250/);
+    await untilStored(4);
+    const events = await t.ctx.db.selectFrom('events').select('type').where('type', '=', 'message.received').execute();
+    expect(events).toHaveLength(4);
+  });
+
+  it('a read after a 250 sees the message at once although a burst holds processing back', async () => {
+    smtp = await startSmtp(t, { queue: { maxDepth: 10_000, leaseMs: 60_000, file: file(), maxDelayMs: 60_000, burst: () => true } });
+    release();
+    const reply = await send('read me');
+    const id = /rcv_[0-9a-z]+/.exec(reply)![0];
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await storedCount()).toBe(0);
+    const r = await t.req('GET', `/v1/messages/received/${id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.subject).toBe('read me');
+    const list = await t.req('GET', '/v1/messages/received');
+    expect(list.body.data.map((m: { id: string }) => m.id)).toContain(id);
+  });
+
+  it('never starves: a burst that does not end still processes each message once it has waited maxDelayMs', async () => {
+    smtp = await startSmtp(t, { queue: { maxDepth: 10_000, leaseMs: 60_000, file: file(), maxDelayMs: 300, burst: () => true } });
+    release();
+    for (let i = 0; i < 3; i++) expect(await send(`endless ${i}`)).toMatch(/^250/);
+    await untilStored(3);
+    expect(await t.ctx.db.selectFrom('inbound_queue').select('id').execute()).toHaveLength(0);
+  });
+
+  it('never starves: half of smtpMaxQueuedMessages waiting is processed at once, whatever the burst', async () => {
+    smtp = await startSmtp(t, { queue: { maxDepth: 4, leaseMs: 60_000, file: file(), maxDelayMs: 60_000, burst: () => true } });
+    release();
+    expect(await send('one')).toMatch(/^250/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await storedCount()).toBe(0);
+    expect(await send('two')).toMatch(/^250/);
+    await untilStored(2);
+  });
+
+  it('smtpProcessingDelayMs=0 processes at once, burst or not', async () => {
+    smtp = await startSmtp(t, { queue: { maxDepth: 10_000, leaseMs: 60_000, file: file(), maxDelayMs: 0, burst: () => true } });
+    release();
+    expect(await send('at once')).toMatch(/^250/);
+    await untilStored(1);
+  });
+});

@@ -196,6 +196,26 @@ describe('groupedTransaction (group commit)', () => {
     expect(rb.status === 'rejected' && String(rb.reason)).toMatch(/EIO/);
   });
 
+  it.skipIf(onPostgres)('SQLite: a unit with maxGroup joins no batch larger than that', async () => {
+    // Units of one batch run in one transaction: the same tx.db.
+    const batchOf = new Map<string, unknown>();
+    const unit = (id: string, maxGroup?: number) => groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws(id)).execute();
+      batchOf.set(id, tx.db);
+      return id;
+    }, undefined, { maxGroup });
+    const batches = (of: string[]) => of.map((id) => [...new Set(of.map((x) => batchOf.get(x)))].indexOf(batchOf.get(id)));
+    // Queued in the same tick: five units of at most two per batch → three batches.
+    const five = ['wsk_a', 'wsk_b', 'wsk_c', 'wsk_d', 'wsk_e'];
+    await Promise.all(five.map((id) => unit(id, 2)));
+    expect(batches(five)).toEqual([0, 0, 1, 1, 2]);
+    expect(await ids()).toEqual(five);
+    // Units without a cap share a batch; a capped unit behind them does not join it past its cap.
+    const four = ['wsk_f', 'wsk_g', 'wsk_h', 'wsk_i'];
+    await Promise.all([unit('wsk_f'), unit('wsk_g'), unit('wsk_h'), unit('wsk_i', 2)]);
+    expect(batches(four)).toEqual([0, 0, 0, 1]);
+  });
+
   it('a lone failing unit leaves nothing behind, and the queue keeps working', async () => {
     await expect(groupedTransaction(ctx, async (tx) => {
       await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
