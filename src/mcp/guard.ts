@@ -38,11 +38,11 @@ export function rpcError(id: RequestId | null, code: number, message: string): J
   return { jsonrpc: '2.0', id: id as RequestId, error: { code, message } };
 }
 
-/** The message's id when it has one JSON-RPC allows (a string or a number), else null. */
+/** The message's id when it has one the protocol allows (a string or an integer, as the SDK reads it), else null. */
 function idOf(raw: unknown): RequestId | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const id = (raw as { id?: unknown }).id;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+  return typeof id === 'string' || Number.isInteger(id) ? (id as RequestId) : null;
 }
 
 const A: Record<string, string> = { record: 'a JSON object', object: 'a JSON object', string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false', array: 'an array' };
@@ -68,6 +68,17 @@ function sentence(raw: unknown, issue: Issue): string {
   return `\`${field}\`: ${issue.message}`;
 }
 
+/** What makes a value no JSON-RPC 2.0 message, as precisely as a glance can tell. */
+function whyNotJsonRpc(raw: unknown): string {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `the message must be a JSON object (got ${kindOf(raw)})`;
+  const m = raw as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return '`jsonrpc` must be "2.0"';
+  if ('id' in m && !(typeof m.id === 'string' || Number.isInteger(m.id))) return `\`id\` must be a string or an integer (got ${kindOf(m.id)})`;
+  if ('method' in m && typeof m.method !== 'string') return `\`method\` must be a string (got ${kindOf(m.method)})`;
+  if ('params' in m && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) return `\`params\` must be a JSON object (got ${kindOf(m.params)})`;
+  return 'not a JSON-RPC 2.0 message';
+}
+
 /**
  * The refusal for a parsed message, or null when it may go to the SDK. Shared by both transports
  * (stdio.ts per line, http.ts per POST body).
@@ -76,7 +87,7 @@ export function refuseMessage(raw: unknown): JSONRPCErrorResponse | null {
   const id = idOf(raw);
   if (Array.isArray(raw)) return rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches (arrays) are not supported; send one message at a time.');
   if (!JSONRPCMessageSchema.safeParse(raw).success) {
-    return rpcError(id, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message. A request is {"jsonrpc": "2.0", "id": <string or integer>, "method": "...", "params": {...}}; a notification has no id.');
+    return rpcError(id, ErrorCode.InvalidRequest, `Invalid Request: ${whyNotJsonRpc(raw)}. A request is {"jsonrpc": "2.0", "id": <string or integer>, "method": "...", "params": {...}}; a notification has no id.`);
   }
   const method = (raw as { method?: unknown }).method;
   const schema = typeof method === 'string' && id !== null ? REQUESTS[method] : undefined;
