@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Event } from '../contract/events.js';
-import type { ReceivedMessageSummary } from '../contract/received.js';
+import type { Static } from 'typebox';
+import type { ReceivedMessageSummary, SimulateInboundResult } from '../contract/received.js';
 import type { ThreadMessage, ThreadWithMessages } from '../contract/threads.js';
 
 /**
@@ -23,16 +24,34 @@ export const WITHHELD = {
   })),
 };
 
+/**
+ * The one rule, applied by every tool that returns received mail or a classification of it
+ * (get/list_received, list_replies, get_thread, get_event, wait_for_message, extract, test_inbound):
+ * is this item's content withheld?
+ */
+export function isWithheld(item: { quarantined?: boolean | null }, include: boolean): boolean {
+  return item.quarantined === true && !include;
+}
+
+/**
+ * A classification (or an event's flattened one) of withheld mail: the verdict and scores stay,
+ * the entities go — they quote the mail (codes, links, an action request's text is the injection's
+ * own sentence).
+ */
+export function withholdClassification<C extends { entities?: unknown }>(c: C): C {
+  return c.entities === undefined ? c : { ...c, entities: {} };
+}
+
 /** The content fields of a received message (summary or full); everything else is metadata. */
 type Received = ReceivedMessageSummary & { body_text?: string | null; body_html?: string | null; headers?: { name: string; value: string }[] };
 
 export function withholdReceived<T extends Received>(m: T, include: boolean): T & { body_withheld?: boolean } {
-  if (!m.quarantined || include) return m;
+  if (!isWithheld(m, include)) return m;
   const out: T & { body_withheld?: boolean } = {
     ...m,
     extracted_text: '',
     body_text_excerpt: '',
-    classification: m.classification ? { ...m.classification, entities: {} } : null,
+    classification: m.classification ? withholdClassification(m.classification) : null,
     body_withheld: true,
   };
   // Absent rather than null: the contract's rule for an optional field with no value.
@@ -45,10 +64,18 @@ export function withholdReceived<T extends Received>(m: T, include: boolean): T 
 
 /** message.received events carry an excerpt, the extracted text and the entities of the mail. */
 export function withholdEvent(e: Event, include: boolean): Event & { body_withheld?: boolean } {
-  if (!e.quarantined || include) return e;
+  if (!isWithheld(e, include)) return e;
   const data = { ...e.data };
   for (const k of ['body_text_excerpt', 'extracted_text', 'body_text', 'body_html']) if (k in data) data[k] = null;
-  return { ...e, data, ...(e.entities ? { entities: {} } : {}), body_withheld: true };
+  return { ...withholdClassification(e), data, body_withheld: true };
+}
+
+type Simulated = Static<typeof SimulateInboundResult>;
+
+/** mails.test_inbound answers with the stored message's classification: the same rule as reading it back. */
+export function withholdSimulated(r: Simulated, include: boolean): Simulated & { body_withheld?: boolean } {
+  if (!isWithheld(r, include)) return r;
+  return { ...r, classification: withholdClassification(r.classification), body_withheld: true };
 }
 
 /**

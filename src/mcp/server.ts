@@ -10,6 +10,14 @@ export interface McpServerOptions {
   version: string;
   /** Where unexpected failures are reported (stderr for stdio, the daemon's log for HTTP). */
   log?: (message: string, err?: unknown) => void;
+  /**
+   * The `request_id` of a refusal made here rather than by the API (the argument check, a tool's own
+   * check such as mails.extract finding nothing), so that every refusal carries one that points to a
+   * log line: over HTTP the `/mcp` request's own id (its `X-Request-Id`, in the daemon's request
+   * log); over stdio, where no request reached the daemon, a fresh id written to stderr with the
+   * refusal (stdio.ts).
+   */
+  refusalId?: (tool: string, err: ApiError) => string;
 }
 
 const INSTRUCTIONS = [
@@ -37,10 +45,12 @@ function toolList(): Tool[] {
  * protocol error (MCP spec: Tools → Error handling): the text is the API's error envelope, so the
  * code, message and param are exactly what the REST API answered.
  */
-export function errorResult(err: unknown, log?: McpServerOptions['log']): CallToolResult {
+export function errorResult(err: unknown, log?: McpServerOptions['log'], refusalId?: (err: ApiError) => string): CallToolResult {
   let envelope: { error: Record<string, unknown> };
   if (err instanceof ApiError) {
-    const requestId = (err as ApiError & { requestId?: string | null }).requestId ?? null;
+    // The API's refusals carry the API request's id (the client sets it from the envelope); the
+    // MCP server's own refusals get one from `refusalId`.
+    const requestId = (err as ApiError & { requestId?: string | null }).requestId ?? refusalId?.(err) ?? null;
     envelope = { error: { type: err.type, code: err.code, message: err.message, param: err.param, ...(requestId ? { request_id: requestId } : {}), ...pickRetry(err) } };
   } else if (err instanceof Error && err.name === 'ConnectionError') {
     // stdio: the daemon behind the profile is down. The model should tell the user, not retry blindly.
@@ -82,7 +92,7 @@ export function createMcpServer(api: ApiCaller, opts: McpServerOptions): Server 
       const result = await tool.run(args, { api, signal: extra.signal });
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (err) {
-      return errorResult(err, opts.log);
+      return errorResult(err, opts.log, opts.refusalId && ((e) => opts.refusalId!(tool.name, e)));
     }
   });
   return server;

@@ -1,4 +1,4 @@
-import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
 import type { Client } from '../client/index.js';
 import { SENDER_FILTER_FORMS, senderFilter } from '../client/sender.js';
 import { ApiError } from '../contract/errors.js';
@@ -18,7 +18,7 @@ import { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
 import type { RouteId } from '../contract/routes.js';
 import { describe, omit, required, toolInput } from './schema.js';
 import { cappedPage, EXCERPTED, RESULT_CAP } from './excerpt.js';
-import { INCLUDE_QUARANTINED, WITHHELD, withholdEvent, withholdReceived, withholdThread } from './quarantine.js';
+import { INCLUDE_QUARANTINED, WITHHELD, withholdEvent, withholdReceived, withholdSimulated, withholdThread } from './quarantine.js';
 
 /**
  * What a tool runs against: the API's typed `call` (src/client). Over stdio that is the HTTP client
@@ -404,11 +404,11 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.test_inbound',
     title: 'Simulate an incoming email',
-    description: 'Deliver a simulated email to one of your agents (test keys only): it is stored, classified and announced like real mail. Use it to try an inbox workflow, e.g. a verification code, without an outside sender. Returns the received message id and its classification.',
-    input: toolInput(describe(SimulateInbound.properties, { agent: 'The receiving agent (id, name or address).', from: 'The sender address.', to: 'A plus address of the agent to deliver to (default: its main address).', body_text: 'The plain-text body.' })),
-    output: SimulateInboundResult,
+    description: 'Deliver a simulated email to one of your agents (test keys only): it is stored, classified and announced like real mail. Use it to try an inbox workflow, e.g. a verification code, without an outside sender. Returns the received message id and its classification (a quarantined message\'s entities are withheld unless include_quarantined_body is true, as when reading it back).',
+    input: toolInput(describe(SimulateInbound.properties, { agent: 'The receiving agent (id, name or address).', from: 'The sender address.', to: 'A plus address of the agent to deliver to (default: its main address).', body_text: 'The plain-text body.' }), INCLUDE_QUARANTINED),
+    output: Type.Object({ ...SimulateInboundResult.properties, ...WITHHELD }),
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: (a, ctx) => callOf(ctx)('received.simulate', { body: a }),
+    run: async (a, ctx) => withholdSimulated(await callOf(ctx)<Static<typeof SimulateInboundResult>>('received.simulate', { body: rest(a, ['include_quarantined_body']) }), include(a)),
   },
   {
     name: 'mails.wait_for_message',
@@ -507,8 +507,10 @@ export const tools: ToolDef[] = [
             `No received message${a.agent ? ` of ${String(a.agent)}` : ''} matching the filters has a ${kind === 'any' ? 'code or link' : kind} (looked at the newest ${EXTRACT_SCAN}). If the mail is on its way, call mails.wait_for_message first.`);
         }
       }
-      const { codes, links } = entitiesOf(found);
-      const withheld = found.quarantined && !include(a);
+      // The shared rule (quarantine.ts): a withheld message has no entities, so no code or link.
+      const shown = withholdReceived(found, include(a));
+      const { codes, links } = entitiesOf(shown);
+      const withheld = shown.body_withheld === true;
       return {
         message_id: found.id,
         agent_id: found.agent_id,
@@ -516,10 +518,10 @@ export const tools: ToolDef[] = [
         from: found.from,
         delivered_to: found.delivered_to,
         subject: found.subject,
-        code: withheld ? null : (codes[0] ?? null),
-        link: withheld ? null : (links[0] ?? null),
-        codes: withheld ? [] : codes,
-        links: withheld ? [] : links,
+        code: codes[0] ?? null,
+        link: links[0] ?? null,
+        codes,
+        links,
         quarantined: found.quarantined,
         injection_score: found.classification?.injection_score ?? null,
         ...(withheld ? { body_withheld: true } : {}),

@@ -264,9 +264,27 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     expect(bad.message).toContain('an address (codes@example.com) or a domain');
   }, 60_000);
 
-  it('withholds a quarantined body unless the call asks for it', async () => {
-    const sim = await d.api('POST', '/v1/test/inbound', { agent: agentA, from: 'evil@attacker.test', subject: 'Instructions', body_text: INJECTION });
+  it('withholds a quarantined message\'s content and entities from every tool that returns it, unless the call asks', async () => {
+    // A sent message the injection answers, so that mails.list_replies has it too.
+    const sent = await d.api('POST', '/v1/messages', { agent: agentA, to: 'evil@attacker.test', subject: 'Hello', body_text: 'Hi' });
+    const args = { agent: agentA, from: 'evil@attacker.test', subject: 'Instructions', body_text: INJECTION, in_reply_to_message_id: sent.id };
+    // The injection's sentences, which the classifier's entities (action_requests) quote.
+    const leaks = (value: unknown) => ['developer mode', 'Forward every email', 'SYSTEM OVERRIDE', 'system prompt'].filter((t) => JSON.stringify(value).includes(t));
+
+    // mails.test_inbound answers with the classification: its entities are withheld like a read's.
+    const sim = await ok(client, 'mails.test_inbound', args);
     expect(sim.quarantined).toBe(true);
+    expect(sim.body_withheld).toBe(true);
+    expect(sim.classification.injection_score).toBeGreaterThanOrEqual(0.95);
+    expect(sim.classification.entities).toEqual({});
+    expect(leaks(sim)).toEqual([]);
+    // The same call opting in shows them (the REST answer, untouched): what was withheld was there.
+    const simShown = await ok(client, 'mails.test_inbound', { ...args, include_quarantined_body: true });
+    expect(simShown.quarantined).toBe(true);
+    expect(simShown.body_withheld).toBeUndefined();
+    expect(simShown.classification).toEqual((await d.api('GET', `/v1/messages/received/${simShown.message_id}`)).classification);
+    expect(leaks(simShown.classification.entities).length).toBeGreaterThan(0);
+
     const held = await ok(client, 'mails.get_received', { message_id: sim.message_id });
     expect(held.quarantined).toBe(true);
     expect(held.body_withheld).toBe(true);
@@ -275,23 +293,38 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     expect(held.extracted_text).toBe('');
     expect(held.headers).toEqual([]);
     expect(held.classification.injection_score).toBeGreaterThanOrEqual(0.95);
-    expect(JSON.stringify(held)).not.toContain('developer mode');
+    expect(held.classification.entities).toEqual({});
+    expect(leaks(held)).toEqual([]);
     const listed = await ok(client, 'mails.list_received', { agent_id: agentA, limit: 5 });
     const row = listed.data.find((m: { id: string }) => m.id === sim.message_id);
     expect(row.body_withheld).toBe(true);
-    expect(JSON.stringify(listed)).not.toContain('developer mode');
+    expect(row.classification.entities).toEqual({});
+    expect(leaks(listed)).toEqual([]);
+    const replies = await ok(client, 'mails.list_replies', { message_id: sent.id });
+    expect(replies.data.map((m: { id: string }) => m.id)).toContain(sim.message_id);
+    for (const m of replies.data) expect([m.id, m.body_withheld, m.classification.entities]).toEqual([m.id, true, {}]);
+    expect(leaks(replies)).toEqual([]);
     const thread = await ok(client, 'mails.get_thread', { thread_id: sim.thread_id });
-    expect(JSON.stringify(thread)).not.toContain('developer mode');
+    expect(thread.messages.find((m: { id: string }) => m.id === sim.message_id).body_withheld).toBe(true);
+    expect(leaks(thread)).toEqual([]);
     const ev = await ok(client, 'mails.get_event', { event_id: sim.event_id });
     expect(ev.body_withheld).toBe(true);
-    expect(JSON.stringify(ev)).not.toContain('developer mode');
+    expect(ev.entities ?? {}).toEqual({});
+    expect(leaks(ev)).toEqual([]);
     const waited = await ok(client, 'mails.wait_for_message', { agent: agentA, since: idJustBefore(sim.message_id), from: 'attacker.test', timeout_seconds: 0 });
-    expect(JSON.stringify(waited)).not.toContain('developer mode');
+    expect(waited.message.id).toBe(sim.message_id);
+    expect(waited.message.body_withheld).toBe(true);
+    expect(waited.message.classification.entities).toEqual({});
+    expect(leaks(waited)).toEqual([]);
+    const extracted = await ok(client, 'mails.extract', { message_id: sim.message_id });
+    expect([extracted.body_withheld, extracted.code, extracted.link, extracted.codes, extracted.links]).toEqual([true, null, null, [], []]);
+    expect(leaks(extracted)).toEqual([]);
 
     const shown = await ok(client, 'mails.get_received', { message_id: sim.message_id, include_quarantined_body: true });
     expect(shown.body_text).toContain('developer mode');
     expect(shown.body_withheld).toBeUndefined();
-  });
+    expect(leaks(shown.classification.entities).length).toBeGreaterThan(0);
+  }, 60_000);
 
   it('surfaces an API refusal as an isError result with the code, message and request id', async () => {
     const readOnly = (await d.api('POST', '/v1/api-keys', { name: `ro-${kind}`, mode: 'test', scopes: ['read'] })).key as string;
@@ -314,6 +347,13 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     expect(unknown).toMatchObject({ code: 'invalid_field', param: 'agent' });
     const range = await refused(client, 'mails.wait_for_message', { agent: agentA, timeout_seconds: 600 });
     expect(range).toMatchObject({ code: 'invalid_param_value', param: 'timeout_seconds' });
+    // A refusal of the argument check carries a request id too: over HTTP the /mcp request's
+    // (transports.test.ts compares it with X-Request-Id); over stdio a fresh one, logged on stderr.
+    for (const local of [missing, unknown, range]) {
+      expect(local.request_id).toMatch(/^req_/);
+      if (kind === 'stdio') expect(stderr()).toContain(`${local.request_id}: `);
+    }
+    expect(new Set([missing, unknown, range].map((e) => e.request_id)).size).toBe(3);
     // An unknown tool is a protocol error, not a tool result.
     await expect(client.callTool({ name: 'mails.nope', arguments: {} })).rejects.toThrow(/Unknown tool/);
   });

@@ -194,3 +194,65 @@ describe('mailagent mcp (stdio)', () => {
     expect(r.stdout).toMatch(/claude mcp add/);
   });
 });
+
+describe('bad messages are answered, never dropped, alike on both transports (src/mcp/guard.ts)', () => {
+  const deepPing = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+  const stringArgs = rpc(7, 'tools/call', { name: 'mails.me', arguments: 'str' });
+  const notRpc = JSON.stringify({ id: 10, method: 'ping' });
+  const badInit = rpc(12, 'initialize', {});
+  const bogusField = rpc(13, 'tools/call', { name: 'mails.list_received', arguments: { bogus: 1 } });
+
+  it('stdio answers each bad line (parse -32700, invalid or too deep -32600 with its id, bad params -32602) and goes on', async () => {
+    const input = session(
+      'not json',
+      deepPing(5),
+      rpc(6, 'ping'),
+      stringArgs,
+      notRpc,
+      JSON.stringify([{ jsonrpc: '2.0', id: 9, method: 'ping' }]),
+      'x'.repeat(9 * 1024 * 1024), // past the 8 MiB line cap: discarded unread, the session goes on
+      rpc(11, 'ping'),
+      badInit,
+      bogusField,
+    );
+    const r = await d.cli(['mcp'], { input, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    for (const m of msgs) expect(m.jsonrpc).toBe('2.0');
+    const byId = new Map(msgs.filter((m) => m.id !== null).map((m) => [m.id, m]));
+    const anonymous = msgs.filter((m) => m.id === null).map((m) => m.error);
+    // Every request got its answer, in any order; the ones whose id could not be read, with id null.
+    expect([...byId.keys()].sort((a, b) => a - b)).toEqual([1, 5, 6, 7, 10, 11, 12, 13]);
+    expect(anonymous.map((e) => e.code).sort()).toEqual([-32700, -32600, -32600].sort());
+    expect(anonymous.find((e) => e.code === -32700).message).toMatch(/^Parse error: the line is not JSON/);
+    expect(anonymous.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringMatching(/batches/), expect.stringMatching(/longer than 8 MiB was discarded/)]));
+    expect(byId.get(5).error).toMatchObject({ code: -32600, message: expect.stringMatching(/more than 64 levels deep/) });
+    expect(byId.get(6).result).toEqual({});
+    expect(byId.get(7).error).toEqual({ code: -32602, message: 'Invalid params for tools/call: `params.arguments` must be a JSON object (got a string).' });
+    expect(byId.get(10).error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Invalid Request: `jsonrpc` must be "2.0"/) });
+    expect(byId.get(11).result).toEqual({});
+    expect(byId.get(12).error).toMatchObject({ code: -32602, message: expect.stringMatching(/`params.protocolVersion` is missing/) });
+    const bogus = JSON.parse(byId.get(13).result.content[0].text).error;
+    expect(bogus).toMatchObject({ code: 'invalid_field', param: 'bogus', request_id: expect.stringMatching(/^req_mcp_/) });
+    expect(r.stderr).toContain(`${bogus.request_id}: mails.list_received refused: invalid_field`);
+
+    // Over HTTP the same messages get the same JSON-RPC answers (the body-level ones are the daemon's
+    // envelope: its JSON parser runs before MCP, with the same depth cap).
+    const auth = { authorization: `Bearer ${d.testKey}` };
+    const notJson = await post('not json', auth);
+    expectEnvelope(notJson, 400, 'invalid_field');
+    expect(notJson.json().error.message).toMatch(/not valid JSON/);
+    const deep = await post(deepPing(5), auth);
+    expectEnvelope(deep, 400, 'invalid_field');
+    expect(deep.json().error.message).toMatch(/more than 64 levels deep/);
+    for (const [body, id, status] of [[stringArgs, 7, 200], [notRpc, 10, 400], [badInit, 12, 200]] as const) {
+      const h = await post(body, auth);
+      expect([h.status, h.json()]).toEqual([status, byId.get(id)]);
+    }
+    const viaHttp = await post(bogusField, auth);
+    const httpBogus = JSON.parse(viaHttp.json().result.content[0].text).error;
+    // The argument check's refusal carries the /mcp request's own id (in the daemon's request log).
+    expect(httpBogus.request_id).toBe(viaHttp.headers.get('x-request-id'));
+    expect({ ...httpBogus, request_id: null }).toEqual({ ...bogus, request_id: null });
+  }, 90_000);
+});

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonLimitExceeded, MAX_JSON_ITEMS, parseJsonBody } from '../../../src/server/http/json-body.js';
-
-const jsonDepthExceeds = (text: string, max: number) => jsonLimitExceeded(text, max)?.at ?? null;
+import { jsonDepthExceeds, jsonLimitExceeded, MAX_JSON_ITEMS, parseJsonBody } from '../../../src/server/http/json-body.js';
 import { ApiError } from '../../../src/contract/errors.js';
 
 /** The reference: a character-by-character scan (what jsonDepthExceeds computes, by definition). */

@@ -99,6 +99,7 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext): void {
     try {
       await handleStreamableHttp(req.raw, res, req.body, injectFetch(app, String(req.headers.authorization), req.ip), {
         version: ctx.config.version,
+        refusalId: () => String(req.id),
         log: (message, err) => ctx.log.error({ err, request_id: req.id }, `mcp: ${message}`),
       });
     } catch (err) {
