@@ -3,11 +3,12 @@ import type {
 } from '../classifier/index.js';
 import type { PreparedInbound } from '../mail/parse.js';
 import type { AuthCheckInput, AuthOutcome } from '../mail/auth.js';
+import type { SanitizedHtml, SanitizeOptions } from '../mail/html-sanitize.js';
 import type { AppContext } from './context.js';
 
 /**
  * The CPU-heavy, side-effect-free work of the pipelines: MIME parse and reply extraction, inbound
- * classification, the outbound cold-email screen. The daemon runs it on a pool of worker threads
+ * classification, the outbound cold-email screen; and the sanitising of received HTML for display. The daemon runs it on a pool of worker threads
  * with a hard per-message budget (src/server/pipeline); without a pool (in-process tests,
  * `mailagent admin`) it runs inline on the calling thread, with no budget.
  *
@@ -51,6 +52,14 @@ export interface MessageWork {
    * trusted networks never loads it), so the first message to authenticate does not wait for it.
    */
   warmAuth(): Promise<void>;
+  /**
+   * sanitizeMailHtml of a received HTML body, for display (GET /v1/messages/received/{id}/html):
+   * nested markup can cost sanitize-html seconds, so the pool runs it under the budget, a few at a
+   * time (server/pipeline/index.ts). `{ cut }` when it overran the budget or killed its worker: the
+   * caller shows a note, never the unsanitised HTML. Throws a 503 ApiError when too many views
+   * already wait for a render, or the pool is closed (the daemon is stopping).
+   */
+  sanitizeHtml(html: string, opts: SanitizeOptions): Promise<SanitizedHtml | { cut: string }>;
 }
 
 // The parser, the classifier and mailauth load on first use: the daemon has a pool (its workers load them),
@@ -62,6 +71,8 @@ export const inlineWork: MessageWork = {
   screen: async (input) => (await import('../classifier/index.js')).screenOutbound(input),
   authenticate: async (input) => (await import('../mail/auth-check.js')).checkAuthentication(input),
   warmAuth: () => import('../mail/auth-check.js').then(() => undefined, () => undefined),
+  // No pool, no budget: in-process tests and one-shot commands render inline, one request at a time.
+  sanitizeHtml: async (html, opts) => (await import('../mail/html-sanitize.js')).sanitizeMailHtml(html, opts),
 };
 
 /** The context's pool, or the same work inline. */

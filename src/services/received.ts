@@ -6,7 +6,8 @@ import {
   attachmentContents, attachmentsOf, getReceived, getReceivedRawDownload, listReceived, receivedAttachment, setReceivedRead,
   type AttachmentRow, type ReceivedRow, type ReceivedSummaryRow,
 } from '../db/repos/received.js';
-import { mailHtmlPage, sanitizeMailHtml } from '../mail/html-sanitize.js';
+import { mailHtmlPage } from '../mail/html-sanitize.js';
+import { renderMailHtml } from './html-view.js';
 import { isoAt } from '../shared/clock.js';
 import { searchFor } from './search.js';
 import { Errors } from '../shared/errors.js';
@@ -86,22 +87,37 @@ export async function markReceivedRead(ctx: AppContext, auth: AuthContext, id: s
 /** Inline images of a message turned into data: URIs are capped in total (the page stays small). */
 const INLINE_IMAGE_BYTES = 5 * 1024 * 1024;
 
-/** GET /v1/messages/received/{id}/html: the HTML body sanitised, as a page with its own CSP. */
-export async function receivedHtmlPage(ctx: AppContext, auth: AuthContext, id: string, remoteImages: boolean): Promise<{ html: string; csp: string; blockedImages: number }> {
+/**
+ * GET /v1/messages/received/{id}/html: the HTML body sanitised, as a page with its own CSP. The
+ * sanitising runs off the main thread under the budget (services/html-view.ts); HTML it could not
+ * finish in time is replaced by a note, never shown unsanitised.
+ */
+export async function receivedHtmlPage(ctx: AppContext, auth: AuthContext, id: string, remoteImages: boolean): Promise<{ html: string; csp: string; blockedImages: number; rendered: boolean }> {
   const r = await loadVisible(ctx, auth, id);
   if (!r.html) throw Errors.notFound('HTML body of received message', id);
+  const body = await renderMailHtml(ctx, `${r.id}|${remoteImages ? 'remote' : 'local'}`, r.html, remoteImages, () => inlineImages(ctx, r.id));
+  if ('cut' in body) {
+    const note = '<p class="ma-note">This message\'s HTML is too complex to render safely in the time allowed, so it is not shown. '
+      + 'Read its text body (the Text tab, <code>body_text</code>) or download the raw source (<code>GET /v1/messages/'
+      + `${r.id}/raw</code>).</p>`;
+    return { ...mailHtmlPage({ html: note, blockedImages: 0, truncated: false }, remoteImages), blockedImages: 0, rendered: false };
+  }
+  return { ...mailHtmlPage(body, remoteImages), blockedImages: body.blockedImages, rendered: true };
+}
+
+/** The message's cid: images as data: URIs, up to INLINE_IMAGE_BYTES in all. */
+async function inlineImages(ctx: AppContext, messageId: string): Promise<Map<string, string>> {
   const inline = new Map<string, string>();
   let budget = INLINE_IMAGE_BYTES;
   // Only the images that fit are read (a large attachment's bytes are never loaded for the page).
-  for (const info of await attachmentsOf(ctx.db, r.id)) {
+  for (const info of await attachmentsOf(ctx.db, messageId)) {
     if (!info.content_id || !/^image\/(png|gif|jpeg|webp)$/i.test(info.content_type) || info.size > budget) continue;
-    const a = await receivedAttachment(ctx.db, r.id, info.id);
+    const a = await receivedAttachment(ctx.db, messageId, info.id);
     if (!a) continue;
     budget -= a.size;
     inline.set(info.content_id.replace(/^<|>$/g, ''), `data:${a.content_type.toLowerCase()};base64,${Buffer.from(a.content).toString('base64')}`);
   }
-  const body = sanitizeMailHtml(r.html, { remoteImages, inline });
-  return { ...mailHtmlPage(body, remoteImages), blockedImages: body.blockedImages };
+  return inline;
 }
 
 /**

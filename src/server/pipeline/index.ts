@@ -7,6 +7,8 @@ import type { ClassifyAlong, MessageWork, ParsedAndClassified } from '../../serv
 import { authenticateInRounds, type AuthCheckInput, type AuthOutcome, type AuthRound } from '../../mail/auth.js';
 import type { Logger } from '../../shared/log.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
+import type { SanitizedHtml, SanitizeOptions } from '../../mail/html-sanitize.js';
+import { Errors } from '../../shared/errors.js';
 import { authWorkers, PoolClosed, WorkerPool, type PoolStats } from './pool.js';
 
 export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
@@ -25,6 +27,16 @@ export function defaultWorkerCount(): number {
 const RETRY_TEXT_CHARS = 16 * 1024;
 /** The last resort runs on the main thread, so it gets almost nothing: the subject, cut short. */
 const LAST_RESORT_SUBJECT_CHARS = 200;
+
+/**
+ * HTML renders (MessageWork.sanitizeHtml) running in the pool at once: half the workers, at least
+ * one, so a flood of views of crafted HTML leaves the other workers to the mail coming in.
+ */
+export function htmlRenderSlots(workers: number): number {
+  return Math.max(1, Math.floor(workers / 2));
+}
+/** HTML renders waiting for a slot; one more is refused with 503 (docs/web.md, docs/security.md). */
+export const HTML_RENDERS_WAITING = 16;
 
 export interface PipelineOptions {
   workers: number;
@@ -77,6 +89,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     opts.log.warn({ reason: why }, `pipeline: ${what} cut short`);
     return why;
   };
+
+  const renders = { running: 0, waiting: [] as (() => void)[] };
+  const renderSlots = htmlRenderSlots(opts.workers);
 
   const work: MessageWork = {
     async parse(raw: Buffer, along?: ClassifyAlong): Promise<ParsedAndClassified> {
@@ -147,6 +162,29 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     async warmAuth(): Promise<void> {
       // Every worker that takes rounds (pool.ts authWorkers) loads mailauth; one job each.
       await Promise.all(Array.from({ length: authWorkers(opts.workers) }, () => pool.run({ kind: 'auth', input: null }).catch(() => undefined)));
+    },
+
+    async sanitizeHtml(html: string, options: SanitizeOptions): Promise<SanitizedHtml | { cut: string }> {
+      if (renders.running >= renderSlots) {
+        if (renders.waiting.length >= HTML_RENDERS_WAITING) {
+          throw Errors.serviceUnavailable(`${renderSlots + HTML_RENDERS_WAITING} HTML views are being rendered or wait for it; try again in a few seconds, or read the message's text body.`, 5);
+        }
+        await new Promise<void>((resolve) => renders.waiting.push(resolve));
+      } else {
+        renders.running++;
+      }
+      try {
+        return await pool.run({ kind: 'sanitize', html, remoteImages: options.remoteImages, inline: [...(options.inline ?? [])] }) as SanitizedHtml;
+      } catch (err) {
+        // No cheaper pass that is still safe: the caller shows a note instead of the HTML.
+        if (err instanceof PoolClosed) throw Errors.serviceUnavailable('The daemon is stopping; try again in a moment.', 5);
+        return { cut: cutShort('HTML render', err) };
+      } finally {
+        // The slot passes straight to the next waiter (running stays counted), or is freed.
+        const next = renders.waiting.shift();
+        if (next) next();
+        else renders.running--;
+      }
     },
   };
 

@@ -320,6 +320,8 @@ export function authWorkers(size: number): number {
 
 /** Whether a job may share a message with others (dispatch). */
 function batchable(job: Job): boolean {
+  // An HTML render may take its whole budget: it goes alone.
+  if (job.kind === 'sanitize') return false;
   if (job.kind === 'parse') return job.raw.byteLength <= BATCH_MAX_BYTES;
   if (job.kind === 'auth') return !job.input || job.input.raw.byteLength <= BATCH_MAX_BYTES;
   return true;

@@ -14,7 +14,9 @@ export type Job =
   | { kind: 'classify'; input: ClassifierInput; now: number }
   | { kind: 'screen'; input: OutboundInput }
   /** A round of SPF/DKIM/DMARC; null: only load mailauth (MessageWork.warmAuth). */
-  | { kind: 'auth'; input: AuthRoundInput | null };
+  | { kind: 'auth'; input: AuthRoundInput | null }
+  /** A received HTML body made safe to display (GET /v1/messages/received/{id}/html); `inline` as [Content-ID, data: URI] pairs. */
+  | { kind: 'sanitize'; html: string; remoteImages: boolean; inline: [string, string][] };
 
 /**
  * Jobs, run one after another, each answered on its own as it finishes (several in one message:

@@ -1,4 +1,4 @@
-// A pipeline worker thread: parse, classify, screen, authenticate (SPF/DKIM/DMARC rounds). Imports mail and classifier only (checked by
+// A pipeline worker thread: parse, classify, screen, authenticate (SPF/DKIM/DMARC rounds), sanitise HTML for display. Imports mail and classifier only (checked by
 // test/architecture.test.ts): no database, no events, nothing with side effects, so the pool can
 // terminate it at any instant without losing or half-writing anything.
 import { parentPort } from 'node:worker_threads';
@@ -25,6 +25,9 @@ async function run(job: Job): Promise<unknown> {
       // mailauth (~8 MB of heap in each thread that loads it) loads on a worker's first check: a
       // daemon whose mail all comes from trusted networks (local development) never loads it.
       return job.input ? (await import('../../mail/auth-check.js')).authRound(job.input) : (await import('../../mail/auth-check.js'), null);
+    case 'sanitize':
+      // sanitize-html loads on a worker's first view (most daemons never render one).
+      return (await import('../../mail/html-sanitize.js')).sanitizeMailHtml(job.html, { remoteImages: job.remoteImages, inline: new Map(job.inline) });
   }
 }
 

@@ -250,6 +250,32 @@ describe.skipIf(!haveChromium)(`web inbox in Chromium (${CHROMIUM})`, () => {
     expect(auth).not.toContain('pass');
   });
 
+  it('wraps a subject, an address and an attachment name of one long word: the message page never scrolls sideways', async () => {
+    // An outside tester's finding: "Long " + 3,000 letters + " end" made the page 40,803 px wide at 1,280.
+    const long = `Long ${'A'.repeat(3000)} end`;
+    const from = `${'b'.repeat(60)}@${'c'.repeat(60)}.sender.test`;
+    await smtpSend({ from, cc: `${'d'.repeat(60)}@${'e'.repeat(60)}.sender.test`, subject: long, text: `${'W'.repeat(2000)} body`,
+      attachments: [{ filename: `${'f'.repeat(240)}.txt`, content: 'x', contentType: 'text/plain' }] });
+    await page.goto(`${d.url}/#/inbox`);
+    const row = page.locator('a.row', { hasText: 'Long AAAA' });
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
+    await page.locator('h2.subject', { hasText: 'Long AAAA' }).waitFor();
+    await page.locator('section.attachments a').waitFor();
+    const sideways = () => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    const wide = await sideways();
+    expect(wide.scroll, `page ${wide.scroll} px wide in a ${wide.client} px window`).toBeLessThanOrEqual(wide.client);
+    // The subject wraps over lines rather than being cut: all of it is on the page.
+    expect(await page.locator('h2.subject').innerText()).toContain(long);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const phone = await sideways();
+      expect(phone.scroll, `page ${phone.scroll} px wide in a ${phone.client} px window`).toBeLessThanOrEqual(phone.client);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('an agent-bound key signed in by the form cannot open another agent\'s message by URL (BOLA)', async () => {
     const other = await d.api('POST', '/v1/agents', { name: 'other' }, d.liveKey);
     const foreign = await d.api('POST', '/v1/test/inbound', { agent: 'other', from: 'x@sender.test', subject: 'Private to other', body_text: 'secret' });

@@ -15,6 +15,8 @@ export const receivedHandlers = defineHandlers({
       .header('referrer-policy', 'no-referrer')
       .header('cache-control', 'private, no-store')
       .header('x-mailagent-blocked-images', String(page.blockedImages))
+      // false: the HTML was too complex to sanitise within the budget; the page says so instead.
+      .header('x-mailagent-html-rendered', String(page.rendered))
       .send(page.html);
   },
   'received.simulate': async ({ ctx, auth, body }) => simulateInbound(ctx, auth, body),
