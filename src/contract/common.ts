@@ -127,13 +127,22 @@ function buildWalker(o: Record<string, unknown>): Walker {
   }
   const items = o.items ? walkerOf(o.items) : NOOP;
   const props = o.properties as Record<string, unknown> | undefined;
-  const keys = props ? Object.keys(props) : [];
-  const keepNull = keys.map((k) => acceptsNull(props![k]));
-  const inner = keys.map((k) => walkerOf(props![k]));
+  // A property whose schema accepts null and has nothing inside to walk is never changed: skipped.
+  const keys: string[] = [];
+  const keepNull: boolean[] = [];
+  const inner: Walker[] = [];
+  for (const k of props ? Object.keys(props) : []) {
+    const nullOk = acceptsNull(props![k]);
+    const w = walkerOf(props![k]);
+    if (nullOk && w === NOOP) continue;
+    keys.push(k);
+    keepNull.push(nullOk);
+    inner.push(w);
+  }
   const pattern = o.patternProperties as Record<string, unknown> | undefined;
   const extraSchema = pattern ? Object.values(pattern)[0] : (typeof o.additionalProperties === 'object' ? o.additionalProperties : undefined);
   const extra = extraSchema ? walkerOf(extraSchema) : NOOP;
-  if (!props && items === NOOP && extra === NOOP) return NOOP;
+  if (!keys.length && items === NOOP && extra === NOOP) return NOOP;
   return (v) => {
     if (v === null || typeof v !== 'object') return;
     if (Array.isArray(v)) {
