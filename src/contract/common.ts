@@ -87,36 +87,77 @@ function acceptsNull(s: unknown): boolean {
 /**
  * Drop `null` from every object property whose schema does not accept null (recursively through
  * objects, arrays, records and unions). Returns the same value, changed in place.
+ *
+ * Every response and every event passes here, so each schema is turned once into a walker (kept
+ * per schema object): its properties, which of them accept null, and the walkers of its parts are
+ * worked out at the first call instead of on every value (issue #13, the API hot path).
  */
 export function omitAbsent<V>(schema: TSchema | null | undefined, value: V): V {
-  walk(schema as unknown, value);
+  if (value !== null && typeof value === 'object') walkerOf(schema)(value);
   return value;
 }
 
-function walk(s: unknown, v: unknown): void {
-  if (!s || typeof s !== 'object' || v === null || typeof v !== 'object') return;
-  const o = s as Record<string, unknown>;
+type Walker = (v: unknown) => void;
+const NOOP: Walker = () => {};
+const walkers = new WeakMap<object, Walker>();
+
+function walkerOf(s: unknown): Walker {
+  if (!s || typeof s !== 'object') return NOOP;
+  const known = walkers.get(s);
+  if (known) return known;
+  // A schema that contains itself meets this stand-in while its walker is being built.
+  let built: Walker = NOOP;
+  walkers.set(s, (v) => built(v));
+  built = buildWalker(s as Record<string, unknown>);
+  walkers.set(s, built);
+  return built;
+}
+
+/** What the walk of one schema does to a value (the rule above); values that are not objects are left alone. */
+function buildWalker(o: Record<string, unknown>): Walker {
   const alts = (o.anyOf ?? o.oneOf ?? o.allOf) as unknown[] | undefined;
   if (alts) {
     // A union of object shapes (batch items, the 200-or-error items): apply the variants this value matches by their keys.
-    for (const a of alts) walk(a, v);
-    return;
+    const each = alts.map(walkerOf).filter((w) => w !== NOOP);
+    if (!each.length) return NOOP;
+    return (v) => {
+      if (v === null || typeof v !== 'object') return;
+      for (const w of each) w(v);
+    };
   }
-  if (Array.isArray(v)) {
-    if (o.items) for (const item of v) walk(o.items, item);
-    return;
-  }
-  const rec = v as Record<string, unknown>;
+  const items = o.items ? walkerOf(o.items) : NOOP;
   const props = o.properties as Record<string, unknown> | undefined;
-  if (props) {
-    for (const [k, ps] of Object.entries(props)) {
-      if (!(k in rec)) continue;
-      if (rec[k] === null) {
-        if (!acceptsNull(ps)) delete rec[k];
-      } else walk(ps, rec[k]);
-    }
+  // A property whose schema accepts null and has nothing inside to walk is never changed: skipped.
+  const keys: string[] = [];
+  const keepNull: boolean[] = [];
+  const inner: Walker[] = [];
+  for (const k of props ? Object.keys(props) : []) {
+    const nullOk = acceptsNull(props![k]);
+    const w = walkerOf(props![k]);
+    if (nullOk && w === NOOP) continue;
+    keys.push(k);
+    keepNull.push(nullOk);
+    inner.push(w);
   }
   const pattern = o.patternProperties as Record<string, unknown> | undefined;
-  const extra = pattern ? Object.values(pattern)[0] : (typeof o.additionalProperties === 'object' ? o.additionalProperties : undefined);
-  if (extra) for (const [k, x] of Object.entries(rec)) if (!props || !(k in props)) walk(extra, x);
+  const extraSchema = pattern ? Object.values(pattern)[0] : (typeof o.additionalProperties === 'object' ? o.additionalProperties : undefined);
+  const extra = extraSchema ? walkerOf(extraSchema) : NOOP;
+  if (!keys.length && items === NOOP && extra === NOOP) return NOOP;
+  return (v) => {
+    if (v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      if (items !== NOOP) for (const item of v) items(item);
+      return;
+    }
+    const rec = v as Record<string, unknown>;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (!(k in rec)) continue;
+      const x = rec[k];
+      if (x === null) {
+        if (!keepNull[i]) delete rec[k];
+      } else if (typeof x === 'object') inner[i](x);
+    }
+    if (extra !== NOOP) for (const k of Object.keys(rec)) if (!props || !(k in props)) extra(rec[k]);
+  };
 }

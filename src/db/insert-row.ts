@@ -19,9 +19,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 const compiled = new Map<string, string>();
 const COMPILED_MAX = 200;
 
-export async function insertRow<T extends keyof Database & string>(
-  db: Db, table: T, row: Insertable<Database[T]>, onConflictDoNothing?: readonly string[] | 'any',
-): Promise<void> {
+function planOf(db: Db, table: string, row: object, onConflictDoNothing?: readonly string[] | 'any'): { cols: string[]; params: unknown[]; key: string } {
   const cols: string[] = [];
   const params: unknown[] = [];
   for (const [k, v] of Object.entries(row as Record<string, unknown>)) {
@@ -30,6 +28,31 @@ export async function insertRow<T extends keyof Database & string>(
     params.push(v);
   }
   const key = `${dialectOf(db)}|${table}|${cols.join(',')}|${onConflictDoNothing === undefined ? '' : onConflictDoNothing === 'any' ? '*' : onConflictDoNothing.join(',')}`;
+  return { cols, params, key };
+}
+
+/**
+ * insertRow() done at once, without a promise, when it can be: inside an open SQLite transaction
+ * (db/open.ts directStatements) with the statement already compiled. false: nothing was run, call
+ * insertRow(). The hot paths (a send's rows and events) use it to spare a promise per row — with
+ * AsyncLocalStorage in use, each costs its async hooks too.
+ */
+export function insertRowNow<T extends keyof Database & string>(
+  db: Db, table: T, row: Insertable<Database[T]>, onConflictDoNothing?: readonly string[] | 'any',
+): boolean {
+  const direct = directStatements(db as Kysely<Database>, true);
+  if (!direct) return false;
+  const { params, key } = planOf(db, table, row, onConflictDoNothing);
+  const sql = compiled.get(key);
+  if (sql === undefined) return false;
+  direct.run(sql, params);
+  return true;
+}
+
+export async function insertRow<T extends keyof Database & string>(
+  db: Db, table: T, row: Insertable<Database[T]>, onConflictDoNothing?: readonly string[] | 'any',
+): Promise<void> {
+  const { params, key } = planOf(db, table, row, onConflictDoNothing);
   const sql = compiled.get(key);
   if (sql !== undefined) {
     // Inside a SQLite transaction: a synchronous prepared statement (db/open.ts directStatements).

@@ -14,6 +14,9 @@ const INBOUND = new Set(['message.received', 'reply.received', 'message.received
  */
 export function logMessages(ctx: AppContext): () => void {
   const onEvent = (ev: Event) => {
+    // Below info (--log-level warn/silent) the line would be dropped: do not build it (every send
+    // and every inbound message passes here).
+    if (ctx.log.isLevelEnabled && !ctx.log.isLevelEnabled('info')) return;
     const raw = ev.data as Record<string, unknown>;
     const d: Record<string, unknown> = { ...raw, from: shown(raw.from), to: shown(raw.to), subject: shown(raw.subject) };
     if (INBOUND.has(ev.type)) {

@@ -62,12 +62,14 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
   // Read before the event's turn is taken (orderEventWrite: on PostgreSQL every event writer of
   // the cluster waits for the one holding it until it commits), so the turn is held for fewer
   // statements.
-  const endpoints = await endpointCache.get(ctx, input.workspaceId, async () =>
+  const endpoints = endpointCache.peek(ctx, input.workspaceId) ?? await endpointCache.get(ctx, input.workspaceId, async () =>
     (await tx.db.selectFrom('webhook_endpoints').select(['id', 'event_types'])
       .where('workspace_id', '=', input.workspaceId).where('deleted_at', 'is', null).execute())
       .map((e) => ({ id: e.id, eventTypes: JSON.parse(e.event_types) as string[] })));
   const now = ctx.clock.now();
-  const orderedAt = await orderEventWrite(tx.db, now);
+  // Neither step makes a promise on SQLite (a send's two events pass here inside its transaction).
+  const turn = orderEventWrite(tx.db, now);
+  const orderedAt = turn === null ? null : await turn;
   const id = orderedAt === null ? newId('evt', ctx.clock) : idAt('evt', orderedAt);
   const event: Event = {
     id,
@@ -85,7 +87,8 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
   };
   // Stored, delivered and streamed without its absent fields (the optional-field rule, contract/common.ts).
   omitAbsent(EventSchema, event);
-  await insertEvent(tx.db, event);
+  const written = insertEvent(tx.db, event);
+  if (written) await written;
 
   const wanted = endpoints.filter((e) => endpointWants(e.eventTypes, event.type));
   if (wanted.length) {

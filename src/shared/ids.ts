@@ -42,6 +42,10 @@ function encode(value: number, length: number): string {
   return out;
 }
 
+// The time and the high random half change only when the millisecond does (or, rarely, on a
+// carry out of the low half): their 18 characters are encoded once and reused until then.
+let head = '';
+
 export function monotonicPart(ms: number): string {
   let time = Math.max(0, Math.floor(ms));
   if (time <= lastTime) {
@@ -50,13 +54,15 @@ export function monotonicPart(ms: number): string {
     if (randLo === HALF) {
       randLo = 0;
       randHi = (randHi + 1) % HALF;
+      head = encode(time, 10) + encode(randHi, 8);
     }
   } else {
     lastTime = time;
     randHi = Math.floor(random40() / 2); // 79 random bits: headroom for increments
     randLo = random40();
+    head = encode(time, 10) + encode(randHi, 8);
   }
-  return encode(time, 10) + encode(randHi, 8) + encode(randLo, 8);
+  return head + encode(randLo, 8);
 }
 
 export function newId(prefix: IdPrefix, clock: Clock): string {

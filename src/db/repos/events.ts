@@ -1,5 +1,5 @@
 import type { Db, EventsTable } from '../schema.js';
-import { insertRow } from '../insert-row.js';
+import { insertRow, insertRowNow } from '../insert-row.js';
 import { Event as EventSchema, type Event } from '../../contract/events.js';
 import { omitAbsent } from '../../contract/common.js';
 
@@ -23,8 +23,13 @@ export const EVENTS_CHANNEL = 'mailagent_events';
  * differ a little cannot reorder ids. Returns that time (ms). The NOTIFY sent here reaches every
  * daemon's listener at commit, in commit order; it is only a wake-up, the table is the truth.
  */
-export async function orderEventWrite(db: Db, nowMs: number): Promise<number | null> {
+export function orderEventWrite(db: Db, nowMs: number): Promise<number> | null {
+  // null at once (no promise) on SQLite: every event of a send or an inbound message asks.
   if (dialectOf(db) !== 'postgres') return null;
+  return takeEventTurn(db, nowMs);
+}
+
+async function takeEventTurn(db: Db, nowMs: number): Promise<number> {
   // One statement (one round trip while others may be waiting for the turn): the materialized CTE
   // takes the lock and queues the NOTIFY before its row exists, so the outer select reads the
   // sequence only once the turn is held.
@@ -45,7 +50,8 @@ export async function lastEventId(db: Db): Promise<string | null> {
   return r?.id ?? null;
 }
 
-export async function insertEvent(db: Db, event: Event): Promise<void> {
+/** Written at once where it can be (insertRowNow: no promise); otherwise the promise of the write. */
+export function insertEvent(db: Db, event: Event): Promise<void> | void {
   const row: EventsTable = {
     id: event.id,
     workspace_id: event.workspace_id,
@@ -56,7 +62,7 @@ export async function insertEvent(db: Db, event: Event): Promise<void> {
     payload: JSON.stringify(event),
     created_at: event.created_at,
   };
-  await insertRow(db, 'events', row);
+  if (!insertRowNow(db, 'events', row)) return insertRow(db, 'events', row);
 }
 
 export async function getEvent(db: Db, workspaceId: string, id: string): Promise<Event | undefined> {

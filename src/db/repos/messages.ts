@@ -1,7 +1,7 @@
 import { skipLocked } from '../dialect.js';
 import type { Db, Decoded } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
-import { insertRow } from '../insert-row.js';
+import { insertRow, insertRowNow } from '../insert-row.js';
 import { defineQuery } from '../prepared.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { sentConditions, type MessageSearch } from './search.js';
@@ -56,10 +56,14 @@ function encode(r: Partial<SentMessageRow>): Partial<SentMessagesTable> {
 }
 
 export async function insertSentMessage(db: Db, row: SentMessageRow, attachments: AttachmentRow[]): Promise<void> {
-  await insertRow(db, 'sent_messages', encode(row) as SentMessagesTable);
+  const r = encode(row) as SentMessagesTable;
+  if (!insertRowNow(db, 'sent_messages', r)) await insertRow(db, 'sent_messages', r);
   if (attachments.length) await db.insertInto('sent_attachments').values(attachments as SentAttachmentsTable[]).execute();
   const to = toAddressesOf(row.to);
-  for (const address of to) await insertRow(db, 'sent_recipients', { message_id: row.id, workspace_id: row.workspace_id, address }, 'any');
+  for (const address of to) {
+    const rec = { message_id: row.id, workspace_id: row.workspace_id, address };
+    if (!insertRowNow(db, 'sent_recipients', rec, 'any')) await insertRow(db, 'sent_recipients', rec, 'any');
+  }
 }
 
 /** The lower-cased addresses of stored `to` entries (`addr` or `Name <addr>`), without repeats. */

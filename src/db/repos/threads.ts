@@ -1,7 +1,7 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
 import type { Db, Decoded, ThreadsTable } from '../schema.js';
-import { insertRow } from '../insert-row.js';
+import { insertRow, insertRowNow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
 import { Errors } from '../../shared/errors.js';
@@ -32,7 +32,8 @@ function encode(r: Partial<ThreadRow>): Partial<ThreadsTable> {
 }
 
 export async function insertThread(db: Db, row: ThreadRow): Promise<void> {
-  await insertRow(db, 'threads', encode(row) as ThreadsTable);
+  const r = encode(row) as ThreadsTable;
+  if (!insertRowNow(db, 'threads', r)) await insertRow(db, 'threads', r);
 }
 
 export async function updateThread(db: Db, id: string, patch: Partial<ThreadRow>): Promise<void> {
@@ -71,8 +72,10 @@ export async function findRefThread(db: Db, agentId: string, rfcIds: string[]): 
   return undefined;
 }
 
+const REF_KEY = ['agent_id', 'rfc_message_id'];
+
 export async function insertRef(db: Db, ref: { agent_id: string; rfc_message_id: string; workspace_id: string; message_id: string; thread_id: string; direction: string; created_at: string }): Promise<void> {
-  await insertRow(db, 'message_refs', ref, ['agent_id', 'rfc_message_id']);
+  if (!insertRowNow(db, 'message_refs', ref, REF_KEY)) await insertRow(db, 'message_refs', ref, REF_KEY);
 }
 
 export async function agentHasLiveThreads(db: Db, agentId: string): Promise<boolean> {

@@ -20,7 +20,7 @@ import { runSendRoute } from './send-route.js';
 import { jsonBodyText, parseJsonBody } from './json-body.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpsRoutes } from './ops-routes.js';
-import { DiskGuard, type Ops } from '../ops/index.js';
+import { DiskGuard, type DiskState, type Ops } from '../ops/index.js';
 import { clientErrorHandler } from './client-error.js';
 import { forSerializer } from './serializer-schema.js';
 import { RouteSuggester } from './route-suggest.js';
@@ -44,6 +44,9 @@ export interface BuildAppOptions {
 }
 
 const V1 = '/v1';
+/** Where an authenticated API route's onRequest notes its path template for onResponse. */
+const ROUTE = Symbol('route');
+type RoutedRequest = FastifyRequest & { auth?: AuthContext; [ROUTE]?: string };
 const API_V1_ALIAS = /^\/api\/v1(\/|\?|$)/;
 
 /** fastify path (`/agents/:id`) → a matcher, for telling 405 from 404. */
@@ -125,10 +128,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // Metrics, and the request log (GET /v1/logs?category=request): every authenticated request,
   // once answered.
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url;
-    ops?.metrics.http(req.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    const auth = (req as FastifyRequest & { auth?: AuthContext }).auth;
-    if (auth) recordRequest(ctx, { auth, method: req.method, url: req.url, route: route ?? null, status: reply.statusCode, requestId: String(req.id), clientAddress: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, durationMs: reply.elapsedTime });
+    // An API route's own onRequest noted its path template (`routeOf`); fastify's routeOptions
+    // getter builds a dozen-field object per call.
+    const route = (req as RoutedRequest)[ROUTE] ?? req.routeOptions.url;
+    const ms = reply.elapsedTime;
+    const status = reply.statusCode;
+    ops?.metrics.http(req.method, route ?? 'unmatched', status, ms / 1000);
+    const auth = (req as RoutedRequest).auth;
+    if (auth) recordRequest(ctx, { auth, method: req.method, url: req.url, route: route ?? null, status, requestId: String(req.id), clientAddress: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, durationMs: ms });
     done();
   });
 
@@ -220,7 +227,9 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     throw err;
   };
   // What follows authentication; a promise only where a send checks the disk.
+  const url = prefix + def.path;
   const admit = (req: FastifyRequest, auth: AuthContext): Promise<void> | void => {
+    (req as RoutedRequest)[ROUTE] = url;
     authorize(auth, def.scope, action);
     if (def.unboundOnly) requireUnbound(auth, def.unboundOnly);
     (req as FastifyRequest & { auth?: unknown }).auth = auth;
@@ -235,17 +244,21 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
     if (def.send && ro.ops) {
       const ops = ro.ops;
-      return ops.disk.check().then((disk) => {
+      const refuseLowDisk = (disk: DiskState): void => {
         if (!disk.ok) {
           ops.metrics.refused('api', 'low_disk');
           throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was sent. Retry later.`, 300);
         }
-      });
+      };
+      // Read at most every couple of seconds: between two reads the answer is at hand (no promise).
+      const known = ops.disk.current();
+      if (known) return refuseLowDisk(known);
+      return ops.disk.check().then(refuseLowDisk);
     }
   };
   app.route({
     method: def.method,
-    url: prefix + def.path,
+    url,
     schema,
     bodyLimit: def.bodyLimit ?? DEFAULT_BODY_LIMIT,
     config: { routeId: id },

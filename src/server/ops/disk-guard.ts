@@ -35,10 +35,20 @@ export class DiskGuard {
     this.state = { ok: true, freeBytes: Number.POSITIVE_INFINITY, minFreeBytes };
   }
 
+  /**
+   * The state check() would answer without reading the disk (the guard is off, or the last read
+   * is younger than refreshMs), at once; null when check() must read. The API's send routes ask
+   * this first, so a send waits for no promise here between two reads.
+   */
+  current(): DiskState | null {
+    if (this.minFreeBytes <= 0) return { ok: true, freeBytes: this.state.freeBytes, minFreeBytes: 0 };
+    return performance.now() - this.readAt < this.refreshMs && this.readAt > 0 ? this.state : null;
+  }
+
   /** The current state, re-read when older than refreshMs. A failing statfs counts as "ok" (logged by the caller's readiness check). */
   async check(): Promise<DiskState> {
-    if (this.minFreeBytes <= 0) return { ok: true, freeBytes: this.state.freeBytes, minFreeBytes: 0 };
-    if (performance.now() - this.readAt < this.refreshMs && this.readAt > 0) return this.state;
+    const known = this.current();
+    if (known) return known;
     this.reading ??= this.freeSpace(this.dir).then((free) => {
       this.state = { ok: free >= this.minFreeBytes, freeBytes: free, minFreeBytes: this.minFreeBytes };
       this.readAt = performance.now();

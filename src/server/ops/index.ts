@@ -63,7 +63,7 @@ export function metricsAuthorized(ops: Ops, authorization: string | undefined): 
   return diff === 0;
 }
 
-export { DiskGuard, type FreeSpaceFn } from './disk-guard.js';
+export { DiskGuard, type DiskState, type FreeSpaceFn } from './disk-guard.js';
 export { Readiness } from './readiness.js';
 export { Metrics } from './metrics.js';
 

@@ -6,6 +6,7 @@ import { transactionCounts } from '../../db/open.js';
 import { queueDepths } from '../../db/repos/stats.js';
 import type { DiskGuard } from './disk-guard.js';
 import { threadHeap, type ThreadHeap } from '../../shared/thread-heap.js';
+import { HttpMetrics } from './http-metrics.js';
 
 /** Heaps of the daemon's other threads (each its own V8 isolate), by thread name; null: no answer. */
 export type ThreadHeapSource = () => Promise<{ thread: string; heap: ThreadHeap | null }[]>;
@@ -25,6 +26,9 @@ export interface SmtpObserver {
   threads?(source: ThreadHeapSource): void;
 }
 
+export const HTTP_REQUESTS = { name: 'mailagent_http_requests_total', help: 'HTTP requests, by method, route template and status' };
+export const HTTP_LATENCY = { name: 'mailagent_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10] };
+
 /**
  * Prometheus metrics (prom-client), one registry per daemon. Counters fed by the event bus
  * (received, sent, verdicts, quarantine), the webhook worker, the SMTP listener and the HTTP app;
@@ -43,8 +47,7 @@ export class Metrics {
   private readonly webhookLatency: Histogram;
   private readonly smtpSessions: Counter;
   private readonly smtpOpen: Gauge;
-  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  private readonly httpLatency: Histogram<'method' | 'route' | 'status'>;
+  private readonly httpMetrics: HttpMetrics;
   private readonly onEvent = (e: Event) => this.observeEvent(e);
   private readonly threadSources: ThreadHeapSource[] = [];
   private readonly onAttempt = (a: WebhookAttemptReport) => {
@@ -64,8 +67,8 @@ export class Metrics {
     this.webhookLatency = new Histogram({ name: 'mailagent_webhook_delivery_duration_seconds', help: 'Webhook POST duration', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [r] });
     this.smtpSessions = new Counter({ name: 'mailagent_smtp_sessions_total', help: 'SMTP connections accepted', registers: [r] });
     this.smtpOpen = new Gauge({ name: 'mailagent_smtp_sessions_open', help: 'SMTP connections open now', registers: [r] });
-    this.httpRequests = new Counter({ name: 'mailagent_http_requests_total', help: 'HTTP requests, by method, route template and status', labelNames: ['method', 'route', 'status'], registers: [r] });
-    this.httpLatency = new Histogram({ name: 'mailagent_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [r] });
+    // The two metrics every API request feeds: plain counts, exposed like prom-client's (http-metrics.ts).
+    this.httpMetrics = new HttpMetrics(r, HTTP_REQUESTS, HTTP_LATENCY);
 
     const db = ctx.db;
     new Gauge({
@@ -155,20 +158,8 @@ export class Metrics {
   }
 
   http(method: string, route: string, status: number, seconds: number): void {
-    // Every API request lands here: the labelled children are looked up once per label set
-    // (prom-client hashes the label object on every inc/observe otherwise). The set is bounded
-    // by route templates × methods × statuses.
-    const key = `${method} ${status} ${route}`;
-    let c = this.httpChildren.get(key);
-    if (!c) {
-      const labels = { method, route, status: String(status) };
-      c = { count: this.httpRequests.labels(labels), latency: this.httpLatency.labels(labels) };
-      this.httpChildren.set(key, c);
-    }
-    c.count.inc();
-    c.latency.observe(seconds);
+    this.httpMetrics.observe(method, route, status, seconds);
   }
-  private readonly httpChildren = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
 
   smtpObserver(): SmtpObserver {
     return {

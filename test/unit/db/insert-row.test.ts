@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, migrate, type OpenedDb } from '../../../src/db/open.js';
-import { insertRow } from '../../../src/db/insert-row.js';
+import { insertRow, insertRowNow } from '../../../src/db/insert-row.js';
+import { runTransaction } from '../../../src/db/open.js';
 import { testDatabase, type TestDatabase } from '../../helpers/db.js';
 
 // db/insert-row.ts: one-row INSERTs compiled by kysely once, then run with each row's values.
@@ -60,5 +61,25 @@ describe('insertRow', () => {
     const refs = await opened.db.selectFrom('message_refs').select('message_id').execute();
     expect(refs.map((r) => r.message_id)).toEqual(['msg_1']);
     await expect(insertRow(opened.db, 'message_refs', { ...ref, message_id: 'msg_3' })).rejects.toThrow();
+  });
+
+  it('insertRowNow: at once inside a SQLite transaction once the statement is compiled; otherwise false and nothing written', async () => {
+    const db = opened.db;
+    const sqlite = store.spec.kind === 'sqlite';
+    // A column list no other test compiles (the cache is per process).
+    const evx = (id: string) => ({ ...ev(id), thread_id: undefined }) as never;
+    // Outside a transaction: never at once (root writes go through kysely and the write gate).
+    expect(insertRowNow(db, 'events', evx('evt_1'))).toBe(false);
+    const before = await runTransaction(db, async (trx) => insertRowNow(trx, 'events', evx('evt_2')));
+    expect(before).toBe(false); // not compiled yet
+    await insertRow(db, 'events', evx('evt_3'));
+    const inside = await runTransaction(db, async (trx) => {
+      const done = insertRowNow(trx, 'events', evx('evt_4'));
+      const seen = await trx.selectFrom('events').select('id').where('id', '=', 'evt_4').execute();
+      return { done, seen: seen.length };
+    });
+    expect(inside).toEqual(sqlite ? { done: true, seen: 1 } : { done: false, seen: 0 });
+    const ids = (await db.selectFrom('events').select('id').orderBy('id').execute()).map((r) => r.id);
+    expect(ids).toEqual(sqlite ? ['evt_3', 'evt_4'] : ['evt_3']);
   });
 });

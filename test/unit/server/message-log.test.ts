@@ -22,4 +22,19 @@ describe('server/message-log: one line per message, mail-derived text neutralise
       subject: 'Invoice <U+202E>gpj.exe ^[[31mred Bcc: x', verdict: 'received, request',
     });
   });
+
+  it('builds no line when info is not logged', () => {
+    const lines: unknown[] = [];
+    const bus = new EventEmitter();
+    let level = 'warn';
+    const log = { info: (obj: unknown) => lines.push(obj), isLevelEnabled: (l: string) => l === 'info' ? level === 'info' : true };
+    const stop = logMessages({ bus, log } as unknown as AppContext);
+    const ev = { type: 'message.sent', source_message_id: 'msg_1', test_mode: true, data: { from: 'a@x.test', to: ['b@y.test'], subject: 's', status: 'sent' } };
+    bus.emit('event', ev);
+    expect(lines).toHaveLength(0);
+    level = 'info';
+    bus.emit('event', ev);
+    expect(lines).toHaveLength(1);
+    stop();
+  });
 });

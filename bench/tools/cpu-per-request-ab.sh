@@ -1,0 +1,51 @@
+#!/bin/bash
+# Main-thread CPU per request of two or more builds, measured side by side on a shared machine:
+# every build's `mailagent serve` is up at once, and short wrk bursts (-t2 -c16, GET /v1/me or a
+# test-mode send) go to each in turn, round after round, so a neighbour's load spike falls on all
+# builds alike (cpu-per-request.sh runs one build per minute-long window, which the load swings
+# between). CPU time is the main thread's, in ns, from /proc/PID/task/PID/schedstat (worker threads
+# excluded: work moved to a thread shows as a saving); summed per build over the rounds.
+#   bench/tools/cpu-per-request-ab.sh <me|send> <seconds per burst> <rounds> <build root> <build root> [...]
+# e.g. bench/tools/cpu-per-request-ab.sh me 2 10 ../base .
+set -e
+MODE=$1; SECS=$2; ROUNDS=$3; shift 3
+[ "$MODE" = me ] || [ "$MODE" = send ] || { echo "usage: $0 <me|send> <seconds per burst> <rounds> <build root>..." >&2; exit 2; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/mailagent-cprab-XXXX")
+PIDS=(); URLS=(); KEYS=(); NAMES=()
+cleanup() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$T"; }
+trap cleanup EXIT
+for v in $(env | grep ^MAILAGENT_ | cut -d= -f1); do unset "$v"; done
+printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' "'{\"to\":\"bob@example.com\",\"subject\":\"Your receipt\",\"body_text\":\"Thanks for your order #1234.\"}'" > "$T/send.lua"
+i=0
+for root in "$@"; do
+  R=$(cd "$root" && pwd); H="$T/h$i"; mkdir -p "$H"
+  HOME=$H XDG_CONFIG_HOME=$H/config XDG_DATA_HOME=$H/xdg node "$R/bin/mailagent" serve --port 0 --smtp-port 0 --data-dir "$H/data" --log-level silent 2>"$H/err" >/dev/null &
+  PIDS+=($!); NAMES+=("$(basename "$R")")
+  for _ in $(seq 150); do grep -q "ready: API" "$H/err" 2>/dev/null && break; sleep 0.2; done
+  URLS+=("$(grep -o "ready: API [^ ]*" "$H/err" | awk '{print $3}')")
+  KEYS+=("$(node -e "console.log(JSON.parse(require('fs').readFileSync('$H/config/mailagent/config.json','utf8')).profiles.default.test_key)")")
+  i=$((i + 1))
+done
+cpu() { awk '{print $1}' "/proc/$1/task/$1/schedstat"; }
+burst() { # index seconds → "requests cpu_ns"
+  local p=${PIDS[$1]} c0 c1 out
+  c0=$(cpu "$p")
+  if [ "$MODE" = me ]; then out=$(wrk -t2 -c16 -d"$2s" -H "Authorization: Bearer ${KEYS[$1]}" "${URLS[$1]}/v1/me")
+  else out=$(wrk -t2 -c16 -d"$2s" -s "$T/send.lua" -H "Authorization: Bearer ${KEYS[$1]}" "${URLS[$1]}/v1/messages"); fi
+  c1=$(cpu "$p")
+  echo "$(echo "$out" | grep -o '[0-9]* requests in' | awk '{print $1}') $((c1 - c0))"
+}
+for j in "${!PIDS[@]}"; do burst "$j" 3 > /dev/null; done # warm-up, not counted
+declare -a REQ CPU
+for r in $(seq "$ROUNDS"); do
+  line="round $r:"
+  for j in "${!PIDS[@]}"; do
+    read -r q c < <(burst "$j" "$SECS")
+    REQ[$j]=$(( ${REQ[$j]:-0} + q )); CPU[$j]=$(( ${CPU[$j]:-0} + c ))
+    line="$line ${NAMES[$j]} $((c / q / 1000)) µs"
+  done
+  echo "$line (load $(cut -d' ' -f1 /proc/loadavg))"
+done
+for j in "${!PIDS[@]}"; do
+  echo "${NAMES[$j]} $MODE: ${REQ[$j]} requests, main thread $(( CPU[$j] / REQ[$j] / 1000 )).$(( (CPU[$j] / REQ[$j] % 1000) / 100 )) µs/request"
+done
