@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { inlineWork } from '../../../src/services/message-work.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
@@ -10,6 +10,12 @@ import { eml, RawSmtp, startSmtp, transport, untilProcessed } from './helpers.js
 let t: TestApp;
 let smtp: SmtpListener;
 let release: () => void;
+
+beforeAll(async () => {
+  // Processing loads the parser and the classifier on first use (inline work): at load 20 that
+  // alone outlasted a read's bounded wait. Loaded here, the reads time processing, not loading.
+  await Promise.all([import('../../../src/mail/parse.js'), import('../../../src/classifier/index.js')]);
+}, 60_000);
 
 beforeEach(async () => {
   t = await createTestApp();
