@@ -35,7 +35,7 @@ const out = (s = '') => process.stdout.write(s + '\n');
 
 function foldModel(s: AttackSource): V2Model {
   // the key leaves out the name and the run-time options (they change no model)
-  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, ...trained } = recipe;
+  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, windowCountHidden: _wh, ...trained } = recipe;
   const key = createHash('sha256').update(JSON.stringify(trained)).digest('hex').slice(0, 10);
   const file = cacheDir ? path.join(cacheDir, `${s}-${key}.json`) : null;
   if (file && existsSync(file)) {

@@ -56,7 +56,7 @@ const RULES: readonly Rule[] = [
   // (2.7) "jailbreak" is strong evidence when it is aimed at a model ("jailbreak mode", "[JAILBREAK]", "you are
   // JailBreak", "act as …", "jailbreak prompt"); the word alone is weak: "Jailbreak is the name of the escape room we
   // booked" was 7 of the 3,832 leave-one-source-out negatives, 4 of them above the 1%-FPR point of every fold.
-  ['role_hijack', 0.85, /\[\W{0,3}jailbr|\bjailbr(?:eak|eaking|eaked)\b\W{0,3}(?:mode|prompts?|responses?|version|v\d|module|:|\]|\*)|\b(?:you|act|acting|answer|respond|reply|pretend|become|called|named|as|ai|chatgpt|gpt|model|assistant)\b[^.\n]{0,40}\bjailbr(?:eak|eaking|eaked)\b|\bjailbr(?:eak|eaking|eaked)\b[^.\n]{0,40}\b(?:you|your|ai|chatgpt|gpt|model|assistant|restrictions?|filters?|rules|guidelines|polic(?:y|ies)|free of)\b/, ['jailbr', '[']],
+  ['role_hijack', 0.85, /\[\W{0,3}jailbr|\bjailbr(?:eak|eaking|eaked)\b\W{0,3}(?:mode|prompts?|responses?|version|v\d|module|:|\]|\*)|\b(?:you|act|acting|answer|respond|reply|pretend|become|called|named|as|ai|chatgpt|gpt|model|assistant)\b[^.\n]{0,40}\bjailbr(?:eak|eaking|eaked)\b|\bjailbr(?:eak|eaking|eaked)\b[^.\n]{0,40}\b(?:you|your|ai|chatgpt|gpt|model|assistant|restrictions?|filters?|rules|guidelines|polic(?:y|ies)|free of)\b/, ['jailbr']],
   ['role_hijack', 0.45, /\bjailbr(?:eak|eaking|eaked)\b/, ['jailbr']],
   ['role_hijack', 0.45, /\bpretend (to be|you are|that you)\b/, ['pretend']],
   ['role_hijack', 0.6, /\byour (new )?(role|persona|identity|name) is (now )?\b/, ['your ']],
@@ -240,6 +240,7 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   let hidden = 0;
   let hiddenInstr = 0;
   let nVisible = 0;
+  let nHidden = 0;
   for (const w of wins) {
     const z = ngramMargin(bundle, w[0], w[1]);
     const dz = segs[w[0]].flags & F_HIDDEN ? doc1 : doc0;
@@ -255,6 +256,7 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
     if (!ruleCue && n < EVIDENCE_FEATURES) t = PRIOR_LOGIT + ((t - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES;
     const p = sigmoid(t);
     if (segs[w[0]].flags & F_HIDDEN) {
+      nHidden++;
       if (p > hidden) hidden = p;
       if (p > hiddenInstr && instructs(bundle.windowExtra && bundle.trees ? vecExtra : vec, segs, sf, w, wins.length, bundle.trees !== null)) hiddenInstr = p;
     } else {
@@ -268,9 +270,17 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   // leave-one-source-out negatives above the 1%-FPR point were mostly long
   // (40-79 windows: 4.5% of such negatives vs 0.2% of those under 8). The
   // logit of the maximum is lowered by c * ln(n / 4) beyond 4 windows (c = 1
-  // would be a Bonferroni correction for independent windows).
+  // would be a Bonferroni correction for independent windows). With
+  // `windowCountHidden` the hidden windows' maximum is lowered the same way,
+  // by their own number (a long prompt hidden in a newsletter vs a one-line
+  // hidden injection).
   const c = bundle.windowCountCorrection ?? 0;
   if (c > 0 && nVisible > WINDOWS_FREE && visible > 0) visible = sigmoid(logitOf(visible) - c * Math.log(nVisible / WINDOWS_FREE));
+  if (c > 0 && bundle.windowCountHidden && nHidden > WINDOWS_FREE) {
+    const d = c * Math.log(nHidden / WINDOWS_FREE);
+    if (hidden > 0) hidden = sigmoid(logitOf(hidden) - d);
+    if (hiddenInstr > 0) hiddenInstr = sigmoid(logitOf(hiddenInstr) - d);
+  }
   const actions = requestedActions(sf, segs.length);
   const actionText: string[] = [];
   if (actions.length) {
