@@ -1,5 +1,5 @@
 // Classifier throughput and memory. Prints figures; asserts nothing.
-//   npx tsx bench/classifier.bench.ts [count] [--previous path/to/old-weights.ts]
+//   npx tsx bench/classifier.bench.ts [count] [--previous path/to/old-weights.ts [--alternate]]
 // --previous: also time classifyInbound with the injection model of an
 // earlier weights file (e.g. `git show <rev>:src/classifier/weights.ts`), in
 // the same run, so a new model's cost is measured against the old one's.
@@ -122,6 +122,29 @@ if (previous) {
   } finally {
     setInjectionOverride(null);
   }
+}
+// --alternate: the current and the previous injection model timed in alternating
+// blocks of 100 messages over the same messages (2.7: the one-after-the-other
+// order above put a load change or JIT state into the comparison)
+if (previous && process.argv.includes('--alternate')) {
+  const prevBundle = injectionBundleOf(previous);
+  const n = Math.min(COUNT, 20_000);
+  const arms = [new Float64Array(n), new Float64Array(n)];
+  for (let i = 0; i < 500; i++) classifyInbound(messages[i % POOL], NOW);
+  for (let b = 0; b < n; b += 100) {
+    for (const k of [0, 1]) {
+      setInjectionOverride(k === 1 ? prevBundle : null);
+      for (let i = b; i < Math.min(n, b + 100); i++) {
+        const c0 = process.cpuUsage();
+        classifyInbound(messages[i % POOL], NOW);
+        const c = process.cpuUsage(c0);
+        arms[k][i] = (c.user + c.system) / 1000;
+      }
+    }
+  }
+  setInjectionOverride(null);
+  const pct = (t: Float64Array, q: number) => [...t].sort((x, y) => x - y)[Math.floor(t.length * q)];
+  console.log(`alternated (blocks of 100, intent+entities): current CPU p50 ${pct(arms[0], 0.5).toFixed(3)} ms  p99 ${pct(arms[0], 0.99).toFixed(3)} ms | ${previous.version} CPU p50 ${pct(arms[1], 0.5).toFixed(3)} ms  p99 ${pct(arms[1], 0.99).toFixed(3)} ms`);
 }
 const h2 = heap();
 console.log(`heap: before ${h0.toFixed(1)} MB, after ${COUNT} classifications ${h1.toFixed(1)} MB, after all ${h2.toFixed(1)} MB`);

@@ -14,7 +14,7 @@ import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
 import { SPAM_CHARS } from './lib-classifier/items.js';
 import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CLASSIFIER_MODEL, type SenderHistory, type Intent } from '../src/classifier/index.js';
 import { modelProb } from '../src/classifier/intent.js';
-import { injectionBundle, setModelOverride } from '../src/classifier/model.js';
+import { injectionBundle, setModelOverride, type InjectionBundle } from '../src/classifier/model.js';
 import { SCREEN_OPTIONS } from '../src/classifier/outbound.js';
 import { ATTACK_SOURCES, POSITIONS, type Msg } from './lib-classifier/loso.js';
 import { evalSets, RECIPES, SHIPPED_RECIPE, type Recipe } from './lib-classifier/recipe-v2.js';
@@ -75,8 +75,10 @@ if (only('injection') && !insourceOnly) {
   const sources = srcArg >= 0 ? (process.argv[srcArg + 1].split(',') as (typeof ATTACK_SOURCES)[number][]) : ATTACK_SOURCES;
   for (const x of sources) if (!ATTACK_SOURCES.includes(x)) throw new Error(`--sources: one or more of ${ATTACK_SOURCES.join(', ')}`);
   const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe, [], sources);
-  // ablation: the AFTER fold models scored with the run-time separator option flipped (no retraining)
-  const after = losoV2(log, sets, afterRecipe, [{ ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns }], sources);
+  // ablation: the AFTER fold models scored with a run-time option changed (no retraining): 2.7 without
+  // windowCountCorrection (= 2.6's scoring with the 2.7 rule), earlier recipes with the separator option flipped
+  const ablation: Partial<InjectionBundle> = afterRecipe.windowCountCorrection ? { windowCountCorrection: 0 } : { ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns };
+  const after = losoV2(log, sets, afterRecipe, [ablation], sources);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
   out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);
@@ -91,7 +93,7 @@ if (only('injection') && !insourceOnly) {
     out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(v1)}`);
   }
   if (after.variants) {
-    out(`  ablation: AFTER's fold models scored with ignoreSeparatorRuns: ${!afterRecipe.ignoreSeparatorRuns} (separator lines ${afterRecipe.ignoreSeparatorRuns ? 'count as' : 'are not'} token flooding):`);
+    out(`  ablation: AFTER's fold models scored with ${JSON.stringify(ablation)}:`);
     for (const x of after.variants[0].figures) out(`    ${x.source.padEnd(16)} ${row(x)}`);
     out(`    ${'WORST SOURCE'.padEnd(16)} ${worstRow(after.variants[0])}`);
   }

@@ -85,6 +85,13 @@ export interface Recipe {
   hiddenBenign?: boolean;
   /** (2.6) hidden text's model probability counts only for windows that instruct someone (a run-time option stored with the weights; model.ts) */
   hiddenNeedsInstruction?: boolean;
+  /**
+   * (2.7) a run-time option stored with the weights (model.ts): the logit of the
+   * visible window maximum is lowered by c * ln(n / 4) for n > 4 visible windows
+   */
+  windowCountCorrection?: number;
+  /** (2.7) the same correction for the hidden windows' maximum, by their own number (run-time, stored with the weights) */
+  windowCountHidden?: boolean;
   /** (2.5) the same benign texts also as written (a visible message of their own), as every attack and benign payload is: hidden or not is then not the signal */
   hiddenBenignWritten?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
@@ -118,8 +125,18 @@ export const RECIPE_25: Recipe = { ...RECIPE_24, name: '2.5', hiddenBenignWritte
 // hidden_content evidence only for windows that instruct someone (model.ts).
 // Only the scoring — and so the quarantine calibration — differs from 2.4.
 export const RECIPE_26: Recipe = { ...RECIPE_24, name: '2.6', hiddenNeedsInstruction: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26 };
-export const SHIPPED_RECIPE = RECIPE_26;
+// 2.7: 2.6's models and training unchanged + the run-time option
+// windowCountCorrection 0.35 (the visible window maximum of a long message is
+// discounted by 0.35 * ln(n / 4); windowCountHidden: the hidden windows' maximum
+// likewise, by their own number) and the narrower "jailbreak" rule
+// (injection.ts). Only the scoring — and so the calibration — differs from 2.6.
+// docs/classifier.md "Classifier 2.7": 0.5 was chosen first on the tensor-trust
+// and own folds, before the worst sources were scored; it cost 0.001 of the
+// worst embedded AUC, and 0.35 was then chosen among 0.25 / 0.35 / 0.5 on all
+// five folds (a selection on the held-out sources: the figures are optimistic).
+export const RECIPE_27: Recipe = { ...RECIPE_26, name: '2.7', windowCountCorrection: 0.35, windowCountHidden: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27 };
+export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -398,5 +415,5 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
   const probe = m.probe;
   return {
-    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true };
+    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true };
 }

@@ -52,7 +52,12 @@ const RULES: readonly Rule[] = [
   // (not the account notices: "you are now subscribed / signed in / a member", "you are no longer subscribed")
   ['role_hijack', 0.6, /\byou are (now|no longer|hereby)\b(?! (subscribed|unsubscribed|registered|signed|logged|enrolled|connected|verified|booked|checked in|confirmed|on (the|our) (list|waitlist|waiting list)|part of|a (member|subscriber|customer)|following|receiving|eligible))/, ['you are']],
   ['role_hijack', 0.85, /\b(act|behave|respond|roleplay|role-play|pretend)\b[^.\n]{0,20}\b(unrestricted|unfiltered|jailbroken|uncensored|without (any )?(restrictions|filters|limits|rules))/, ['act', 'behave', 'respond', 'roleplay', 'role-play', 'pretend']],
-  ['role_hijack', 0.85, /\b(do anything now|developer mode|dev mode|god mode|jailbr(eak|oken)|dan mode|anti-?gpt|evil (ai|bot|confidant))\b/, ['do anything now', 'mode', 'jailbr', 'dan mode', 'gpt', 'evil']],
+  ['role_hijack', 0.85, /\b(do anything now|developer mode|dev mode|god mode|jailbroken|dan mode|anti-?gpt|evil (ai|bot|confidant))\b/, ['do anything now', 'mode', 'jailbr', 'dan mode', 'gpt', 'evil']],
+  // (2.7) "jailbreak" is strong evidence when it is aimed at a model ("jailbreak mode", "[JAILBREAK]", "you are
+  // JailBreak", "act as …", "jailbreak prompt"); the word alone is weak: "Jailbreak is the name of the escape room we
+  // booked" was 7 of the 3,832 leave-one-source-out negatives, 4 of them above the 1%-FPR point of every fold.
+  ['role_hijack', 0.85, /\[\W{0,3}jailbr|\bjailbr(?:eak|eaking|eaked)\b\W{0,3}(?:mode|prompts?|responses?|version|v\d|module|:|\]|\*)|\b(?:you|act|acting|answer|respond|reply|pretend|become|called|named|as|ai|chatgpt|gpt|model|assistant)\b[^.\n]{0,40}\bjailbr(?:eak|eaking|eaked)\b|\bjailbr(?:eak|eaking|eaked)\b[^.\n]{0,40}\b(?:you|your|ai|chatgpt|gpt|model|assistant|restrictions?|filters?|rules|guidelines|polic(?:y|ies)|free of)\b/, ['jailbr']],
+  ['role_hijack', 0.45, /\bjailbr(?:eak|eaking|eaked)\b/, ['jailbr']],
   ['role_hijack', 0.45, /\bpretend (to be|you are|that you)\b/, ['pretend']],
   ['role_hijack', 0.6, /\byour (new )?(role|persona|identity|name) is (now )?\b/, ['your ']],
   ['role_hijack', 0.7, /\bi am (your|the) (developer|creator|administrator|admin|owner|operator|system administrator)\b/, ['i am ']],
@@ -188,6 +193,14 @@ const PRIOR_LOGIT = -2.944;
 /** Features from which a window's own evidence counts fully. */
 const EVIDENCE_FEATURES = 60;
 
+/** Windows a message may have before `windowCountCorrection` lowers its maximum (2.7). */
+export const WINDOWS_FREE = 4;
+
+function logitOf(p: number): number {
+  const q = Math.min(1 - 1e-9, Math.max(1e-9, p));
+  return Math.log(q / (1 - q));
+}
+
 export function windowScores(subjectLower: string, visibleLower: string, hiddenLower: string, bundle: InjectionBundle = injectionBundle(), ruleCue = false): WindowScores {
   const { doc, segs } = buildScanDoc(subjectLower, visibleLower, hiddenLower, MODEL_SCAN_CHARS, MODEL_HIDDEN_CHARS);
   const sf = (segFeatBuf = segmentFeatures(doc, segs, segFeatBuf));
@@ -226,6 +239,8 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   let visible = 0;
   let hidden = 0;
   let hiddenInstr = 0;
+  let nVisible = 0;
+  let nHidden = 0;
   for (const w of wins) {
     const z = ngramMargin(bundle, w[0], w[1]);
     const dz = segs[w[0]].flags & F_HIDDEN ? doc1 : doc0;
@@ -241,9 +256,30 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
     if (!ruleCue && n < EVIDENCE_FEATURES) t = PRIOR_LOGIT + ((t - PRIOR_LOGIT) * n) / EVIDENCE_FEATURES;
     const p = sigmoid(t);
     if (segs[w[0]].flags & F_HIDDEN) {
+      nHidden++;
       if (p > hidden) hidden = p;
       if (p > hiddenInstr && instructs(bundle.windowExtra && bundle.trees ? vecExtra : vec, segs, sf, w, wins.length, bundle.trees !== null)) hiddenInstr = p;
-    } else if (p > visible) visible = p;
+    } else {
+      nVisible++;
+      if (p > visible) visible = p;
+    }
+  }
+  // 2.7 (`windowCountCorrection`): the visible maximum is a maximum over
+  // nVisible windows, and the chance that one benign window of a long
+  // message looks like an instruction grows with their number; the
+  // leave-one-source-out negatives above the 1%-FPR point were mostly long
+  // (40-79 windows: 4.5% of such negatives vs 0.2% of those under 8). The
+  // logit of the maximum is lowered by c * ln(n / 4) beyond 4 windows (c = 1
+  // would be a Bonferroni correction for independent windows). With
+  // `windowCountHidden` the hidden windows' maximum is lowered the same way,
+  // by their own number (a long prompt hidden in a newsletter vs a one-line
+  // hidden injection).
+  const c = bundle.windowCountCorrection ?? 0;
+  if (c > 0 && nVisible > WINDOWS_FREE && visible > 0) visible = sigmoid(logitOf(visible) - c * Math.log(nVisible / WINDOWS_FREE));
+  if (c > 0 && bundle.windowCountHidden && nHidden > WINDOWS_FREE) {
+    const d = c * Math.log(nHidden / WINDOWS_FREE);
+    if (hidden > 0) hidden = sigmoid(logitOf(hidden) - d);
+    if (hiddenInstr > 0) hiddenInstr = sigmoid(logitOf(hiddenInstr) - d);
   }
   const actions = requestedActions(sf, segs.length);
   const actionText: string[] = [];

@@ -101,6 +101,15 @@ export interface InjectionBundle {
    * something. Other hidden text keeps the weak pre-header floor.
    */
   hiddenNeedsInstruction?: boolean;
+  /**
+   * Classifier 2.7: the logit of the visible window maximum is lowered by
+   * c * ln(n / 4) when the message has n > 4 visible windows (c = this
+   * value; 0 or absent = off): a maximum over many windows of a long benign
+   * message reaches the top of the scale more often than one over a few.
+   */
+  windowCountCorrection?: number;
+  /** Classifier 2.7: the same correction for the hidden windows' maximum, by their own number */
+  windowCountHidden?: boolean;
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
@@ -130,13 +139,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false };
 }
 
 export function injectionBundle(): InjectionBundle {
