@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { MAX_BODY_CHARS } from '../../../src/mail/parse.js';
+import { healthProbe } from '../../helpers/health-probe.js';
 
 /**
  * The worker pool (src/server/pipeline) against a real daemon over real SMTP and HTTP: one message
@@ -26,28 +27,6 @@ function craftedEml(subject: string): string {
     `Message-ID: <${subject.replace(/\W/g, '')}@crafted.test>`, 'MIME-Version: 1.0', 'Content-Type: text/html; charset=utf-8',
     '', craftedHtml(), '',
   ].join('\r\n');
-}
-
-/** Polls GET /v1/health back to back and keeps the slowest answer (a request that never answers counts as its timeout). */
-function healthProbe(url: string) {
-  let stop = false;
-  let worst = 0;
-  let answers = 0;
-  const loop = (async () => {
-    while (!stop) {
-      const t = performance.now();
-      try {
-        const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(10_000) });
-        await res.arrayBuffer();
-        if (res.ok) answers++;
-      } catch {
-        /* counted by its time */
-      }
-      worst = Math.max(worst, performance.now() - t);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  return { async end() { stop = true; await loop; return { worst, answers }; } };
 }
 
 let d: TestDaemon;

@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { mailHtmlPage, sanitizeMailHtml } from '../../../src/mail/html-sanitize.js';
+import { healthProbe } from '../../helpers/health-probe.js';
 
 /**
  * GET /v1/messages/received/{id}/html sanitises off the main thread (the pipeline pool), under the
@@ -20,28 +21,6 @@ function craftedEml(subject: string): string {
     `Message-ID: <${subject.replace(/\W/g, '')}@crafted.test>`, 'MIME-Version: 1.0', 'Content-Type: text/html; charset=utf-8',
     '', html, '',
   ].join('\r\n');
-}
-
-/** Polls GET /v1/health back to back and keeps the slowest answer (a request that never answers counts as its timeout). */
-function healthProbe(url: string) {
-  let stop = false;
-  let worst = 0;
-  let answers = 0;
-  const loop = (async () => {
-    while (!stop) {
-      const t = performance.now();
-      try {
-        const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(10_000) });
-        await res.arrayBuffer();
-        if (res.ok) answers++;
-      } catch {
-        /* counted by its time */
-      }
-      worst = Math.max(worst, performance.now() - t);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  return { async end() { stop = true; await loop; return { worst, answers }; } };
 }
 
 const idOf = (response: string) => /rcv_[0-9a-z]+/.exec(response)![0];
