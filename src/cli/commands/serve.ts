@@ -211,7 +211,7 @@ interface Announcer {
  * start-up and shutdown lines are written as records shaped like the log's (pino's `level`,
  * `time`, `pid`, `hostname`, `msg`), whatever the log level — the ready line must always appear.
  * Otherwise plain lines, as before (also when the format is JSON only because stderr is not a
- * terminal: docs/self-hosting.md).
+ * terminal: docs/cli.md → serve).
  */
 function announcer(ctx: CommandContext): Announcer {
   if (ctx.env.MAILAGENT_LOG_FORMAT !== 'json') {
