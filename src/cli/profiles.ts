@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isLoopbackUrl } from '../contract/loopback.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 
 /**
@@ -83,16 +84,6 @@ export function saveNewProfile(wanted: string, profile: Profile, env: NodeJS.Pro
   config.default_profile ??= name;
   writeConfigFile(file, config);
   return { name, file, renamed: name !== wanted, isDefault: config.default_profile === name };
-}
-
-/** Whether a base URL names this machine's loopback (what `serve` and `init` save for a local daemon). */
-function isLoopbackUrl(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  } catch {
-    return false;
-  }
 }
 
 /**

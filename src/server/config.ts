@@ -7,6 +7,7 @@ import type { RetentionPolicy } from '../services/retention.js';
 import type { DatabaseSpec } from '../db/open.js';
 import { STREAM_DEFAULTS } from '../services/event-stream.js';
 import { DEFAULT_TRUSTED_NETWORKS, invalidCidr } from '../mail/auth.js';
+import { isLoopbackHost, isLoopbackUrl } from '../contract/loopback.js';
 
 export interface Config extends ServiceConfig {
   host: string;
@@ -203,9 +204,7 @@ function bool(field: string, v: string | boolean | undefined): boolean | undefin
   throw new ConfigError(field, `"${v}" is not true or false.`);
 }
 
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
+export { isLoopbackHost };
 
 /**
  * Resolve the configuration once at boot: flags > MAILAGENT_* environment > config file
@@ -301,7 +300,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     // On by default only for a local development daemon: loopback, and no public URL elsewhere (a
     // daemon behind a reverse proxy listens on loopback too, but serves the internet).
     allowPrivateWebhooks: bool('allowPrivateWebhooks', c.allowPrivateWebhooks)
-      ?? (isLoopbackHost(host) && (c.publicUrl === undefined || isLoopbackHost(new URL(c.publicUrl).hostname.replace(/^\[|\]$/g, '')))),
+      ?? (isLoopbackHost(host) && (c.publicUrl === undefined || isLoopbackUrl(c.publicUrl))),
     customDomains: bool('customDomains', c.customDomains) ?? true,
     tlsCert: c.tlsCert ?? null,
     tlsKey: c.tlsKey ?? null,
