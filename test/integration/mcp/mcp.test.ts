@@ -351,7 +351,10 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     // (transports.test.ts compares it with X-Request-Id); over stdio a fresh one, logged on stderr.
     for (const local of [missing, unknown, range]) {
       expect(local.request_id).toMatch(/^req_/);
-      if (kind === 'stdio') expect(stderr()).toContain(`${local.request_id}: `);
+      if (kind !== 'stdio') continue;
+      // stderr is another pipe than the answer's stdout: its line may arrive a moment later.
+      for (const stop = Date.now() + 5_000; !stderr().includes(`${local.request_id}: `) && Date.now() < stop;) await new Promise((r) => setTimeout(r, 20));
+      expect(stderr()).toContain(`${local.request_id}: `);
     }
     expect(new Set([missing, unknown, range].map((e) => e.request_id)).size).toBe(3);
     // An unknown tool is a protocol error, not a tool result.
