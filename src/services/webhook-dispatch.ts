@@ -133,6 +133,13 @@ export async function postWebhook(
       lookup: guardedLookup(url.protocol, { allowPrivate, resolver: resolverFor(ctx) }),
       ...(isHttps ? { servername: isIP(host) ? undefined : host } : {}),
     });
+    // The error listener goes on first: every path below may destroy the request, and a destroyed
+    // request without one emits an unhandled 'error' (socket hang up) that ends the process — a
+    // shutdown's abort arriving while the headers were being signed did exactly that.
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const refused = err.code === 'EWEBHOOKBLOCKED';
+      finish(result({ error: refused ? `refused: ${err.message}` : `${err.code ? err.code + ': ' : ''}${err.message}` }));
+    });
     const timer = setTimeout(() => {
       req.destroy();
       finish(result({ error: `timed out after ${Math.round(timeoutMs / 1000)} s` }));
@@ -144,11 +151,6 @@ export async function postWebhook(
     };
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      const refused = err.code === 'EWEBHOOKBLOCKED';
-      finish(result({ error: refused ? `refused: ${err.message}` : `${err.code ? err.code + ': ' : ''}${err.message}` }));
-    });
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];

@@ -17,6 +17,7 @@ import { bootstrapWorkspace } from '../../../src/services/bootstrap.js';
 import { ManualClock, HOUR, DAY } from '../../../src/shared/clock.js';
 import { claimDeliveries } from '../../../src/db/repos/webhooks.js';
 import { call } from '../../helpers/app.js';
+import { postWebhook } from '../../../src/services/webhook-dispatch.js';
 import { mailsEntries, mailsHex, strictClientAccepts, standardAccepts } from './helpers.js';
 import type { EventType } from '../../../src/contract/events.js';
 
@@ -188,6 +189,31 @@ describe('delivery: retries and the schedule', () => {
     expect(d.status).toBe('failed');
     expect(d.error).toMatch(/timed out/);
     expect(d.http_status).toBeUndefined();
+  });
+
+  it('an attempt aborted before its request is sent (shutdown) settles as aborted, with no unhandled error', async () => {
+    // An outside tester's SIGTERM during failing deliveries ended the daemon with an unhandled
+    // 'error' (socket hang up): the abort destroyed a request that had no error listener yet.
+    const unhandled: unknown[] = [];
+    const onUncaught = (e: unknown) => unhandled.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const ac = new AbortController();
+      ac.abort();
+      const w = { url: sink.url, secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')], eventId: 'evt_x', eventType: 'agent.paused', body: '{}' };
+      const r = await postWebhook(t.ctx, w, { signal: ac.signal, timeoutMs: 2_000 });
+      expect(r).toMatchObject({ ok: false, aborted: true, error: 'aborted' });
+      // Aborted while the request is in flight, too.
+      sink.queue({ hang: true });
+      const ac2 = new AbortController();
+      const p = postWebhook(t.ctx, w, { signal: ac2.signal, timeoutMs: 2_000 });
+      setTimeout(() => ac2.abort(), 50);
+      expect(await p).toMatchObject({ ok: false, aborted: true });
+      await new Promise((r) => setTimeout(r, 100)); // an 'error' emitted on the next ticks lands here
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 
   it('does not follow redirects', async () => {
