@@ -143,8 +143,11 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
   const say = announcer(ctx);
   installShutdown(ctx, daemon, say);
 
-  // Where clients reach this daemon: what profiles save and the web inbox link names.
-  const base = config.port === 0 ? dialable(addr.http) : dialable(config.publicUrl);
+  // Where this machine's CLI reaches the daemon (what profiles save): the bound address, never the
+  // public URL — a proxy's or DNS name may not answer from here (a name not set up yet broke the
+  // saved profile). Where people reach it (the web inbox link): the public URL.
+  const local = dialable(addr.http);
+  const base = config.port === 0 ? local : dialable(config.publicUrl);
   if (daemon.bootstrapped) {
     // Same bootstrap as `init`; keys go to stderr so stdout stays clean for scripts.
     const b = daemon.bootstrapped;
@@ -159,7 +162,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
     const profile = ctx.globals.profile ?? (ctx.env.MAILAGENT_PROFILE || DEFAULT_PROFILE);
     try {
       const saved = saveNewProfile(profile, {
-        base_url: base,
+        base_url: local,
         live_key: daemon.bootstrapped.keys.live.key,
         test_key: daemon.bootstrapped.keys.test.key,
         data_dir: config.dataDir,
@@ -171,7 +174,7 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
   } else {
     // Started again on other ports (or --port 0): the local profiles of this data dir follow.
     try {
-      const moved = repointProfiles(config.dataDir, base, ctx.env);
+      const moved = repointProfiles(config.dataDir, local, ctx.env);
       for (const m of moved.names) say.line(`Profile "${m.name}" in ${moved.file} now points at this daemon (was ${m.was}).`);
     } catch (err) {
       say.warn(`could not update the CLI profiles: ${(err as Error).message}`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, isolatedEnv, spawnCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
 import { startSink } from '../../helpers/sink.js';
+import { freePort } from '../../helpers/postgres.js';
 
 let d: TestDaemon;
 
@@ -258,6 +259,23 @@ describe('serve again on other ports', () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('serve --public-url', () => {
+  it('saves the bound address in the profile (the public name may not answer from this machine); the web inbox line names the public URL', async () => {
+    const port = await freePort();
+    const pub = await startDaemon({ args: ['--port', String(port), '--public-url', 'https://mail.example.com'] });
+    try {
+      const profileFile = join(pub.env.XDG_CONFIG_HOME!, 'mailagent', 'config.json');
+      const saved = JSON.parse(readFileSync(profileFile, 'utf8')).profiles.default;
+      expect(saved.base_url).toBe(`http://127.0.0.1:${port}`);
+      expect(pub.stderr()).toContain('Web inbox: https://mail.example.com/');
+      const who = await pub.cli(['whoami', '--json']);
+      expect(who.code, who.stderr).toBe(0);
+    } finally {
+      await pub.stop();
+    }
+  }, 60_000);
 });
 
 describe('MAILAGENT_LOG_FORMAT=json', () => {
