@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readStdinText } from '../input.js';
+import { readFlagFile, readStdinText } from '../input.js';
 import { UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
 import { neutralize } from '../output.js';
@@ -37,12 +37,7 @@ async function readData(arg: string): Promise<string> {
   if (arg === '@-') {
     return readStdinText();
   }
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(arg.slice(1), 'utf8');
-  } catch (err) {
-    throw new UsageError(`--data ${arg}: ${(err as Error).message}`);
-  }
+  return readFlagFile(arg.slice(1), { flag: '--data' }, 'utf8');
 }
 
 async function apiAction(ctx: CommandContext, method: string, path: string, o: ApiOptions): Promise<void> {

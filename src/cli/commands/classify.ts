@@ -1,21 +1,12 @@
 import type { Command } from 'commander';
-import { readStdinText } from '../input.js';
+import { readFlagFile, readStdinText } from '../input.js';
 import { run, examples, type CommandContext } from '../context.js';
-import { UsageError } from '../errors.js';
 
 interface ClassifyOpts { agent?: string; outbound?: boolean }
 
 async function readInput(file: string | undefined): Promise<string> {
   if (file && file !== '-') {
-    const { readFile } = await import('node:fs/promises');
-    try {
-      return await readFile(file, 'utf8');
-    } catch (err) {
-      // A path that cannot be read is a usage mistake (exit 2), said in words, not an errno dump.
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-      throw new UsageError(`cannot read ${file}: ${why}. Give an .eml file, \`-\` for standard input, or pipe the text in.`);
-    }
+    return readFlagFile(file, { hint: 'Give an .eml file, `-` for standard input, or pipe the text in.' }, 'utf8');
   }
   return process.stdin.isTTY ? '' : readStdinText();
 }

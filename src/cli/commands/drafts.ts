@@ -3,7 +3,7 @@ import type { Draft, DraftSendResult } from '../../contract/drafts.js';
 import { examples, parseIntOption, run, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseTime } from '../time.js';
-import { readStdinText } from '../input.js';
+import { readFlagFile, readStdinText } from '../input.js';
 import type { Column } from '../output.js';
 
 // A copy of contract DRAFT_STATUSES so `--help` does not load typebox; the e2e test compares them.
@@ -46,20 +46,19 @@ function contentOptions(cmd: Command): Command {
  * `drafts update ID --subject x` in a script cannot hang on an open pipe.
  */
 async function contentBody(o: ContentFlags, stdinBody: boolean): Promise<Record<string, unknown>> {
-  const { readFile } = await import('node:fs/promises');
   const body: Record<string, unknown> = {};
   if (o.to?.length) body.to = o.to;
   if (o.cc?.length) body.cc = o.cc;
   if (o.bcc?.length) body.bcc = o.bcc;
   if (o.subject !== undefined) body.subject = o.subject;
   let text = o.body;
-  if (text === undefined && o.bodyFile) text = o.bodyFile === '-' ? await readStdinText() : await readFile(o.bodyFile, 'utf8');
+  if (text === undefined && o.bodyFile) text = o.bodyFile === '-' ? await readStdinText() : await readFlagFile(o.bodyFile, { flag: '--body-file' }, 'utf8');
   if (text === undefined && stdinBody && !o.htmlFile && !process.stdin.isTTY) {
     const piped = await readStdinText();
     if (piped !== '') text = piped;
   }
   if (text !== undefined) body.body_text = text;
-  if (o.htmlFile) body.body_html = await readFile(o.htmlFile, 'utf8');
+  if (o.htmlFile) body.body_html = await readFlagFile(o.htmlFile, { flag: '--html-file' }, 'utf8');
   if (o.inReplyTo) body.in_reply_to_message_id = o.inReplyTo;
   if (o.sendAt !== undefined) body.send_at = parseTime('--send-at', o.sendAt);
   return body;

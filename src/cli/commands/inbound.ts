@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { examples, run, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { readStdinText } from '../input.js';
+import { readFlagFile, readStdinText } from '../input.js';
 
 interface SimulateFlags {
   agent?: string; from?: string; fromName?: string; subject?: string; body?: string; bodyFile?: string; htmlFile?: string;
@@ -36,12 +36,11 @@ export function register(program: Command): void {
       const agent = ctx.require(o.agent, '--agent');
       const from = ctx.require(o.from, '--from');
       const subject = ctx.require(o.subject, '--subject');
-      const { readFile } = await import('node:fs/promises');
       if (o.body !== undefined && o.bodyFile) throw new UsageError('give --body or --body-file, not both');
       let text = o.body;
-      if (text === undefined && o.bodyFile) text = await readFile(o.bodyFile, 'utf8');
+      if (text === undefined && o.bodyFile) text = await readFlagFile(o.bodyFile, { flag: '--body-file' }, 'utf8');
       if (text === undefined && !process.stdin.isTTY) text = await readStdinText();
-      const html = o.htmlFile ? await readFile(o.htmlFile, 'utf8') : undefined;
+      const html = o.htmlFile ? await readFlagFile(o.htmlFile, { flag: '--html-file' }, 'utf8') : undefined;
       if (text === undefined && html === undefined) throw new UsageError('missing --body, --body-file, --html-file or a body on stdin');
       const body = {
         agent, from, subject,

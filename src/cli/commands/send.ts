@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readStdinText } from '../input.js';
+import { readFlagFile, readStdinText } from '../input.js';
 import { run, examples, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseTime, TIME_HELP } from '../time.js';
@@ -24,18 +24,17 @@ export interface SendFlags {
 
 /** Build a send request from flags (shared with `messages reply|forward`). */
 export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: boolean; subject: boolean }): Promise<Record<string, unknown>> {
-  const { readFile } = await import('node:fs/promises');
   const { basename } = await import('node:path');
   if (need.to) ctx.require(o.to?.length ? o.to : undefined, '--to');
   if (need.subject) ctx.require(o.subject, '--subject');
   let text = o.body;
-  if (text === undefined && o.bodyFile) text = await readFile(o.bodyFile, 'utf8');
+  if (text === undefined && o.bodyFile) text = await readFlagFile(o.bodyFile, { flag: '--body-file' }, 'utf8');
   if (text === undefined && !process.stdin.isTTY && !o.htmlFile) {
     text = await readStdinText();
     // A script whose pipe produced nothing must not send a blank message; an empty body is said with --body "".
     if (!text.trim()) throw new UsageError('the body on stdin is empty: pipe the text in, or pass --body "" to send an empty message on purpose');
   }
-  const html = o.htmlFile ? await readFile(o.htmlFile, 'utf8') : undefined;
+  const html = o.htmlFile ? await readFlagFile(o.htmlFile, { flag: '--html-file' }, 'utf8') : undefined;
   if (text === undefined && html === undefined) throw new UsageError('missing --body, --body-file, --html-file or a body on stdin');
   const body: Record<string, unknown> = {};
   if (o.to?.length) body.to = o.to;
@@ -58,7 +57,7 @@ export async function sendBody(ctx: CommandContext, o: SendFlags, need: { to: bo
   const meta = pairs(o.meta, '--meta');
   if (meta.length) body.metadata = Object.fromEntries(meta);
   if (o.attach?.length) {
-    body.attachments = await Promise.all(o.attach.map(async (f) => ({ filename: basename(f), content_base64: (await readFile(f)).toString('base64') })));
+    body.attachments = await Promise.all(o.attach.map(async (f) => ({ filename: basename(f), content_base64: (await readFlagFile(f, { flag: '--attach' })).toString('base64') })));
   }
   return body;
 }

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { readFlagFile } from '../input.js';
 import { parseTime } from '../time.js';
 import type { Event } from '../../contract/events.js';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, WebhookEndpointWithSecret, WebhookUpdate } from '../../contract/webhooks.js';
@@ -379,8 +380,7 @@ export function register(program: Command): void {
       }
       let body: Buffer;
       if (o.bodyFile) {
-        const { readFile } = await import('node:fs/promises');
-        body = await readFile(o.bodyFile);
+        body = await readFlagFile(o.bodyFile, { flag: '--body-file' });
       } else {
         if (process.stdin.isTTY) throw new UsageError('pipe the raw request body on stdin (or use --body-file)');
         body = await readStdin();

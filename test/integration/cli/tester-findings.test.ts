@@ -151,6 +151,21 @@ describe('classify input', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('error: cannot read nonexist.eml: no such file. Give an .eml file, `-` for standard input, or pipe the text in.');
   });
+
+  it('send, drafts, simulate and api: a file a flag names that cannot be read exits 2 naming the flag (not an errno dump)', async () => {
+    const cases: [string[], string][] = [
+      [['send', '--agent', 'agent', '--to', 'bob@example.com', '--subject', 'x', '--body', 'y', '--attach', '/nonexistent/a.pdf'], 'error: cannot read /nonexistent/a.pdf (--attach): no such file.'],
+      [['send', '--agent', 'agent', '--to', 'bob@example.com', '--subject', 'x', '--body-file', '/nonexistent/b.txt'], 'error: cannot read /nonexistent/b.txt (--body-file): no such file.'],
+      [['send', '--agent', 'agent', '--to', 'bob@example.com', '--subject', 'x', '--html-file', '/tmp'], 'error: cannot read /tmp (--html-file): it is a directory.'],
+      [['inbound', 'simulate', '--agent', 'agent', '--from', 'a@example.com', '--subject', 'x', '--body-file', '/nonexistent/c.txt'], 'error: cannot read /nonexistent/c.txt (--body-file): no such file.'],
+      [['api', 'POST', '/v1/agents', '--data', '@/nonexistent/d.json'], 'error: cannot read /nonexistent/d.json (--data): no such file.'],
+    ];
+    for (const [args, want] of cases) {
+      const r = await d.cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim()).toBe(want);
+    }
+  });
 });
 
 describe('GET /v1/events event_type', () => {

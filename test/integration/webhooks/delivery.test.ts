@@ -200,7 +200,7 @@ describe('delivery: retries and the schedule', () => {
     try {
       const ac = new AbortController();
       ac.abort();
-      const w = { url: sink.url, secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')], eventId: 'evt_x', eventType: 'agent.paused', body: '{}' };
+      const w = { url: sink.url, secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')], eventId: 'evt_x', eventType: 'agent.paused', deliveryId: null, body: '{}' };
       const r = await postWebhook(t.ctx, w, { signal: ac.signal, timeoutMs: 2_000 });
       expect(r).toMatchObject({ ok: false, aborted: true, error: 'aborted' });
       // Aborted while the request is in flight, too.
