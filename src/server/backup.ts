@@ -12,7 +12,7 @@ export class OpsError extends Error {}
  * `mailagent backup FILE`: a consistent copy of the data dir's database while a daemon may be
  * running on it (SQLite's online backup API, db/maintenance.ts). Mail keeps flowing meanwhile.
  */
-export async function backupDataDir(dbFile: string, dest: string): Promise<BackupResult & { migrations: string[] }> {
+export async function backupDataDir(dbFile: string, dest: string): Promise<BackupResult & { migrations: string[]; createdDir: string | null }> {
   if (!existsSync(dbFile)) throw new OpsError(`${dbFile} does not exist: nothing to back up (is --data-dir right?).`);
   const target = resolve(dest);
   if (existsSync(target) && statSync(target).isDirectory()) throw new OpsError(`${target} is a directory; give a file name (for example ${join(target, 'mailagent.db')}).`);
@@ -21,9 +21,10 @@ export async function backupDataDir(dbFile: string, dest: string): Promise<Backu
   const live = resolve(dbFile);
   const own = [live, `${live}-wal`, `${live}-shm`, `${live}-journal`, join(dirname(live), 'mailagent.lock')];
   if (own.includes(target)) throw new OpsError(`${target} is a file of the live database; write the backup elsewhere, for example ${join(dirname(live), 'backups', 'mailagent-copy.db')}.`);
-  makePrivateDir(dirname(target));
+  // Missing directories are made (0700), and said: a mistyped path must not pass unseen.
+  const createdDir = makePrivateDir(dirname(target)) ?? null;
   const r = await backupDatabase(dbFile, target);
-  return { ...r, migrations: inspectBackup(target).migrations };
+  return { ...r, migrations: inspectBackup(target).migrations, createdDir };
 }
 
 /**

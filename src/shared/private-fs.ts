@@ -10,17 +10,21 @@ import { join, relative, sep } from 'node:path';
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** mkdir -p with 0700 on every directory created (mkdir's mode is masked by the umask: set it again). */
-export function makePrivateDir(dir: string): void {
+/**
+ * mkdir -p with 0700 on every directory created (mkdir's mode is masked by the umask: set it
+ * again). Answers the first directory it created, or undefined when `dir` existed.
+ */
+export function makePrivateDir(dir: string): string | undefined {
   // mkdirSync answers the first directory it created (or undefined): chmod that one and those below it.
   const first = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  if (first === undefined) return;
+  if (first === undefined) return undefined;
   let d = first;
   chmodQuietly(d, PRIVATE_DIR_MODE);
   for (const part of relative(first, dir).split(sep).filter(Boolean)) {
     d = join(d, part);
     chmodQuietly(d, PRIVATE_DIR_MODE);
   }
+  return first;
 }
 
 /** Create `file` empty with 0600 if it does not exist, so whatever writes it next keeps that mode. */

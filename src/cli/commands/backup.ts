@@ -39,7 +39,8 @@ async function backupAction(ctx: CommandContext, file: string, opts: { dataDir?:
   const { backupDataDir, OpsError } = await import('../../server/backup.js');
   try {
     const r = await backupDataDir(config.dbFile, file);
-    ctx.out.result({ file: r.file, bytes: r.bytes, pages: r.pages, check: r.check, migrations: r.migrations, source: config.dbFile }, () => {
+    ctx.out.result({ file: r.file, bytes: r.bytes, pages: r.pages, check: r.check, migrations: r.migrations, source: config.dbFile, created_dir: r.createdDir }, () => {
+      if (r.createdDir) ctx.out.stderr.write(`Created ${r.createdDir} (it did not exist; mode 0700).\n`);
       ctx.out.success(`Backed up ${config.dbFile} to ${r.file} (${(r.bytes / 1024 / 1024).toFixed(1)} MiB, integrity ${r.check}).`);
     });
   } catch (err) {

@@ -37,6 +37,12 @@ describe.skipIf(onPostgres)('files of a data dir', () => {
     const out = join(home, 'copies', 'one.db');
     const b = cli(['backup', out, '--data-dir', dir, '--json']);
     expect(b.code, b.stderr).toBe(0);
+    expect(JSON.parse(b.stdout).created_dir).toBe(join(home, 'copies'));
+    const again = cli(['backup', out, '--data-dir', dir]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('Created');
+    const deeper = cli(['backup', join(home, 'typo', 'x', 'two.db'), '--data-dir', dir]);
+    expect(deeper.stderr).toContain(`Created ${join(home, 'typo')} (it did not exist; mode 0700).`);
     expect(mode(out)).toBe(0o600);
     expect(mode(join(home, 'copies'))).toBe(0o700);
   });
