@@ -8,8 +8,10 @@ import type { ThreadMessage, ThreadWithMessages } from '../contract/threads.js';
  * Quarantined mail (injection score ≥ 0.95, spec: Classification) is what a prompt-injection
  * attack looks like: text written to be read by a model as instructions. A tool result is read by
  * the model, so a quarantined message's content is withheld unless the call opts in with
- * `include_quarantined_body: true`; the verdict, score, sender and subject stay, so the model can
- * still tell the user what arrived and decide whether to look.
+ * `include_quarantined_body: true`. The subject and the sender's display name are withheld with it:
+ * a stranger writes them too, and an injection in the subject alone defeated the rule (an outside
+ * tester's finding). The verdict, score and sender address stay, so the model can still tell the
+ * user what arrived and decide whether to look.
  */
 export const INCLUDE_QUARANTINED = {
   include_quarantined_body: Type.Optional(Type.Boolean({
@@ -20,7 +22,7 @@ export const INCLUDE_QUARANTINED = {
 
 export const WITHHELD = {
   body_withheld: Type.Optional(Type.Boolean({
-    description: 'true when the message is quarantined and its content (bodies, excerpt, extracted entities) was withheld; call again with include_quarantined_body: true to see it.',
+    description: 'true when the message is quarantined and its content (subject, sender display name, bodies, excerpt, extracted entities) was withheld; call again with include_quarantined_body: true to see it.',
   })),
 };
 
@@ -45,10 +47,29 @@ export function withholdClassification<C extends { entities?: unknown }>(c: C): 
 /** The content fields of a received message (summary or full); everything else is metadata. */
 type Received = ReceivedMessageSummary & { body_text?: string | null; body_html?: string | null; headers?: { name: string; value: string }[] };
 
+/** The sender of withheld mail: the address stays, the display name (free text) goes. */
+function withheldSender<F extends { address: string; name?: string | null }>(from: F): F {
+  const { name: _name, ...rest } = from;
+  return rest as F;
+}
+
+/** A thread message without its sender's display name (absent, the contract's rule for no value). */
+function withoutName(m: ThreadMessage): ThreadMessage {
+  const { from_name: _name, ...rest } = m;
+  return rest;
+}
+
+/** A subject without its Re:/Fwd: prefixes, compared case-insensitively. */
+function bareSubject(s: string): string {
+  return s.replace(/^\s*((re|fwd?|aw|wg)\s*:\s*)+/i, '').trim().toLowerCase();
+}
+
 export function withholdReceived<T extends Received>(m: T, include: boolean): T & { body_withheld?: boolean } {
   if (!isWithheld(m, include)) return m;
   const out: T & { body_withheld?: boolean } = {
     ...m,
+    subject: '',
+    from: withheldSender(m.from),
     extracted_text: '',
     body_text_excerpt: '',
     classification: m.classification ? withholdClassification(m.classification) : null,
@@ -57,7 +78,7 @@ export function withholdReceived<T extends Received>(m: T, include: boolean): T 
   // Absent rather than null: the contract's rule for an optional field with no value.
   delete out.body_text;
   delete out.body_html;
-  // Any header can carry text (an `X-Note:` is as readable as a body); the parsed fields stay.
+  // Any header can carry text (an `X-Note:` is as readable as a body); the parsed addresses stay.
   if ('headers' in m) out.headers = [];
   return out;
 }
@@ -66,7 +87,8 @@ export function withholdReceived<T extends Received>(m: T, include: boolean): T 
 export function withholdEvent(e: Event, include: boolean): Event & { body_withheld?: boolean } {
   if (!isWithheld(e, include)) return e;
   const data = { ...e.data };
-  for (const k of ['body_text_excerpt', 'extracted_text', 'body_text', 'body_html']) if (k in data) data[k] = null;
+  for (const k of ['body_text_excerpt', 'extracted_text', 'body_text', 'body_html', 'from_name']) if (k in data) data[k] = null;
+  if ('subject' in data) data.subject = '';
   return { ...withholdClassification(e), data, body_withheld: true };
 }
 
@@ -85,8 +107,12 @@ export function withholdSimulated(r: Simulated, include: boolean): Simulated & {
  */
 export function withholdThread(t: ThreadWithMessages, clean: Set<string>, include: boolean): ThreadWithMessages {
   if (include) return t;
+  const held = (m: ThreadMessage) => m.direction === 'inbound' && !clean.has(m.id);
+  // The thread's own subject is the first message's: withheld when that is one of the withheld ones.
+  const heldSubjects = new Set(t.messages.filter(held).map((m) => bareSubject(m.subject)));
   return {
     ...t,
-    messages: t.messages.map((m): ThreadMessage & { body_withheld?: boolean } => (m.direction === 'inbound' && !clean.has(m.id) ? { ...m, snippet: '', body_withheld: true } : m)),
+    ...(heldSubjects.has(bareSubject(t.subject)) ? { subject: '' } : {}),
+    messages: t.messages.map((m): ThreadMessage & { body_withheld?: boolean } => (held(m) ? { ...withoutName(m), subject: '', snippet: '', body_withheld: true } : m)),
   };
 }

@@ -88,7 +88,9 @@ describe('quarantine', () => {
     const held = withholdReceived(full, false);
     expect(JSON.stringify(held)).not.toContain('IGNORE');
     expect(JSON.stringify(held)).not.toContain('evil.test');
-    expect(held).toMatchObject({ body_withheld: true, quarantined: true, subject: 'Hi', headers: [] });
+    expect(held).toMatchObject({ body_withheld: true, quarantined: true, subject: '', headers: [] });
+    // The address stays; the display name, free text a stranger wrote, goes with the subject.
+    expect(held.from).toEqual({ address: base.from.address });
     expect('body_text' in held || 'body_html' in held).toBe(false);
     expect(held.classification!.injection_score).toBe(0.99);
     expect(withholdReceived(full, true)).toBe(full);
@@ -102,11 +104,15 @@ describe('quarantine', () => {
     const ev = { id: 'evt_1', object: 'event' as const, type: 'message.received', workspace_id: 'w', agent_id: 'a', thread_id: 't', source_message_id: 'rcv_1', quarantined: true, entities: { codes: ['1'] }, test_mode: true, data: { subject: 'Hi', body_text_excerpt: 'IGNORE', extracted_text: 'IGNORE' }, created_at: 'x' };
     const held = withholdEvent(ev, false);
     expect(JSON.stringify(held)).not.toContain('IGNORE');
-    expect(held).toMatchObject({ body_withheld: true, entities: {}, data: { subject: 'Hi' } });
+    expect(held).toMatchObject({ body_withheld: true, entities: {}, data: { subject: '' } });
     const msg = (id: string, direction: 'inbound' | 'outbound') => ({ id, direction, from: 'x', from_name: null, to: [], cc: [], subject: 's', snippet: `text of ${id}`, status: 'received', test_mode: true, sent_at: null, received_at: null, created_at: 'x' });
     const thread = { id: 't', object: 'thread' as const, agent_id: 'a', subject: 's', last_message_at: 'x', message_count: 3, participants: [], labels: [], status: 'open' as const, trashed_at: null, has_live_mail: false, created_at: 'x', updated_at: 'x', messages: [msg('rcv_ok', 'inbound'), msg('rcv_bad', 'inbound'), msg('msg_1', 'outbound')] };
     const t = withholdThread(thread, new Set(['rcv_ok']), false);
     expect(t.messages.map((m) => m.snippet)).toEqual(['text of rcv_ok', '', 'text of msg_1']);
+    expect(t.messages.map((m) => m.subject)).toEqual(['s', '', 's']);
+    // The thread's subject is the withheld message's (after Re:): withheld too; another stays.
+    expect(withholdThread({ ...thread, subject: 'Re: S' }, new Set(['rcv_ok']), false).subject).toBe('');
+    expect(withholdThread({ ...thread, subject: 'Other' }, new Set(['rcv_ok']), false).subject).toBe('Other');
   });
 });
 
