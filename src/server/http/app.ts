@@ -113,7 +113,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   if (ops) registerOpsRoutes(app, ops);
 
   // The hooks every request runs are synchronous and callback-style: an async hook costs a
-  // promise, a microtask turn and (with AsyncLocalStorage in use) an async-hook init per request.
+  // promise and a microtask turn per request.
 
   // Every response carries the request id (spec: X-Request-Id equals error.request_id).
   app.addHook('onRequest', (req, reply, done) => {
