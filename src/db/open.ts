@@ -48,8 +48,10 @@ export interface OpenedDb {
  *   transaction's uncommitted rows, and block forever on a row lock the transaction holds.
  * Until round 2 session 8 an AsyncLocalStorage marked each transaction's async chain and such a
  * query was sent through the transaction; its promise hooks, process-wide once any instance is in
- * use, cost every request of the daemon ~9 µs of a GET /v1/me's ~48 (bench/README.md → API hot
- * path, session 8). Now no call path does that, and the check below keeps it so: with
+ * use, ran for every promise and async resource of the daemon (a test send: −7 to −18 % of its
+ * main-thread CPU without them, bench/README.md → API hot path, session 8). Now no call path relies
+ * on it (the one that did binds a context to its transaction: services/context.ts
+ * withinTransaction), and the check below keeps it so: with
  * MAILAGENT_CHECK_TX=1 (set for the whole test suite, vitest.config.ts, and passed on to the
  * daemons the tests start) transactions mark their chains again, and a root-db query, a
  * transaction begun on the root db, or inTransaction/groupedTransaction (services/context.ts)

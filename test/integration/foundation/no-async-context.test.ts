@@ -6,8 +6,8 @@ import { startDaemon } from '../../helpers/daemon.js';
 import { onPostgres } from '../../helpers/postgres.js';
 
 // The daemon runs without AsyncLocalStorage or async hooks: once one is entered, node runs hooks
-// for every promise and async resource of the process, which cost a GET /v1/me ~10 % and a test
-// send ~18 % of their main-thread CPU (bench/README.md → API hot path, session 8). Transactions
+// for every promise and async resource of the process: a test send's main-thread CPU was 7–18 %
+// lower without them (bench/README.md → API hot path, session 8). Transactions
 // are passed explicitly instead (db/open.ts → Holding). A probe loaded into the daemon
 // (--require) counts every AsyncLocalStorage entered and every async hook enabled.
 const PROBE = `

@@ -64,7 +64,7 @@ describe('group commit over HTTP', () => {
         headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json', ...(i < 4 ? { 'idempotency-key': 'same-key' } : {}) },
         body: JSON.stringify(i < 4 ? body(0) : body(i)),
       });
-      return { status: r.status, body: await r.json() };
+      return { status: r.status, body: (await r.json()) as any };
     }));
     const keyed = res.slice(0, 4);
     // One request holds the key; the others see it in flight (409) or replay its answer.
