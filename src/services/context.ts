@@ -230,9 +230,9 @@ export function announceWrite(ctx: AppContext): WriteAnnouncement {
 
 /**
  * inTransaction, committed together with concurrent units (group commit, above); on a context
- * bound to a transaction (withinTransaction) it joins that one, as inTransaction does. `announced`: the announcement of this unit
- * (announceWrite), released once the unit is queued, so a batch being formed does not wait for
- * it. `isolation` applies where the unit is its own transaction (PostgreSQL: db/open.ts
+ * bound to a transaction (withinTransaction) it joins that one, as inTransaction does.
+ * `announced`: the announcement of this unit (announceWrite), released once the unit is queued,
+ * so a batch being formed does not wait for it. `isolation` applies where the unit is its own transaction (PostgreSQL: db/open.ts
  * Isolation); a batch (SQLite) has one writer.
  *
  * `opts.maxGroup`: the unit joins a batch of at most this many units (default MAX_GROUP). A batch
