@@ -16,6 +16,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Starts a PostgreSQL server only on the PostgreSQL run (MAILAGENT_TEST_DATABASE=postgres).
     globalSetup: ['./test/helpers/pg-global-setup.ts'],
+    // A query on the root database from inside one of its transactions throws instead of
+    // deadlocking (db/open.ts → Holding); passed on to the daemons the tests start (helpers/daemon.ts).
+    env: { MAILAGENT_CHECK_TX: '1' },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

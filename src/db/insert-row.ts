@@ -34,8 +34,7 @@ function planOf(db: Db, table: string, row: object, onConflictDoNothing?: readon
 /**
  * insertRow() done at once, without a promise, when it can be: inside an open SQLite transaction
  * (db/open.ts directStatements) with the statement already compiled. false: nothing was run, call
- * insertRow(). The hot paths (a send's rows and events) use it to spare a promise per row — with
- * AsyncLocalStorage in use, each costs its async hooks too.
+ * insertRow(). The hot paths (a send's rows and events) use it to spare a promise per row.
  */
 export function insertRowNow<T extends keyof Database & string>(
   db: Db, table: T, row: Insertable<Database[T]>, onConflictDoNothing?: readonly string[] | 'any',

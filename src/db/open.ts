@@ -39,34 +39,50 @@ export interface OpenedDb {
 }
 
 /**
- * Joining the transaction. A query on the root `db` issued from inside a transaction callback (a
- * helper that was handed ctx.db instead of tx.db) must run IN that transaction:
+ * Transactions are explicit: a transaction's statements go through its own handle (`trx`, a
+ * service's `tx.db`). A query on the root `db` issued from inside a transaction callback (a helper
+ * handed ctx.db instead of tx.db) would not run in it:
  * - SQLite has one connection behind a mutex that the transaction holds until it ends; such a
  *   query would wait for the mutex forever, and the whole daemon with it.
  * - PostgreSQL has a pool; such a query would take another connection, not see the
  *   transaction's uncommitted rows, and block forever on a row lock the transaction holds.
- * `runTransaction` marks the async chain of the callback; the driver then answers that chain's
- * root-db queries through the transaction itself. The mark dies with the callback, so work left
- * behind (a timer set inside the transaction) runs on its own like anyone's.
+ * Until round 2 session 8 an AsyncLocalStorage marked each transaction's async chain and such a
+ * query was sent through the transaction; its promise hooks, process-wide once any instance is in
+ * use, ran for every promise and async resource of the daemon (a test send: −7 to −18 % of its
+ * main-thread CPU without them, bench/README.md → API hot path, session 8). Now no call path relies
+ * on it (the one that did binds a context to its transaction: services/context.ts
+ * withinTransaction), and the check below keeps it so: with
+ * MAILAGENT_CHECK_TX=1 (set for the whole test suite, vitest.config.ts, and passed on to the
+ * daemons the tests start) transactions mark their chains again, and a root-db query, a
+ * transaction begun on the root db, or inTransaction/groupedTransaction (services/context.ts)
+ * from inside a marked chain throws TransactionEscapeError instead of deadlocking.
  */
 interface Holding {
   driver: ReentrantDriver;
-  trx: Kysely<Database>;
   live: boolean;
 }
-const held = new AsyncLocalStorage<readonly Holding[]>();
+const checkedChains = process.env.MAILAGENT_CHECK_TX === '1' ? new AsyncLocalStorage<readonly Holding[]>() : null;
 const driverOf = new WeakMap<object, ReentrantDriver>();
 
-/** A root-db query of the owning chain, sent through the transaction; releasing it is a no-op. */
-class BorrowedConnection implements DatabaseConnection {
-  constructor(private readonly trx: Kysely<Database>) {}
-  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.trx.executeQuery<R>(query as CompiledQuery<R>);
+/** A statement on the root database from inside one of its transactions (see Holding above). */
+export class TransactionEscapeError extends Error {
+  constructor(what: string) {
+    super(`${what} from inside a transaction of the same database: pass the transaction (tx.db) instead`);
+    this.name = 'TransactionEscapeError';
   }
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming a root-db query from inside a transaction is not supported; use tx.db');
-  }
+}
+
+/** Whether the calling chain is inside a live transaction of `driver` (only known under the check). */
+function holdsTransaction(driver: ReentrantDriver | undefined): boolean {
+  return !!driver && !!checkedChains?.getStore()?.some((h) => h.driver === driver && h.live);
+}
+
+/**
+ * Under MAILAGENT_CHECK_TX=1: throw when the calling chain is inside a transaction of `db`'s root
+ * (for code about to use the root db, e.g. to begin a transaction of its own). A no-op otherwise.
+ */
+export function assertOutsideTransaction(db: Kysely<Database>, what = 'a transaction begun on the root db'): void {
+  if (!db.isTransaction && holdsTransaction(driverOf.get(db))) throw new TransactionEscapeError(what);
 }
 
 /**
@@ -135,19 +151,14 @@ class ReentrantDriver implements Driver {
     return this.inner.init();
   }
   async acquireConnection(): Promise<DatabaseConnection> {
-    const mine = held.getStore()?.findLast((h) => h.driver === this && h.live);
-    if (mine) return new BorrowedConnection(mine.trx);
+    if (holdsTransaction(this)) throw new TransactionEscapeError('a query on the root db');
     const conn = await this.inner.acquireConnection();
     return this.dialect === 'sqlite' ? new GatedConnection(conn, this) : conn;
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    if (connection instanceof BorrowedConnection) return; // the transaction releases the real one
     return this.inner.releaseConnection(connection instanceof GatedConnection ? connection.inner : connection);
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    // A raw db.transaction() inside a transaction callback: SQLite would refuse the BEGIN and
-    // PostgreSQL only warn, then commit the outer transaction early at the inner COMMIT.
-    if (connection instanceof BorrowedConnection) throw new Error('a transaction cannot begin inside another; nest with inTransaction (a savepoint)');
     // The gate is held for the whole transaction: released between its statements, the other
     // thread could take SQLite's lock while this transaction holds its own (each waiting for the other).
     const gate = this.gate;
@@ -267,11 +278,17 @@ export interface TransactionCounts {
   failed: number;
 }
 const txCounts = new WeakMap<object, Map<string, TransactionCounts>>();
+/**
+ * The kind carried down the async chain. Counts are kept on PostgreSQL only (runTransaction), so
+ * the AsyncLocalStorage is used only once a PostgreSQL database has been opened in this process:
+ * a SQLite daemon runs without one (its promise hooks would cost every request).
+ */
 const txKind = new AsyncLocalStorage<string>();
+let countsKinds = false;
 
-/** Run fn with the transactions it starts counted under `kind` (transactionCounts). */
+/** Run fn with the transactions it starts counted under `kind` (transactionCounts; PostgreSQL). */
 export function withTransactionKind<T>(kind: string, fn: () => T): T {
-  return txKind.run(kind, fn);
+  return countsKinds ? txKind.run(kind, fn) : fn();
 }
 
 /** Counts per transaction kind since the database was opened (metrics: mailagent_db_*). */
@@ -329,7 +346,7 @@ export async function runTransaction<T>(
     // The transaction's own statements may skip kysely's executor (directStatements below).
     if (direct) directTxs.set(trx, direct);
     try {
-      return await (driver ? joined(driver, trx, () => fn(trx)) : fn(trx));
+      return await (driver && checkedChains ? checked(driver, checkedChains, () => fn(trx)) : fn(trx));
     } finally {
       directTxs.delete(trx);
     }
@@ -422,10 +439,11 @@ export function setWriteGate(db: Kysely<Database>, gate: WriteGate | null): void
   if (driver) driver.gate = counted;
 }
 
-async function joined<T>(driver: ReentrantDriver, trx: Kysely<Database>, fn: () => Promise<T>): Promise<T> {
-  const h: Holding = { driver, trx, live: true };
+/** MAILAGENT_CHECK_TX=1: run a transaction's callback with its chain marked (see Holding). */
+async function checked<T>(driver: ReentrantDriver, chains: AsyncLocalStorage<readonly Holding[]>, fn: () => Promise<T>): Promise<T> {
+  const h: Holding = { driver, live: true };
   try {
-    return await held.run([...(held.getStore() ?? []), h], fn);
+    return await chains.run([...(chains.getStore() ?? []), h], fn);
   } finally {
     h.live = false;
   }
@@ -543,12 +561,14 @@ function writeTargets(sql: string): string | null {
 }
 
 /**
- * Whether the calling async chain is inside a transaction of `db` (its root-db queries run in
- * that transaction and can see rows it may still roll back): such reads must not be cached.
+ * Whether `db` is a transaction (a service's tx.db): work that needs the database free (waiting
+ * for inbound processing, the search index's catch-up) must not wait from inside one. Under
+ * MAILAGENT_CHECK_TX=1, the root db handed over from inside a transaction throws (see Holding).
  */
 export function inTransactionChain(db: Kysely<Database>): boolean {
-  const driver = driverOf.get(db);
-  return !!held.getStore()?.some((h) => h.driver === driver && h.live);
+  if (db.isTransaction) return true;
+  assertOutsideTransaction(db, 'the root db handed to work that must not run inside a transaction');
+  return false;
 }
 
 /**
@@ -770,6 +790,7 @@ function openPostgres(spec: Extract<DatabaseSpec, { kind: 'postgres' }>): Opened
   // An idle client whose server connection dies emits 'error' on the pool; unhandled, it would
   // end the process. The next checkout simply gets a fresh connection.
   pool.on('error', () => {});
+  countsKinds = true;
   const dialect = new ReentrantPostgresDialect({ pool });
   const db = new Kysely<Database>({ dialect });
   if (dialect.driver) driverOf.set(db, dialect.driver);

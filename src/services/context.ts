@@ -1,8 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, type Isolation } from '../db/open.js';
+import { assertOutsideTransaction, batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, type Isolation } from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -68,6 +67,22 @@ export interface AppContext {
    * db/queue-writer.ts writeLogs); resolves once committed. Absent: the main connection writes them.
    */
   writeRequestLog?: (batch: unknown[]) => Promise<void>;
+  /**
+   * Set on a context bound to an open transaction (withinTransaction): `db` is that transaction,
+   * and inTransaction / groupedTransaction join it under a savepoint.
+   */
+  enclosing?: Tx;
+}
+
+/**
+ * A context whose every statement runs in `tx`: for work that must commit or roll back with it as
+ * a whole, written against a context (it reads through ctx.db and opens transactions of its own,
+ * which join `tx` under a savepoint). The one user: the test address's reply, ingested in the
+ * transaction that marks it delivered (server/workers/scheduler.ts). State kept per context
+ * (caches, rate windows) is not shared with it; reads through a transaction are not cached anyway.
+ */
+export function withinTransaction(ctx: AppContext, tx: Tx): AppContext {
+  return { ...ctx, db: tx.db, enclosing: tx };
 }
 
 /**
@@ -101,40 +116,47 @@ export interface Tx {
   afterCommit(fn: () => void): void;
 }
 
-const currentTx = new AsyncLocalStorage<{ root: Kysely<Database>; tx: Tx }>();
 let savepoints = 0;
 
 /**
  * Run fn in one short transaction. An event row, its webhook delivery rows and the change
  * that caused them commit together; bus notifications run only after the commit.
+ *
+ * The transaction is passed explicitly: everything fn does in it goes through `tx.db` (or a helper
+ * handed `tx`, or a context bound to it: withinTransaction). Nothing joins it implicitly — a query
+ * on `ctx.db` or another inTransaction(ctx) from inside fn would wait for the connection the
+ * transaction holds (SQLite) or run beside it (PostgreSQL). Tests run with the check of db/open.ts
+ * (MAILAGENT_CHECK_TX=1), which refuses exactly that; the daemon carries no AsyncLocalStorage
+ * (its promise hooks cost every request).
+ *
+ * On a context bound to a transaction (withinTransaction), fn joins it under a savepoint: if fn
+ * fails, only its work is undone (and its afterCommit callbacks dropped); otherwise its callbacks
+ * wait for the enclosing commit.
  */
 export async function inTransaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>, opts: { isolation?: Isolation } = {}): Promise<T> {
-  // A service calling another service that opens its own transaction joins the enclosing one
-  // (SQLite cannot nest BEGIN) under a savepoint: if the inner work fails, only it is undone
-  // (and its afterCommit callbacks dropped); otherwise its callbacks wait for the outer commit.
-  const outer = currentTx.getStore();
-  if (outer && outer.root === ctx.db) {
+  const outer = ctx.enclosing;
+  if (outer) {
     const name = `sp_${++savepoints}`;
     const inner: (() => void)[] = [];
-    await sql.raw(`savepoint ${name}`).execute(outer.tx.db);
+    await sql.raw(`savepoint ${name}`).execute(outer.db);
     try {
-      const value = await fn({ db: outer.tx.db, afterCommit: (f) => inner.push(f) });
-      await sql.raw(`release savepoint ${name}`).execute(outer.tx.db);
-      for (const f of inner) outer.tx.afterCommit(f);
+      const value = await fn({ db: outer.db, afterCommit: (f) => inner.push(f) });
+      await sql.raw(`release savepoint ${name}`).execute(outer.db);
+      for (const f of inner) outer.afterCommit(f);
       return value;
     } catch (err) {
-      await sql.raw(`rollback to savepoint ${name}`).execute(outer.tx.db);
-      await sql.raw(`release savepoint ${name}`).execute(outer.tx.db);
+      await sql.raw(`rollback to savepoint ${name}`).execute(outer.db);
+      await sql.raw(`release savepoint ${name}`).execute(outer.db);
       throw err;
     }
   }
+  assertOutsideTransaction(ctx.db);
   let after: (() => void)[] = [];
-  const result = await runTransaction(ctx.db, async (trx: Transaction<Database>) => {
+  const result = await runTransaction(ctx.db, (trx: Transaction<Database>) => {
     // The storage layer may run this again after a conflict with a concurrent transaction:
     // callbacks queued by a rolled-back attempt are dropped with it.
     after = [];
-    const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
-    return currentTx.run({ root: ctx.db, tx }, () => fn(tx));
+    return fn({ db: trx, afterCommit: (f) => after.push(f) });
   }, { isolation: opts.isolation });
   for (const f of after) {
     try {
@@ -191,9 +213,7 @@ export interface WriteAnnouncement {
   release(): void;
 }
 
-const currentAnnouncement = new AsyncLocalStorage<WriteAnnouncement>();
-
-/** Announce a unit of work that will reach groupedTransaction soon (see above). */
+/** Announce a unit of work that will reach groupedTransaction soon (see above); pass it there. */
 export function announceWrite(ctx: AppContext): WriteAnnouncement {
   const q = commitQueueOf(ctx);
   q.announced++;
@@ -209,23 +229,12 @@ export function announceWrite(ctx: AppContext): WriteAnnouncement {
 }
 
 /**
- * Run fn with `a` as the ambient announcement: the first groupedTransaction below it releases it
- * when it queues (so a request does not wait for itself), and it is released when fn settles.
- */
-export async function withAnnouncement<T>(a: WriteAnnouncement, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await currentAnnouncement.run(a, fn);
-  } finally {
-    a.release();
-  }
-}
-
-/**
- * inTransaction, committed together with concurrent units (group commit, above). Inside an
- * enclosing transaction it simply joins it, as inTransaction does. `isolation` applies where the
- * unit is its own transaction (PostgreSQL: db/open.ts Isolation); a batch (SQLite) has one writer.
- */
-/**
+ * inTransaction, committed together with concurrent units (group commit, above); on a context
+ * bound to a transaction (withinTransaction) it joins that one, as inTransaction does.
+ * `announced`: the announcement of this unit (announceWrite), released once the unit is queued,
+ * so a batch being formed does not wait for it. `isolation` applies where the unit is its own transaction (PostgreSQL: db/open.ts
+ * Isolation); a batch (SQLite) has one writer.
+ *
  * `opts.maxGroup`: the unit joins a batch of at most this many units (default MAX_GROUP). A batch
  * holds SQLite's write lock for all of its units, and the queue writer's acknowledgements wait for
  * it: inbound processing keeps its batches short (services/inbound-queue.ts STORE_GROUP_MAX).
@@ -233,18 +242,17 @@ export async function withAnnouncement<T>(a: WriteAnnouncement, fn: () => Promis
 export function groupedTransaction<T>(
   ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement, opts: { isolation?: Isolation; maxGroup?: number } = {},
 ): Promise<T> {
-  const outer = currentTx.getStore();
-  // Inside an enclosing transaction: join it. On a storage engine whose concurrent
-  // transactions already share their commit flushes, each unit is simply its own transaction.
-  if (outer && outer.root === ctx.db) return inTransaction(ctx, fn);
-  if (!batchesCommits(ctx.db)) {
-    (announced ?? currentAnnouncement.getStore())?.release();
+  // Bound to a transaction: join it. On a storage engine whose concurrent transactions already
+  // share their commit flushes, each unit is simply its own transaction.
+  if (ctx.enclosing || !batchesCommits(ctx.db)) {
+    announced?.release();
     return inTransaction(ctx, fn, opts);
   }
+  assertOutsideTransaction(ctx.db);
   const q = commitQueueOf(ctx);
   return new Promise<T>((resolve, reject) => {
     q.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject, maxGroup: Math.max(1, Math.min(MAX_GROUP, opts.maxGroup ?? MAX_GROUP)) });
-    (announced ?? currentAnnouncement.getStore())?.release();
+    announced?.release();
     q.wake?.();
     if (!q.running) void flushGroup(ctx, q);
   });
@@ -303,7 +311,7 @@ async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): 
       const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
       if (!isolated) {
         try {
-          done.push({ job, value: await currentTx.run({ root: ctx.db, tx }, () => job.fn(tx)), after });
+          done.push({ job, value: await job.fn(tx), after });
         } catch (err) {
           throw new UnitFailed(i, err);
         }
@@ -311,7 +319,7 @@ async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): 
       }
       await sql.raw('savepoint group_unit').execute(trx);
       try {
-        const value = await currentTx.run({ root: ctx.db, tx }, () => job.fn(tx));
+        const value = await job.fn(tx);
         await sql.raw('release savepoint group_unit').execute(trx);
         done.push({ job, value, after });
       } catch (err) {

@@ -9,7 +9,7 @@ import type { Mailbox } from '../mail/address.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt, MINUTE } from '../shared/clock.js';
-import { inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { inTransaction, type AppContext, type AuthContext, type Tx, type WriteAnnouncement } from './context.js';
 import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { emitEvent } from './events.js';
@@ -240,10 +240,10 @@ const fixable = (err: unknown) => err instanceof ApiError && err.status < 500 &&
  * `onRefusal` decides where a draft goes when the send is refused before anything left.
  */
 async function sendClaimed(
-  ctx: AppContext, auth: AuthContext, r: DraftRow, onRefusal: (err: unknown) => Partial<DraftRow> & { status: DraftStatus },
+  ctx: AppContext, auth: AuthContext, r: DraftRow, onRefusal: (err: unknown) => Partial<DraftRow> & { status: DraftStatus }, announced?: WriteAnnouncement,
 ): Promise<DraftRow> {
   try {
-    const msg = await sendMessage(ctx, auth, sendRequestOf(r), { source: 'draft' });
+    const msg = await sendMessage(ctx, auth, sendRequestOf(r), { source: 'draft', announced });
     const at = isoAt(ctx.clock.now());
     const patch: Partial<DraftRow> = {
       status: 'sent', sent_message_id: msg.id, thread_id: msg.thread_id, sent_at: at, error_message: null, next_attempt_at: null, updated_at: at,
@@ -270,7 +270,7 @@ function message(err: unknown): string {
 }
 
 /** POST /v1/drafts/{id}/send: send now, or (with a future `send_at`) schedule. */
-export async function sendDraft(ctx: AppContext, auth: AuthContext, id: string, body: DraftSendRequest): Promise<DraftSendResult> {
+export async function sendDraft(ctx: AppContext, auth: AuthContext, id: string, body: DraftSendRequest, announced?: WriteAnnouncement): Promise<DraftSendResult> {
   const r = await requireDraft(ctx, auth, id);
   assertMayTouch(auth, r, 'send');
   assertNotInFlight(r, 'sent again');
@@ -291,7 +291,7 @@ export async function sendDraft(ctx: AppContext, auth: AuthContext, id: string, 
   const claimed = await transitionDraft(ctx.db, r.id, ['draft', 'scheduled', 'failed', 'canceled'], { status: 'sending', sending_started_at: at, mode, updated_at: at });
   if (!claimed) throw Errors.duplicate(`Draft ${r.id} is already being sent.`);
   const sent = await sendClaimed(ctx, auth, { ...r, status: 'sending', mode }, (err) =>
-    fixable(err) || retryable(err) ? { status: r.status, error_message: r.error_message } : { status: 'failed', error_message: message(err) });
+    fixable(err) || retryable(err) ? { status: r.status, error_message: r.error_message } : { status: 'failed', error_message: message(err) }, announced);
   return { id: sent.id, status: sent.status, message_id: sent.sent_message_id!, thread_id: sent.thread_id!, sent_at: sent.sent_at! };
 }
 

@@ -8,7 +8,7 @@ import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import { parseMailbox, addressKey } from '../mail/address.js';
-import { inTransaction, type AppContext, type AuthContext } from './context.js';
+import { inTransaction, type AppContext, type AuthContext, type WriteAnnouncement } from './context.js';
 import { resolveAgent } from './agents.js';
 import { releaseSend } from './limits.js';
 import { normalizeSendRequest, performSend, findOriginal, replySubject, emitMessageEvent, sendMessage } from './send.js';
@@ -83,7 +83,7 @@ export async function rawSentMessage(ctx: AppContext, auth: AuthContext, id: str
 }
 
 /** POST /v1/messages/{id}/reply: In-Reply-To, References, `Re:` (never `Re: Re:`), reply_all. */
-export async function replyToMessage(ctx: AppContext, auth: AuthContext, id: string, body: Record<string, unknown>): Promise<SentMessage> {
+export async function replyToMessage(ctx: AppContext, auth: AuthContext, id: string, body: Record<string, unknown>, announced?: WriteAnnouncement): Promise<SentMessage> {
   const orig = await findOriginal(ctx, auth, id);
   const agent = await getAgentById(ctx.db, orig.agentId);
   if (!agent) throw Errors.notFound('message', id);
@@ -108,7 +108,7 @@ export async function replyToMessage(ctx: AppContext, auth: AuthContext, id: str
   const references = [...orig.references, ...(orig.rfcMessageId ? [orig.rfcMessageId] : [])];
   return performSend(ctx, auth, n, {
     source: 'reply', agent, threadId: orig.threadId, inReplyTo: orig.rfcMessageId, references: [...new Set(references)],
-    inReplyToMessageId: orig.id, isReply: true,
+    inReplyToMessageId: orig.id, isReply: true, announced,
   });
 }
 
@@ -119,7 +119,7 @@ function forwardSubject(subject: string): string {
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** POST /v1/messages/{id}/forward: `Fwd:`, the original quoted below, its attachments kept; always sent at once. */
-export async function forwardMessage(ctx: AppContext, auth: AuthContext, id: string, body: Record<string, unknown>): Promise<SentMessage> {
+export async function forwardMessage(ctx: AppContext, auth: AuthContext, id: string, body: Record<string, unknown>, announced?: WriteAnnouncement): Promise<SentMessage> {
   const orig = await findOriginal(ctx, auth, id);
   const agent = await getAgentById(ctx.db, orig.agentId);
   if (!agent) throw Errors.notFound('message', id);
@@ -137,14 +137,14 @@ export async function forwardMessage(ctx: AppContext, auth: AuthContext, id: str
   const originals = await orig.attachments();
   const total = [...n.attachments, ...originals].reduce((t, a) => t + a.content.length, 0);
   if (total > SEND_LIMITS.attachmentBytes) throw Errors.invalidField('attachments', 'The forwarded attachments and yours total more than 25 MB.');
-  return performSend(ctx, auth, n, { source: 'forward', agent, forwardedFrom: orig.id, isReply: true, immediate: true, attachments: originals });
+  return performSend(ctx, auth, n, { source: 'forward', agent, forwardedFrom: orig.id, isReply: true, immediate: true, attachments: originals, announced });
 }
 
 /**
  * POST /v1/messages/batch: each item goes through the whole send pipeline; a failed item stays
  * inline as an error envelope and the status stays 201 (spec: Messages → batch).
  */
-export async function sendBatch(ctx: AppContext, auth: AuthContext, body: unknown, requestId: string): Promise<{ data: (SentMessage | ErrorEnvelope)[]; batch_size: number }> {
+export async function sendBatch(ctx: AppContext, auth: AuthContext, body: unknown, requestId: string, announced?: WriteAnnouncement): Promise<{ data: (SentMessage | ErrorEnvelope)[]; batch_size: number }> {
   const items = Array.isArray(body) ? body
     : body && typeof body === 'object' && Array.isArray((body as { messages?: unknown }).messages) ? (body as { messages: unknown[] }).messages
       : null;
@@ -154,7 +154,7 @@ export async function sendBatch(ctx: AppContext, auth: AuthContext, body: unknow
   const data: (SentMessage | ErrorEnvelope)[] = [];
   for (const item of items) {
     try {
-      data.push(await sendMessage(ctx, auth, item, { source: 'batch' }));
+      data.push(await sendMessage(ctx, auth, item, { source: 'batch', announced }));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       data.push(err.toEnvelope(requestId));

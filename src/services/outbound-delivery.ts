@@ -137,6 +137,8 @@ export async function deliverLocal(ctx: AppContext, row: SentMessageRow, raw: Bu
 /**
  * The test address answers a test-key send (compat.md: sandbox): a reply from
  * reply@test.<domain> to the agent, In-Reply-To the sent Message-ID, through the inbound pipeline.
+ * The scheduler calls it with a context bound to the transaction that marks the reply done
+ * (withinTransaction), so the reply is stored, or not, with that mark.
  */
 export async function deliverSimulatedReply(ctx: AppContext, messageId: string): Promise<void> {
   const row = await getSentMessageById(ctx.db, messageId);

@@ -13,7 +13,7 @@ import { ApiError } from '../contract/errors.js';
 import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE } from '../shared/clock.js';
-import { groupedTransaction, inTransaction, type AppContext, type AuthContext, type Tx } from './context.js';
+import { groupedTransaction, inTransaction, type AppContext, type AuthContext, type Tx, type WriteAnnouncement } from './context.js';
 import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName, liveAgentsOf } from './agents.js';
 import { hasScope } from './auth.js';
 import { emitEvent, type EmitInput } from './events.js';
@@ -163,11 +163,15 @@ export interface SendExtras {
   immediate?: boolean;
   /** Extra attachments already decoded (forwarded originals). */
   attachments?: NormalizedSend['attachments'];
+  /** The request's announcement to the group commit (services/context.ts announceWrite). */
+  announced?: WriteAnnouncement;
 }
 
 export interface SendOptions {
   idempotencyKey?: string | null;
   source?: 'api' | 'draft' | 'batch';
+  /** The request's announcement to the group commit (services/context.ts announceWrite). */
+  announced?: WriteAnnouncement;
 }
 
 /**
@@ -177,7 +181,7 @@ export interface SendOptions {
  */
 export async function sendMessage(ctx: AppContext, auth: AuthContext, request: unknown, opts: SendOptions = {}): Promise<SentMessage> {
   const n = normalizeSendRequest(request);
-  return performSend(ctx, auth, n, { source: opts.source ?? 'api' });
+  return performSend(ctx, auth, n, { source: opts.source ?? 'api', announced: opts.announced });
 }
 
 interface ResolvedAgent {
@@ -371,7 +375,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
       if (!scheduled && recipients.some((r) => r.kind === 'test')) {
         await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
       }
-    });
+    }, x.announced);
     return toSentMessage(row, 'short', attachments);
   }
 
@@ -379,7 +383,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
   await groupedTransaction(ctx, async (tx) => {
     await ensureAgent(tx);
     await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
-  });
+  }, x.announced);
   row.rfc_message_id = `${id}@${agent.domain}`;
   return transmit(ctx, row, attachments, recipients.map((r) => ({ address: r.mailbox.address, kind: r.kind })), { ws, agent, thread });
 }

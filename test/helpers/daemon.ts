@@ -36,11 +36,14 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** A clean environment: no MAILAGENT_* from the developer's shell, no colour forcing. */
+/**
+ * A clean environment: no MAILAGENT_* from the developer's shell (but the suite's transaction
+ * check, db/open.ts MAILAGENT_CHECK_TX, so daemons run with it too), no colour forcing.
+ */
 export function isolatedEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('MAILAGENT_') || k === 'FORCE_COLOR' || k === 'NO_COLOR' || k.startsWith('XDG_')) continue;
+    if ((k.startsWith('MAILAGENT_') && k !== 'MAILAGENT_CHECK_TX') || k === 'FORCE_COLOR' || k === 'NO_COLOR' || k.startsWith('XDG_')) continue;
     env[k] = v;
   }
   return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), ...extra };

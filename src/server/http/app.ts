@@ -5,7 +5,7 @@ import { routes, type RouteId } from '../../contract/routes.js';
 import type { RouteDef } from '../../contract/route.js';
 import { Errors } from '../../shared/errors.js';
 import { monotonicPart } from '../../shared/ids.js';
-import type { AppContext, AuthContext } from '../../services/context.js';
+import type { AppContext, AuthContext, WriteAnnouncement } from '../../services/context.js';
 import { recordRequest } from '../../services/request-log.js';
 import { authorize, requireUnbound } from '../../services/auth.js';
 import { authenticateRequest, authenticateRequestCached } from './web-auth.js';
@@ -113,7 +113,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   if (ops) registerOpsRoutes(app, ops);
 
   // The hooks every request runs are synchronous and callback-style: an async hook costs a
-  // promise, a microtask turn and (with AsyncLocalStorage in use) an async-hook init per request.
+  // promise and a microtask turn per request.
 
   // Every response carries the request id (spec: X-Request-Id equals error.request_id).
   app.addHook('onRequest', (req, reply, done) => {
@@ -306,7 +306,7 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // Not an async function: a handler that has its answer at hand (GET /v1/me from the caches)
     // returns it, and fastify sends it without a promise.
     handler: (req, reply) => {
-      const run = () => handler({
+      const run = (announced?: WriteAnnouncement) => handler({
         ctx,
         auth: ((req as FastifyRequest & { auth?: unknown }).auth ?? null) as never,
         params: req.params as never,
@@ -314,6 +314,7 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         body: req.body as never,
         req,
         reply,
+        announced,
       });
       const finish = (result: unknown) => {
         if (reply.sent) return reply;
@@ -321,7 +322,7 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
         return result;
       };
       // Send routes: burst limit, RateLimit-* headers and Idempotency-Key (server/http/send-route.ts).
-      const result = def.send ? runSendRoute(ctx, id, def, req, reply, () => Promise.resolve(run())) : run();
+      const result = def.send ? runSendRoute(ctx, id, def, req, reply, (announced) => Promise.resolve(run(announced))) : run();
       if (result instanceof Promise) return result.then(finish);
       if (reply.sent || result === undefined) return Promise.resolve(result).then(finish);
       return finish(result);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDef, ParamsOf, QueryOf, BodyOf } from '../../contract/route.js';
 import type { RouteId, Routes } from '../../contract/routes.js';
-import type { AppContext, AuthContext } from '../../services/context.js';
+import type { AppContext, AuthContext, WriteAnnouncement } from '../../services/context.js';
 
 export interface HandlerInput<R extends RouteDef> {
   ctx: AppContext;
@@ -12,6 +12,11 @@ export interface HandlerInput<R extends RouteDef> {
   body: BodyOf<R>;
   req: FastifyRequest;
   reply: FastifyReply;
+  /**
+   * Send routes (RouteDef.send): the request's announcement to the group commit
+   * (services/context.ts announceWrite), for the send's first groupedTransaction.
+   */
+  announced?: WriteAnnouncement;
 }
 
 /** A handler returns the response body; the status comes from the route table unless it sets one. */

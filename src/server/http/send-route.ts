@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../contract/errors.js';
 import type { RouteDef } from '../../contract/route.js';
-import { announceWrite, withAnnouncement, type AppContext, type AuthContext } from '../../services/context.js';
+import { announceWrite, type AppContext, type AuthContext, type WriteAnnouncement } from '../../services/context.js';
 import { beginIdempotent, finishIdempotent, requestFingerprint } from '../../services/idempotency.js';
 import { withTransactionKind } from '../../db/open.js';
 import { takeBurstSlot, BURST_LIMIT, BURST_WINDOW_MS, type RateLimitState } from '../../services/limits.js';
@@ -20,13 +20,20 @@ function rateHeaders(reply: FastifyReply, s: RateLimitState): void {
  * stored status and body with the original X-Request-Id; 429 and 5xx outcomes are not stored.
  */
 export async function runSendRoute(
-  ctx: AppContext, id: string, def: RouteDef, req: FastifyRequest, reply: FastifyReply, run: () => Promise<unknown>,
+  ctx: AppContext, id: string, def: RouteDef, req: FastifyRequest, reply: FastifyReply, run: (announced: WriteAnnouncement) => Promise<unknown>,
 ): Promise<unknown> {
   const auth = (req as FastifyRequest & { auth?: AuthContext }).auth!;
   // The send's transaction is committed together with concurrent ones (group commit,
-  // services/context.ts): announcing it lets a batch being formed wait for it.
-  // Transactions are counted by kind (db/open.ts): the idempotency records, the burst slot, the send.
-  return withTransactionKind('send.idempotency', () => withAnnouncement(announceWrite(ctx), () => sendRoute(ctx, id, def, req, reply, run, auth)));
+  // services/context.ts): announcing it lets a batch being formed wait for it. The handler hands
+  // the announcement to the send's first groupedTransaction, which releases it once queued; a
+  // refusal before that (or a route that has none) releases it here.
+  // Transactions are counted by kind (db/open.ts, PostgreSQL): the idempotency records, the burst slot, the send.
+  const announced = announceWrite(ctx);
+  try {
+    return await withTransactionKind('send.idempotency', () => sendRoute(ctx, id, def, req, reply, () => run(announced), auth));
+  } finally {
+    announced.release();
+  }
 }
 
 async function sendRoute(

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../services/context.js';
 import { claimDueScheduled, claimDueSimulatedReplies, completeSimulatedReply, requeueStalledSends } from '../../db/repos/messages.js';
-import { inTransaction } from '../../services/context.js';
+import { inTransaction, withinTransaction } from '../../services/context.js';
 import { dispatchScheduled } from '../../services/send.js';
 import { deliverSimulatedReply, closeRelay } from '../../services/outbound-delivery.js';
 import { purgeExpiredIdempotencyKeys } from '../../services/idempotency.js';
@@ -52,7 +52,7 @@ export class OutboundScheduler implements Worker {
       for (const r of replies) {
         try {
           await inTransaction(ctx, async (tx) => {
-            if (await completeSimulatedReply(tx.db, r.message_id, now)) await deliverSimulatedReply(ctx, r.message_id);
+            if (await completeSimulatedReply(tx.db, r.message_id, now)) await deliverSimulatedReply(withinTransaction(ctx, tx), r.message_id);
           });
         } catch (err) {
           ctx.log.error({ err, message_id: r.message_id }, 'test-address reply failed');

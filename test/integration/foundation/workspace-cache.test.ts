@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { requireWorkspace } from '../../../src/services/agents.js';
-import { inTransaction } from '../../../src/services/context.js';
+import { inTransaction, withinTransaction } from '../../../src/services/context.js';
 import { openDatabase } from '../../../src/db/open.js';
 
 // services/agents.ts caches workspace rows while db/open.ts tableMark() holds still: a tier set
@@ -49,12 +49,13 @@ describe('workspace cache', () => {
     expect(await tier()).toBe('scale');
   });
 
+  // A service reads inside a transaction through a context bound to it (services/context.ts).
   it('a row read inside a transaction that rolls back is not kept', async () => {
     const id = t.boot.workspace.id;
     expect((await requireWorkspace(t.ctx, id)).tier).toBe('scale');
     await expect(inTransaction(t.ctx, async (tx) => {
       await tx.db.updateTable('workspaces').set({ tier: 'free' }).execute();
-      expect((await requireWorkspace(t.ctx, id)).tier).toBe('free'); // its own uncommitted row
+      expect((await requireWorkspace(withinTransaction(t.ctx, tx), id)).tier).toBe('free'); // its own uncommitted row
       throw new Error('roll back');
     })).rejects.toThrow('roll back');
     expect((await requireWorkspace(t.ctx, id)).tier).toBe('scale');

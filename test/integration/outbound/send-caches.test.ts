@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { tableMark, openDatabase } from '../../../src/db/open.js';
-import { inTransaction, type AuthContext } from '../../../src/services/context.js';
+import { inTransaction, withinTransaction, type AuthContext } from '../../../src/services/context.js';
 import { resolveAgent } from '../../../src/services/agents.js';
 
 // The send path keeps workspaces, agents and webhook endpoints in memory while nothing writes
@@ -112,7 +112,8 @@ describe('send-path caches: kept across sends, dropped by any change to their ro
     expect((await resolveAgent(t.ctx, auth, 'agent', 'send')).status).toBe('active'); // cached
     await expect(inTransaction(t.ctx, async (tx) => {
       await tx.db.updateTable('agents').set({ status: 'paused' }).where('name', '=', 'agent').execute();
-      expect((await resolveAgent(t.ctx, auth, 'agent', 'send')).status).toBe('paused'); // its own uncommitted row
+      // A service reads inside a transaction through a context bound to it (services/context.ts).
+      expect((await resolveAgent(withinTransaction(t.ctx, tx), auth, 'agent', 'send')).status).toBe('paused'); // its own uncommitted row
       throw new Error('roll back');
     })).rejects.toThrow('roll back');
     expect((await resolveAgent(t.ctx, auth, 'agent', 'send')).status).toBe('active');

@@ -2,18 +2,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, migrate, transactionCounts, withTransactionKind, type OpenedDb } from '../../../src/db/open.js';
+import { openDatabase, migrate, transactionCounts, withTransactionKind, TransactionEscapeError, type OpenedDb } from '../../../src/db/open.js';
 import { sql } from 'kysely';
-import { inTransaction, type AppContext } from '../../../src/services/context.js';
+import { groupedTransaction, inTransaction, withinTransaction, type AppContext } from '../../../src/services/context.js';
 import { createContext } from '../../../src/server/context.js';
 import { loadConfig } from '../../../src/server/config.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
 
-// SQLite has one connection behind a mutex. A root-db query from inside a transaction callback
-// used to wait for that mutex forever (the whole daemon with it); it now joins the transaction.
-// On PostgreSQL (a pool) the same query would run outside the transaction and could wait on its
-// row locks forever: it joins the transaction there too.
+// SQLite has one connection behind a mutex: a root-db query from inside a transaction callback
+// would wait for that mutex forever (the whole daemon with it). On PostgreSQL (a pool) the same
+// query would run outside the transaction and could wait on its row locks forever. Transactions
+// are therefore passed explicitly (tx.db, or a context bound to one: withinTransaction), and the
+// suite runs with the check that refuses the rest (MAILAGENT_CHECK_TX=1, vitest.config.ts): the
+// tests below show that it would catch a call path that escaped its transaction.
 let dir: string;
 let store: TestDatabase;
 let opened: OpenedDb;
@@ -38,60 +40,66 @@ const count = async () => (await opened.db.selectFrom('workspaces').select('id')
 const race = <T>(p: Promise<T>) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000).unref())]);
 
 describe('inTransaction', () => {
-  it('a root-db query inside the callback runs in the transaction instead of hanging', async () => {
-    const r = await race(inTransaction(ctx, async (tx) => {
-      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
-      const seen = await ctx.db.selectFrom('workspaces').select('id').execute();
-      await ctx.db.insertInto('workspaces').values(ws('wsk_b')).execute();
-      return seen.map((x) => x.id);
-    }));
-    expect(r).toEqual(['wsk_a']);
-    expect(await count()).toBe(2);
+  it('the suite runs with the transaction check on', () => {
+    expect(process.env.MAILAGENT_CHECK_TX).toBe('1');
   });
 
-  it('root-db writes from inside the callback roll back with the transaction', async () => {
-    await expect(inTransaction(ctx, async (tx) => {
-      await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
-      await ctx.db.insertInto('workspaces').values(ws('wsk_b')).execute();
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
-    expect(await count()).toBe(0);
+  it('a root-db query or write, or a transaction on the root context, inside the callback is refused (not hung); the transaction rolls back', async () => {
+    for (const escape of [
+      () => ctx.db.selectFrom('workspaces').select('id').execute(),
+      () => ctx.db.insertInto('workspaces').values(ws('wsk_b')).execute(),
+      () => inTransaction(ctx, async (inner) => { await inner.db.insertInto('workspaces').values(ws('wsk_b')).execute(); }),
+      () => groupedTransaction(ctx, async (inner) => { await inner.db.insertInto('workspaces').values(ws('wsk_b')).execute(); }),
+    ]) {
+      const r = await race(inTransaction(ctx, async (tx) => {
+        await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
+        await escape();
+      }).then(() => 'committed', (e: Error) => e));
+      expect(r).toBeInstanceOf(TransactionEscapeError);
+      expect(await count()).toBe(0);
+    }
   });
 
-  it('a nested inTransaction joins the outer one; afterCommit runs after the outer commit', async () => {
+  it('a context bound to the transaction reads through it; a nested inTransaction joins it; afterCommit runs after the outer commit', async () => {
     const order: string[] = [];
     await inTransaction(ctx, async (tx) => {
       await tx.db.insertInto('workspaces').values(ws('wsk_a')).execute();
-      await inTransaction(ctx, async (inner) => {
+      const bound = withinTransaction(ctx, tx);
+      expect((await bound.db.selectFrom('workspaces').select('id').execute()).map((r) => r.id)).toEqual(['wsk_a']);
+      await inTransaction(bound, async (inner) => {
         expect(inner.db).toBe(tx.db);
         await inner.db.insertInto('workspaces').values(ws('wsk_b')).execute();
         inner.afterCommit(() => order.push('inner after commit'));
+      });
+      await groupedTransaction(bound, async (inner) => {
+        await inner.db.insertInto('workspaces').values(ws('wsk_c')).execute();
       });
       order.push('outer body done');
     });
     order.push('returned');
     expect(order).toEqual(['outer body done', 'inner after commit', 'returned']);
-    expect(await count()).toBe(2);
+    expect(await count()).toBe(3);
 
-    await expect(inTransaction(ctx, async () => {
-      await inTransaction(ctx, async (inner) => {
-        await inner.db.insertInto('workspaces').values(ws('wsk_c')).execute();
+    await expect(inTransaction(ctx, async (tx) => {
+      await inTransaction(withinTransaction(ctx, tx), async (inner) => {
+        await inner.db.insertInto('workspaces').values(ws('wsk_d')).execute();
       });
       throw new Error('outer fails');
     })).rejects.toThrow('outer fails');
-    expect(await count()).toBe(2);
+    expect(await count()).toBe(3);
   });
 
-  it('a failed nested inTransaction is undone alone (savepoint) and its afterCommit dropped', async () => {
+  it('a failed nested inTransaction on a bound context is undone alone (savepoint) and its afterCommit dropped', async () => {
     const after: string[] = [];
     await inTransaction(ctx, async (tx) => {
+      const bound = withinTransaction(ctx, tx);
       await tx.db.insertInto('workspaces').values(ws('wsk_keep')).execute();
-      await expect(inTransaction(ctx, async (inner) => {
+      await expect(inTransaction(bound, async (inner) => {
         await inner.db.insertInto('workspaces').values(ws('wsk_undone')).execute();
         inner.afterCommit(() => after.push('undone'));
         throw new Error('inner fails');
       })).rejects.toThrow('inner fails');
-      await inTransaction(ctx, async (inner) => {
+      await inTransaction(bound, async (inner) => {
         await inner.db.insertInto('workspaces').values(ws('wsk_kept_too')).execute();
         inner.afterCommit(() => after.push('kept'));
       });
@@ -239,8 +247,8 @@ describe('inTransaction', () => {
   it('a raw nested transaction fails loudly instead of hanging', async () => {
     const r = await race(inTransaction(ctx, async () => {
       await ctx.db.transaction().execute(async (t2) => t2.selectFrom('workspaces').selectAll().execute());
-    }).then(() => 'ok', (e: Error) => `error: ${e.message}`));
-    expect(r).not.toBe('hung');
+    }).then(() => 'ok', (e: Error) => e));
+    expect(r).toBeInstanceOf(TransactionEscapeError);
     // And the database is usable afterwards.
     expect(await race(count())).toBe(0);
   });

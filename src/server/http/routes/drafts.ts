@@ -8,5 +8,5 @@ export const draftHandlers = defineHandlers({
   'drafts.update': async ({ ctx, auth, params, body }) => updateDraftView(ctx, auth, params.id, body),
   'drafts.delete': async ({ ctx, auth, params }) => deleteDraftView(ctx, auth, params.id),
   // A send route (RouteDef.send): burst limit, RateLimit-* and Idempotency-Key are applied around it.
-  'drafts.send': async ({ ctx, auth, params, body }) => sendDraft(ctx, auth, params.id, body),
+  'drafts.send': async ({ ctx, auth, params, body, announced }) => sendDraft(ctx, auth, params.id, body, announced),
 });

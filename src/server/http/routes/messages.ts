@@ -10,14 +10,14 @@ import { downloadAttachment } from '../../../services/attachments.js';
 import { sendDownload } from '../download.js';
 
 export const messageHandlers = defineHandlers({
-  'messages.create': async ({ ctx, auth, body }) => sendMessage(ctx, auth, body, { source: 'api' }),
-  'messages.batch': async ({ ctx, auth, body, req }) => sendBatch(ctx, auth, body, String(req.id)),
+  'messages.create': async ({ ctx, auth, body, announced }) => sendMessage(ctx, auth, body, { source: 'api', announced }),
+  'messages.batch': async ({ ctx, auth, body, req, announced }) => sendBatch(ctx, auth, body, String(req.id), announced),
   'messages.appeal': async ({ ctx, auth, body }) => appealRefusal(ctx, auth, body),
   'messages.list': async ({ ctx, auth, query }) => listMessages(ctx, auth, query),
   'messages.get': async ({ ctx, auth, params }) => getMessage(ctx, auth, params.id),
   'messages.reschedule': async ({ ctx, auth, params, body }) => rescheduleMessage(ctx, auth, params.id, body.scheduled_at),
-  'messages.reply': async ({ ctx, auth, params, body }) => replyToMessage(ctx, auth, params.id, body as Record<string, unknown>),
-  'messages.forward': async ({ ctx, auth, params, body }) => forwardMessage(ctx, auth, params.id, body as Record<string, unknown>),
+  'messages.reply': async ({ ctx, auth, params, body, announced }) => replyToMessage(ctx, auth, params.id, body as Record<string, unknown>, announced),
+  'messages.forward': async ({ ctx, auth, params, body, announced }) => forwardMessage(ctx, auth, params.id, body as Record<string, unknown>, announced),
   'messages.cancel': async ({ ctx, auth, params }) => cancelMessage(ctx, auth, params.id),
   'messages.raw': async ({ ctx, auth, params, reply }) => {
     // rcv_ ids are the inbound area's stored originals; msg_ ids are assembled from our fields.
