@@ -12,7 +12,7 @@
  * goes through SPF/DKIM/DMARC (the sender's domain, load.test, is a reserved name the daemon's
  * resolver answers locally: no network).
  *
- *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] <build root> [<build root> …]
+ *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] [--prof DIR] <build root> [<build root> …]
  * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 ../base . (each root built: dist/; ../base e.g. a `git worktree add --detach ../base main` built there)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,6 +30,8 @@ const N = Number(opt('-n', '3000'));
 const WARM = Number(opt('--warm', '1000'));
 const reuse = argv.includes('-d');
 const untrusted = argv.includes('--untrusted');
+// `--prof DIR`: each daemon writes CPU profiles of its threads there (node --cpu-prof; warm-up included).
+const profDir = opt('--prof', '');
 const roots = argv.filter((a) => a !== '-d' && a !== '--untrusted').map((r) => resolve(r));
 if (!roots.length) throw new Error('usage: cpu-per-message.ts [--rounds R] [-n N] [-d] <build root> …');
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
@@ -56,7 +58,7 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'xdg') };
   for (const k of Object.keys(env)) if (k.startsWith('MAILAGENT_')) delete env[k];
   if (untrusted) env.MAILAGENT_TRUSTED_NETWORKS = 'none';
-  const child = spawn(process.execPath, [join(root, 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'] : []), join(root, 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const port = await new Promise<number>((res, rej) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {

@@ -77,6 +77,18 @@ export interface FastGreetingOptions extends SMTPServerOptions {
 const PROGRESS = new Set(['RCPT', 'DATA', 'QUIT']);
 
 /**
+ * The command's verb, upper-cased, as smtp-server reads it (the text up to the first space),
+ * decoded from the line's first bytes only: a MAIL or RCPT line with long parameters is not
+ * turned into a string and split whole for its first word.
+ */
+export function commandName(command: Buffer | string | undefined | null): string {
+  if (!command) return '';
+  if (typeof command === 'string') return command.split(' ')[0].toUpperCase();
+  const space = command.indexOf(0x20);
+  return command.toString('utf8', 0, space === -1 ? command.length : space).toUpperCase();
+}
+
+/**
  * The key an address is counted under: IPv4 (also IPv4-mapped IPv6) as itself, IPv6 by its /64,
  * since one host is routinely given a whole /64 and could otherwise use a fresh address per
  * connection.
@@ -170,7 +182,10 @@ export class FastGreetingSMTPServer extends SMTPServer {
       }
       this.guardSession(connection, socket, timers);
       if (this.greetingDelayMs > 0) setTimeout(() => connection.connectionReady(), this.greetingDelayMs).unref();
-      else setImmediate(() => connection.connectionReady());
+      // No hold: greet in the connection's own turn. A turn later (setImmediate, as before) caught
+      // no early talker either — the socket is not read before the next poll of the event loop —
+      // and cost an Immediate per connection.
+      else connection.connectionReady();
     });
   }
 
@@ -181,7 +196,7 @@ export class FastGreetingSMTPServer extends SMTPServer {
     let expired = false;
     const onCommand = connection._onCommand.bind(connection);
     connection._onCommand = (command, callback) => {
-      const name = (command || '').toString().split(' ')[0].toUpperCase();
+      const name = commandName(command);
       if (expired) {
         connection.send(421, `${connection.name} 4.4.2 Session too long (at most ${maxSessionMs / 1000} s); reconnect to continue`, name);
         return;
