@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => { await t.close(); });
 
 const add = (input: Parameters<typeof addSuppression>[2]) => inTransaction(t.ctx, (tx) => addSuppression(t.ctx, tx, input));
-const history = (from: string, agent = agentId) => senderHistory(t.ctx, ws, agent, from, null);
+const history = (from: string, agent = agentId) => senderHistory(t.ctx, ws, agent, from, undefined);
 /** SELECTs of suppression entries seen (SQLite: the hook observes better-sqlite3's statements; PostgreSQL: not counted). */
 const expectSuppressionReads = (n: number) => {
   if (dialectOf(t.ctx.db) === 'sqlite') expect(seen.filter((s) => /from "suppressions"/.test(s))).toHaveLength(n);
