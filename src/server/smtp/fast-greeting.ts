@@ -66,8 +66,9 @@ export interface FastGreetingOptions extends SMTPServerOptions {
   /**
    * Milliseconds to hold the 220 greeting. smtp-server hard-codes 100 ms here (to catch clients
    * that talk before the greeting), which caps a one-message-per-connection client at ~10 msg/s.
-   * 0 (default): greet on the next turn of the event loop. Either way a client that writes
-   * before the greeting is answered `421 You talk too soon` by the library, as before.
+   * 0 (default): greet in the turn that accepted the connection (no client can have written
+   * yet). With a delay, a client that writes before the greeting is answered `421 You talk too
+   * soon` by the library, as before.
    */
   greetingDelayMs?: number;
   limits?: Partial<SessionLimits>;
