@@ -25,6 +25,8 @@ const root = resolve(opt('--root', join(import.meta.dirname, '..', '..')));
 const RATE = Number(opt('--rate', '300'));
 const SECS = Number(opt('--secs', '15'));
 const WARM = Number(opt('--warm', '1000'));
+// `--delay MS`: smtpProcessingDelayMs of the daemon (default: the config's).
+const DELAY = opt('--delay', '');
 const AGENT = 'agent@local.mailagent.localhost';
 const mod = (p: string) => import(pathToFileURL(join(root, p)).href);
 const { loadConfig } = await mod('src/server/config.ts') as typeof import('../../src/server/config.js');
@@ -42,7 +44,7 @@ QueueWriter.prototype.insert = function (this: InstanceType<typeof QueueWriter>,
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'mailagent-acklat-'));
-const d = await Daemon.create(loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent' }, {}), { quiet: true });
+const d = await Daemon.create(loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent', ...(DELAY ? { smtpProcessingDelayMs: Number(DELAY) } : {}) }, {}), { quiet: true });
 const addr = await d.start();
 await d.ctx.db.updateTable('workspaces').set({ tier: 'scale', created_at: '2020-01-01T00:00:00.000Z' }).execute();
 const port = Number(addr.smtp!.split(':').pop());

@@ -12,7 +12,7 @@
  * goes through SPF/DKIM/DMARC (the sender's domain, load.test, is a reserved name the daemon's
  * resolver answers locally: no network).
  *
- *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] <build root> [<build root> …]
+ *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] [--prof DIR] <build root>[,MAILAGENT_X=V…] [<build root> …]
  * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 ../base . (each root built: dist/; ../base e.g. a `git worktree add --detach ../base main` built there)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,7 +30,14 @@ const N = Number(opt('-n', '3000'));
 const WARM = Number(opt('--warm', '1000'));
 const reuse = argv.includes('-d');
 const untrusted = argv.includes('--untrusted');
-const roots = argv.filter((a) => a !== '-d' && a !== '--untrusted').map((r) => resolve(r));
+// `--prof DIR`: each daemon writes CPU profiles of its threads there (node --cpu-prof; warm-up included).
+const profDir = opt('--prof', '');
+// A build root may carry settings for its daemon: `DIR,MAILAGENT_X=V[,…]` (the same build under two
+// settings is then two "builds" alternated like any others).
+const roots = argv.filter((a) => a !== '-d' && a !== '--untrusted').map((r) => { const [dir, ...kv] = r.split(','); return [resolve(dir), ...kv].join(','); });
+const rootDir = (root: string) => root.split(',')[0];
+const rootEnv = (root: string): Record<string, string> => Object.fromEntries(root.split(',').slice(1).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const label = (root: string) => [basename(rootDir(root)), ...root.split(',').slice(1)].join(' ');
 if (!roots.length) throw new Error('usage: cpu-per-message.ts [--rounds R] [-n N] [-d] <build root> …');
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
 const AGENT = 'agent@local.mailagent.localhost';
@@ -56,7 +63,8 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'xdg') };
   for (const k of Object.keys(env)) if (k.startsWith('MAILAGENT_')) delete env[k];
   if (untrusted) env.MAILAGENT_TRUSTED_NETWORKS = 'none';
-  const child = spawn(process.execPath, [join(root, 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  Object.assign(env, rootEnv(root));
+  const child = spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'] : []), join(rootDir(root), 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const port = await new Promise<number>((res, rej) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
@@ -118,7 +126,7 @@ for (let r = 0; r < ROUNDS; r++) {
     (all[root] ??= []).push(res);
     const cols = Object.entries(res).filter(([k]) => k !== 'rate');
     const total = res.main + res.others;
-    console.log(`round ${r + 1} ${basename(root)}: ${res.rate.toFixed(0)} msg/s, CPU ms/message: total ${total.toFixed(2)}, ${cols.filter(([, v]) => v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} (load ${load()})`);
+    console.log(`round ${r + 1} ${label(root)}: ${res.rate.toFixed(0)} msg/s, CPU ms/message: total ${total.toFixed(2)}, ${cols.filter(([, v]) => v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} (load ${load()})`);
   }
 }
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
@@ -129,6 +137,6 @@ for (const root of roots) {
   const med = Object.fromEntries(names.map((k) => [k, median(rs.map((x) => x[k] ?? 0))]));
   const total = median(rs.map((x) => x.main + x.others));
   const detail = Object.entries(med).filter(([k, v]) => k !== 'main' && v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
-  console.log(`| ${basename(root)} | ${median(rs.map((x) => x.rate)).toFixed(0)} | ${med.main.toFixed(2)} | ${total.toFixed(2)} | ${detail} |`);
+  console.log(`| ${label(root)} | ${median(rs.map((x) => x.rate)).toFixed(0)} | ${med.main.toFixed(2)} | ${total.toFixed(2)} | ${detail} |`);
 }
 console.log(`load at end ${load()}`);

@@ -8,7 +8,7 @@
  * `--pause`: processing is held back (the pool's parse waits) until smtp-source has finished, so the
  * acknowledgement path is measured alone, then the drain. `--root DIR`: the daemon's source is
  * DIR/src (another worktree, e.g. main's, for a same-run comparison). `--warm N`: N messages first,
- * not counted. `--prof FILE`: a CPU profile of the acknowledgement phase. Main-thread CPU (this process's main thread, /proc/self/task/PID/stat) is printed
+ * not counted. `--prof FILE`: a CPU profile of the acknowledgement phase. `--delay MS`: the daemon's smtpProcessingDelayMs. `--prof-drain FILE`: a CPU profile of the drain (processing alone with --pause). Main-thread CPU (this process's main thread, /proc/self/task/PID/stat) is printed
  * per acknowledged message for the acknowledgement phase and per message for the drain.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,6 +25,8 @@ const N = Number(argv.find((a) => /^\d+$/.test(a)) ?? 3000);
 const reuse = argv.includes('-d');
 const paused = argv.includes('--pause');
 const profFile = opt('--prof', '');
+// `--delay MS`: smtpProcessingDelayMs of the daemon (default: the config's).
+const DELAY = opt('--delay', '');
 const { loadConfig } = await import(pathToFileURL(join(root, 'src/server/config.ts')).href) as typeof import('../../src/server/config.js');
 const { Daemon } = await import(pathToFileURL(join(root, 'src/server/daemon.ts')).href) as typeof import('../../src/server/daemon.js');
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
@@ -36,7 +38,7 @@ const mainCpu = () => {
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'mailagent-ingest-'));
-const d = await Daemon.create(loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent' }, {}), { quiet: true });
+const d = await Daemon.create(loadConfig({ dataDir: dir, port: 0, smtpPort: 0, logLevel: 'silent', ...(DELAY ? { smtpProcessingDelayMs: Number(DELAY) } : {}) }, {}), { quiet: true });
 const addr = await d.start();
 await d.ctx.db.updateTable('workspaces').set({ tier: 'scale', created_at: '2020-01-01T00:00:00.000Z' }).execute();
 /** RSS of the process (all threads) and the main isolate's heap, MB; after a full GC when run with --expose-gc. */
@@ -73,9 +75,14 @@ clearTimeout(probe);
 const secs = (performance.now() - t0) / 1000;
 const c1 = mainCpu();
 if (session) { const { profile } = await session.post('Profiler.stop'); (await import('node:fs')).writeFileSync(profFile, JSON.stringify(profile)); session.disconnect(); }
+// `--prof-drain FILE`: a CPU profile of the main thread over the drain (processing only, with --pause).
+const drainProf = opt('--prof-drain', '');
+const dsession = drainProf ? new Session() : null;
+if (dsession) { dsession.connect(); await dsession.post('Profiler.enable'); await dsession.post('Profiler.setSamplingInterval', { interval: 250 }); await dsession.post('Profiler.start'); }
 const t1 = performance.now(); release();
 // Let processing finish (the inbound queue acknowledges first), then measure.
 await drained();
+if (dsession) { const { profile } = await dsession.post('Profiler.stop'); (await import('node:fs')).writeFileSync(drainProf, JSON.stringify(profile)); dsession.disconnect(); }
 const drain = (performance.now() - t1) / 1000;
 const c2 = mainCpu();
 console.log(`acked ${N} in ${secs.toFixed(2)} s = ${(N / secs).toFixed(0)} msg/s; main thread ${((c1 - c0) / N).toFixed(3)} ms per acknowledged message`);

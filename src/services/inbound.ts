@@ -18,7 +18,7 @@ import type { EventType } from '../contract/events.js';
 import { announceWrite, groupedTransaction, type AppContext, type Tx, type WriteAnnouncement } from './context.js';
 import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
-import { findSuppression } from './suppression.js';
+import { findSuppression, normalizeAddress } from './suppression.js';
 import { recordFeedback } from './feedback.js';
 import { readReport } from '../mail/dsn.js';
 import { workOf, type ClassifyAlong } from './message-work.js';
@@ -135,8 +135,11 @@ export async function isLocalRecipient(ctx: AppContext, address: string): Promis
 export async function senderHistory(ctx: AppContext, workspaceId: string, agentId: string, from: string, auth: InboundInput['auth']) {
   const domain = from.split('@')[1] ?? '';
   const counts = await senderCounts(ctx.db, workspaceId, from, domain);
-  const entries = from ? await suppressionsFor(ctx.db, workspaceId, from, agentId) : [];
-  const suppressed = from ? (await findSuppression(ctx, workspaceId, agentId, from)) !== null : false;
+  // One read of the sender's suppression entries serves both the complaint count and whether it
+  // is suppressed (findSuppression reads the consent allows only when there is an entry).
+  const address = normalizeAddress(from);
+  const entries = address ? await suppressionsFor(ctx.db, workspaceId, address, agentId) : [];
+  const suppressed = entries.length ? (await findSuppression(ctx, workspaceId, agentId, address, 'live', entries)) !== null : false;
   return {
     messagesFromSender: counts.fromSender,
     messagesFromDomain: counts.fromDomain,

@@ -61,9 +61,13 @@ function hit(e: SuppressionRow): SuppressionHit {
  * (spec: Send-time → 422 recipient_suppressed). Null when not suppressed or lifted by consent;
  * a live send only counts consent a live key attested.
  */
-export async function findSuppression(ctx: AppContext, workspaceId: string, agentId: string, address: string, mode: SendMode = 'live'): Promise<SuppressionHit | null> {
+export async function findSuppression(
+  ctx: AppContext, workspaceId: string, agentId: string, address: string, mode: SendMode = 'live', known?: SuppressionRow[],
+): Promise<SuppressionHit | null> {
   const addr = normalizeAddress(address);
-  const entries = await suppressionsFor(ctx.db, workspaceId, addr, agentId);
+  // `known`: the caller read the entries of `addr` for `agentId` already (the inbound sender
+  // history reads them for its complaint count): the same SELECT is not run twice.
+  const entries = known ?? await suppressionsFor(ctx.db, workspaceId, addr, agentId);
   if (!entries.length) return null;
   const e = effective(entries, await activeAllow(ctx.db, workspaceId, addr, liftingModes(mode)));
   return e ? hit(e) : null;

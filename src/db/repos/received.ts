@@ -288,7 +288,9 @@ export async function senderCounts(db: Db, workspaceId: string, from: string, do
     return n;
   };
   const fromSender = await count('sender');
-  const replies = await count('replies');
+  // Replies are some of the sender's messages (same filters, plus answers_message_id): none from
+  // the sender, none of them replies — a first message from an address skips the statement.
+  const replies = fromSender === 0 ? 0 : await count('replies');
   const fromDomain = await count('domain');
   return { fromSender, fromDomain, repliesFromSender: replies };
 }

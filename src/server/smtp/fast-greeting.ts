@@ -66,8 +66,9 @@ export interface FastGreetingOptions extends SMTPServerOptions {
   /**
    * Milliseconds to hold the 220 greeting. smtp-server hard-codes 100 ms here (to catch clients
    * that talk before the greeting), which caps a one-message-per-connection client at ~10 msg/s.
-   * 0 (default): greet on the next turn of the event loop. Either way a client that writes
-   * before the greeting is answered `421 You talk too soon` by the library, as before.
+   * 0 (default): greet in the turn that accepted the connection (no client can have written
+   * yet). With a delay, a client that writes before the greeting is answered `421 You talk too
+   * soon` by the library, as before.
    */
   greetingDelayMs?: number;
   limits?: Partial<SessionLimits>;
@@ -75,6 +76,18 @@ export interface FastGreetingOptions extends SMTPServerOptions {
 
 /** Commands that move a transaction forward (DATA also resets the count, see SessionLimits). */
 const PROGRESS = new Set(['RCPT', 'DATA', 'QUIT']);
+
+/**
+ * The command's verb, upper-cased, as smtp-server reads it (the text up to the first space),
+ * decoded from the line's first bytes only: a MAIL or RCPT line with long parameters is not
+ * turned into a string and split whole for its first word.
+ */
+export function commandName(command: Buffer | string | undefined | null): string {
+  if (!command) return '';
+  if (typeof command === 'string') return command.split(' ')[0].toUpperCase();
+  const space = command.indexOf(0x20);
+  return command.toString('utf8', 0, space === -1 ? command.length : space).toUpperCase();
+}
 
 /**
  * The key an address is counted under: IPv4 (also IPv4-mapped IPv6) as itself, IPv6 by its /64,
@@ -170,7 +183,10 @@ export class FastGreetingSMTPServer extends SMTPServer {
       }
       this.guardSession(connection, socket, timers);
       if (this.greetingDelayMs > 0) setTimeout(() => connection.connectionReady(), this.greetingDelayMs).unref();
-      else setImmediate(() => connection.connectionReady());
+      // No hold: greet in the connection's own turn. A turn later (setImmediate, as before) caught
+      // no early talker either — the socket is not read before the next poll of the event loop —
+      // and cost an Immediate per connection.
+      else connection.connectionReady();
     });
   }
 
@@ -181,7 +197,7 @@ export class FastGreetingSMTPServer extends SMTPServer {
     let expired = false;
     const onCommand = connection._onCommand.bind(connection);
     connection._onCommand = (command, callback) => {
-      const name = (command || '').toString().split(' ')[0].toUpperCase();
+      const name = commandName(command);
       if (expired) {
         connection.send(421, `${connection.name} 4.4.2 Session too long (at most ${maxSessionMs / 1000} s); reconnect to continue`, name);
         return;

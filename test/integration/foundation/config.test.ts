@@ -225,9 +225,9 @@ describe('database (docs/scale-out.md)', () => {
     expect(fails({ dataDir: dir, webhookLeaseSeconds: 19 }).field).toBe('webhookLeaseSeconds');
   });
 
-  it('smtpProcessingDelayMs (bursts, docs/inbound.md): 2,000 ms by default, 0 turns it off, at most 60,000', () => {
+  it('smtpProcessingDelayMs (bursts, docs/inbound.md): 250 ms by default, 0 turns it off, at most 60,000', () => {
     const dir = tempDir();
-    expect(loadConfig({ dataDir: dir }, {}).smtpProcessingDelayMs).toBe(2_000);
+    expect(loadConfig({ dataDir: dir }, {}).smtpProcessingDelayMs).toBe(250);
     const c = loadConfig({ dataDir: dir }, { MAILAGENT_SMTP_PROCESSING_DELAY_MS: '0' });
     expect(c.smtpProcessingDelayMs).toBe(0);
     expect(printableConfig(c).smtpProcessingDelayMs).toBe(0);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startLiveDaemon, type LiveDaemon } from './helpers.js';
 import { DEFAULT_LIMITS } from '../../../src/server/config.js';
 import { RawSmtp as Client } from '../inbound/helpers.js';
-import { nextSessionId } from '../../../src/server/smtp/fast-greeting.js';
+import { commandName, nextSessionId } from '../../../src/server/smtp/fast-greeting.js';
 
 // Issue #10 item 2 (SMTP slowloris), replayed over real TCP against a real daemon. 127.0.0.1
 // and 127.0.0.2 are both loopback on Linux: two addresses on one machine.
@@ -147,3 +147,15 @@ describe('SMTP session ids', () => {
   });
 });
 
+
+describe('SMTP command names (the progress count)', () => {
+  it('are read as smtp-server reads them: the first word, upper-cased, from a Buffer or a string', () => {
+    expect(commandName(Buffer.from('mail FROM:<a@b.test> SIZE=10'))).toBe('MAIL');
+    expect(commandName(Buffer.from('noop'))).toBe('NOOP');
+    expect(commandName('rcpt TO:<a@b.test>')).toBe('RCPT');
+    expect(commandName(Buffer.from(' data'))).toBe('');
+    expect(commandName(Buffer.from('ÉHLO x'))).toBe('ÉHLO');
+    expect(commandName(Buffer.alloc(0))).toBe('');
+    expect(commandName(undefined)).toBe('');
+  });
+});

@@ -4,10 +4,15 @@ import { runTransaction } from '../../../src/db/open.js';
 import { HISTORY_CAP, senderCounts } from '../../../src/db/repos/received.js';
 import { deleteMessages } from '../../../src/db/repos/retention.js';
 import { deliver } from '../selfhost/helpers.js';
+import { observeStatements } from '../../../bench/tools/statement-hook.js';
+import { dialectOf } from '../../../src/db/dialect.js';
 
 // The classifier's sender history counts stop at HISTORY_CAP; a count at the cap is not read again
 // (src/db/repos/received.ts) until received messages are deleted, which can lower it.
 let t: TestApp;
+/** Statements run (SQLite; the hook patches better-sqlite3 at its next prepare, so it is set before any). */
+const seen: string[] = [];
+observeStatements({ ran: (sql) => seen.push(sql) });
 beforeEach(async () => { t = await createTestApp(); });
 afterEach(async () => { await t.close(); });
 
@@ -37,4 +42,15 @@ describe('sender history counts', () => {
     // Another workspace's sender of the same address is counted on its own.
     expect((await senderCounts(t.ctx.db, 'ws_other', 'alice@example.com', 'example.com')).fromSender).toBe(0);
   }, 60_000);
+
+  it('replies are counted among the sender\'s messages; a first message from an address does not look for them', async () => {
+    const ws = t.boot.workspace.id;
+    const ids = await seed(3);
+    await t.ctx.db.updateTable('received_messages').set({ answers_message_id: 'msg_ours' }).where('id', 'in', ids.slice(0, 2)).execute();
+    expect(await senderCounts(t.ctx.db, ws, 'alice@example.com', 'example.com')).toEqual({ fromSender: 4, fromDomain: 4, repliesFromSender: 2 });
+    seen.length = 0;
+    expect(await senderCounts(t.ctx.db, ws, 'new@example.com', 'example.com')).toEqual({ fromSender: 0, fromDomain: 4, repliesFromSender: 0 });
+    // SQLite: the hook sees better-sqlite3's statements (sender and domain counts, no replies count).
+    if (dialectOf(t.ctx.db) === 'sqlite') expect(seen.filter((q) => /received_messages/.test(q))).toHaveLength(2);
+  });
 });
