@@ -10,6 +10,7 @@ import { dataDir, ownDataDir } from '../../../scripts/lib-classifier/data.js';
 import { assistantGoals, attackSources, benignPayloads } from '../../../scripts/lib-classifier/loso.js';
 import { evalSets, trainingMessages, messageWindows, RECIPES, type Recipe } from '../../../scripts/lib-classifier/recipe-v2.js';
 import { foldKey } from '../../../scripts/lib-classifier/fold-cache.js';
+import { trainLR, type TrainItem } from '../../../scripts/lib-classifier/lr.js';
 
 interface Rec { id: string; group: string; label: 0 | 1; kind: string; action?: string; text: string }
 const recs = (): Rec[] =>
@@ -85,5 +86,20 @@ describe('the fold-model cache key (2.8)', () => {
     expect(foldKey({ ...r, negWindowsPerMessage: 16 })).not.toBe(foldKey(r));
     // the 2.4 models are 2.7's (2.6 and 2.7 changed the scoring only)
     expect(foldKey(RECIPES['2.4'])).toBe(foldKey(r));
+  });
+});
+
+describe('trainLR above 150,000 items (2.8 fix)', () => {
+  it('learns from precomputed feature hashes when the set is too large to cache', () => {
+    // the v2 windows pass `feats` and an empty `text`; above 150,000 items the
+    // trainer re-featurised `text` and learned nothing (all-zero weights)
+    const items: TrainItem[] = [];
+    for (let i = 0; i < 150_010; i++) {
+      const label = i % 3 === 0 ? 1 : 0;
+      items.push({ text: '', label, feats: Uint32Array.of(label ? 7 : 9, 100 + (i % 50)) });
+    }
+    const m = trainLR(items, { bits: 10, epochs: 1, lr: 0.15, l2: 1e-6, seed: 1, balance: false });
+    expect(m.w[7]).toBeGreaterThan(1);
+    expect(m.w[9]).toBeLessThan(-1);
   });
 });
