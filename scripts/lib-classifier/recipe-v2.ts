@@ -149,7 +149,13 @@ export const RECIPE_26: Recipe = { ...RECIPE_24, name: '2.6', hiddenNeedsInstruc
 // worst embedded AUC, and 0.35 was then chosen among 0.25 / 0.35 / 0.5 on all
 // five folds (a selection on the held-out sources: the figures are optimistic).
 export const RECIPE_27: Recipe = { ...RECIPE_26, name: '2.7', windowCountCorrection: 0.35, windowCountHidden: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27 };
+// 2.8a / 2.8b (session 8, measured, NOT shipped — 2.7 stays): 2.7 + the
+// assistant-goal training set (a), + 16 training windows per benign message
+// (b). docs/classifier.md "Classifier 2.8": a lowers BIPIA's recall, b raises
+// written recall and lowers the embedded AUC below 0.85.
+export const RECIPE_28A: Recipe = { ...RECIPE_27, name: '2.8a', assistantGoals: true };
+export const RECIPE_28B: Recipe = { ...RECIPE_28A, name: '2.8b', negWindowsPerMessage: 16 };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B };
 export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dataDir, ownDataDir } from '../../../scripts/lib-classifier/data.js';
 import { assistantGoals, attackSources, benignPayloads } from '../../../scripts/lib-classifier/loso.js';
-import { evalSets, trainingMessages, messageWindows, RECIPES, type Recipe } from '../../../scripts/lib-classifier/recipe-v2.js';
+import { evalSets, trainingMessages, messageWindows, RECIPES, SHIPPED_RECIPE, type Recipe } from '../../../scripts/lib-classifier/recipe-v2.js';
 import { foldKey } from '../../../scripts/lib-classifier/fold-cache.js';
 import { trainLR, type TrainItem } from '../../../scripts/lib-classifier/lr.js';
 
@@ -43,7 +43,7 @@ describe('assistant-goals.jsonl (2.8)', () => {
 
 // (needs the public corpora in ../shared/data, beside the repository: skipped without them)
 describe.skipIf(!existsSync(dataDir))('the 2.8 recipe options', () => {
-  const r28: Recipe = { ...RECIPES['2.7'], name: '2.8-test', assistantGoals: true };
+  const r28: Recipe = RECIPES['2.8a'];
 
   it('the set is training data only: not among the attack sources, the benign payloads or the evaluation sets', () => {
     const texts = new Set(assistantGoals().map((p) => p.text));
@@ -79,11 +79,15 @@ describe.skipIf(!existsSync(dataDir))('the 2.8 recipe options', () => {
 });
 
 describe('the fold-model cache key (2.8)', () => {
+  it('2.7 stays the shipped recipe (2.8a and 2.8b were measured, not shipped)', () => {
+    expect(SHIPPED_RECIPE.name).toBe('2.7');
+    expect(SHIPPED_RECIPE.assistantGoals).toBeUndefined();
+  });
   it('ignores the name and the run-time options, and changes with anything trained', () => {
     const r = RECIPES['2.7'];
     expect(foldKey({ ...r, name: 'x', windowCountCorrection: 0.9, hiddenNeedsInstruction: false, windowCountHidden: false, gradedHidden: false, ignoreSeparatorRuns: false })).toBe(foldKey(r));
-    expect(foldKey({ ...r, assistantGoals: true })).not.toBe(foldKey(r));
-    expect(foldKey({ ...r, negWindowsPerMessage: 16 })).not.toBe(foldKey(r));
+    expect(foldKey(RECIPES['2.8a'])).not.toBe(foldKey(r));
+    expect(foldKey(RECIPES['2.8b'])).not.toBe(foldKey(RECIPES['2.8a']));
     // the 2.4 models are 2.7's (2.6 and 2.7 changed the scoring only)
     expect(foldKey(RECIPES['2.4'])).toBe(foldKey(r));
   });
