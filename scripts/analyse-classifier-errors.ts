@@ -10,12 +10,11 @@
 //        [--bundle '{"someRunTimeOption":true}'] [--out /tmp/analysis.json] [--show-positives]
 // Positives of a held-out source are the test set: read their texts only with
 // --show-positives, and say so wherever a design used them.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { requireDataDir } from './lib-classifier/data.js';
 import { ATTACK_SOURCES, type AttackSource, type Msg } from './lib-classifier/loso.js';
-import { bundleOf, evalSets, trainingMessages, trainV2, SHIPPED_RECIPE, type Recipe, type V2Model } from './lib-classifier/recipe-v2.js';
+import { foldModel as foldModelCached } from './lib-classifier/fold-cache.js';
+import { bundleOf, evalSets, SHIPPED_RECIPE, type Recipe, type V2Model } from './lib-classifier/recipe-v2.js';
 import { figuresFor, scoreWith, thresholdFor } from './lib-classifier/loso-eval.js';
 import { recallAtFpr } from './lib-classifier/metrics.js';
 import { explainMessage, type Explanation } from './lib-classifier/explain.js';
@@ -33,26 +32,7 @@ const t0 = Date.now();
 const log = (s: string) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)}s] ${s}\n`);
 const out = (s = '') => process.stdout.write(s + '\n');
 
-function foldModel(s: AttackSource): V2Model {
-  // the key leaves out the name and the run-time options (they change no model)
-  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, windowCountHidden: _wh, ...trained } = recipe;
-  const key = createHash('sha256').update(JSON.stringify(trained)).digest('hex').slice(0, 10);
-  const file = cacheDir ? path.join(cacheDir, `${s}-${key}.json`) : null;
-  if (file && existsSync(file)) {
-    const j = JSON.parse(readFileSync(file, 'utf8'));
-    const f32 = (b: string) => new Float32Array(new Uint8Array(Buffer.from(b, 'base64')).buffer);
-    log(`fold ${s}: cached model ${file}`);
-    return { ...j, recipe, ngram: { ...j.ngram, w: f32(j.ngram.w) }, doc: j.doc ? { ...j.doc, w: f32(j.doc.w) } : null };
-  }
-  log(`fold ${s}: training (${recipe.name}${dev ? ', DEV' : ''})`);
-  const m = trainV2(trainingMessages(s, recipe), log, recipe);
-  if (file) {
-    mkdirSync(cacheDir!, { recursive: true });
-    const b64 = (w: Float32Array) => Buffer.from(w.buffer, w.byteOffset, w.byteLength).toString('base64');
-    writeFileSync(file, JSON.stringify({ ...m, recipe: undefined, ngram: { ...m.ngram, w: b64(m.ngram.w) }, doc: m.doc ? { ...m.doc, w: b64(m.doc.w) } : null }));
-  }
-  return m;
-}
+const foldModel = (s: AttackSource): V2Model => foldModelCached(s, recipe, cacheDir, log);
 
 const sets = evalSets(dev ? 100 : 250);
 

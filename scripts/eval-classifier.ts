@@ -5,6 +5,7 @@
 // lib-classifier/data.ts.
 //   npx tsx scripts/eval-classifier.ts [--no-baseline] [--before 2.0|2.1|2.2|2.3] [--with-v1] [--only injection|cold|other]
 //   npx tsx scripts/eval-classifier.ts --only injection --dev [--after '{"promptNegWeight":3}']   [--sources deepset,bipia]   (a reduced DEV figure)
+//   npx tsx scripts/eval-classifier.ts --only injection --cache /tmp/folds [--before 2.7]   (fold models from the cache of analyse-classifier-errors.ts / train-classifier.ts --cache: scoring only)
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
 import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles } from './lib-classifier/corpora.js';
@@ -74,11 +75,14 @@ if (only('injection') && !insourceOnly) {
   const srcArg = process.argv.indexOf('--sources');
   const sources = srcArg >= 0 ? (process.argv[srcArg + 1].split(',') as (typeof ATTACK_SOURCES)[number][]) : ATTACK_SOURCES;
   for (const x of sources) if (!ATTACK_SOURCES.includes(x)) throw new Error(`--sources: one or more of ${ATTACK_SOURCES.join(', ')}`);
-  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe, [], sources);
+  // --cache DIR: fold models read from (or written to) the cache of analyse-classifier-errors.ts / train-classifier.ts (fold-cache.ts)
+  const cacheArg = process.argv.indexOf('--cache');
+  const cacheDir = cacheArg >= 0 ? process.argv[cacheArg + 1] : undefined;
+  const before = process.argv.includes('--no-baseline') ? null : losoV2(log, sets, beforeRecipe, [], sources, cacheDir);
   // ablation: the AFTER fold models scored with a run-time option changed (no retraining): 2.7 without
   // windowCountCorrection (= 2.6's scoring with the 2.7 rule), earlier recipes with the separator option flipped
   const ablation: Partial<InjectionBundle> = afterRecipe.windowCountCorrection ? { windowCountCorrection: 0 } : { ignoreSeparatorRuns: !afterRecipe.ignoreSeparatorRuns };
-  const after = losoV2(log, sets, afterRecipe, [ablation], sources);
+  const after = losoV2(log, sets, afterRecipe, [ablation], sources, cacheDir);
   const row = (x: SourceFigures | undefined) => (x ? `${f3(x.writtenAuc)}  ${f3(x.embeddedAuc)}  ${f3(x.writtenRecall)}  ${f3(x.embeddedRecall)}` : '   —       —      —      —  ');
   out('');
   out(`  ${'held-out source'.padEnd(16)} ${'n'.padStart(4)} | BEFORE (${beforeRecipe.name})                    | AFTER (${afterRecipe.name})`);

@@ -1,6 +1,9 @@
 // Trains the classifier's learned models from ../shared/data and
 // scripts/classifier-data, and writes src/classifier/weights.ts.
-//   npx tsx scripts/train-classifier.ts [--recipe '{"promptNegWeight":2}'] [--out /tmp/weights.ts]
+//   npx tsx scripts/train-classifier.ts [--recipe '{"promptNegWeight":2}'] [--out /tmp/weights.ts] [--cache /tmp/folds]
+// (--cache DIR: the leave-one-source-out fold models are read from the cache
+// analyse-classifier-errors.ts --cache writes, when there — the same models a
+// fresh run trains, deterministically — and written there when not)
 // (--recipe overlays options on the shipped recipe and --out writes elsewhere:
 // for trying a recipe; the committed weights come from the plain command)
 // Training only ever sees the train side of the split in lib-classifier/data.ts.
@@ -53,7 +56,7 @@ let calibration: { quarantineAt: number; benignRate: number; negatives: number }
     log('injection: leave-one-source-out folds for the quarantine calibration');
     // 2.7: the same fold models also scored without windowCountCorrection (2.6's scoring but for the 2.7 rule)
     const variantName = SHIPPED_RECIPE.windowCountCorrection ? 'windowCountCorrection' : 'hiddenNeedsInstruction';
-    const run = losoV2(log, undefined, SHIPPED_RECIPE, SHIPPED_RECIPE.windowCountCorrection ? [{ windowCountCorrection: 0 }] : SHIPPED_RECIPE.hiddenNeedsInstruction ? [{ hiddenNeedsInstruction: false }] : []);
+    const run = losoV2(log, undefined, SHIPPED_RECIPE, SHIPPED_RECIPE.windowCountCorrection ? [{ windowCountCorrection: 0 }] : SHIPPED_RECIPE.hiddenNeedsInstruction ? [{ hiddenNeedsInstruction: false }] : [], undefined, argOf('--cache'));
     const at = thresholdFor(run.negScores, QUARANTINE_BENIGN_RATE);
     calibration = { quarantineAt: Number(at.toPrecision(6)), benignRate: QUARANTINE_BENIGN_RATE, negatives: run.negScores.length };
     // the same figures as eval-classifier.ts's AFTER columns (same folds, sets and scoring)

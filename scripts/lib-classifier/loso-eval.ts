@@ -14,6 +14,7 @@ import { trainLR, toLinear } from './lr.js';
 import { dedupAndSplit } from './data.js';
 import { injectionTask } from './corpora.js';
 import { injectionItemsV1, scoreV1 } from './baseline-v1.js';
+import { foldModel } from './fold-cache.js';
 
 export const UNKNOWN: SenderHistory = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
 const NOW = new Date('2025-03-10T12:00:00Z');
@@ -87,11 +88,12 @@ function evaluateFold(source: AttackSource, sets: EvalSets, score: Scorer): { fi
  * of the bundle (e.g. `{ ignoreSeparatorRuns: false }`) to score the same
  * fold models with as well — an ablation that needs no retraining.
  */
-export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE, variants: Partial<InjectionBundle>[] = [], sources: readonly AttackSource[] = ATTACK_SOURCES): LosoRun {
+export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), recipe: Recipe = SHIPPED_RECIPE, variants: Partial<InjectionBundle>[] = [], sources: readonly AttackSource[] = ATTACK_SOURCES, cacheDir?: string): LosoRun {
   const runs: LosoRun[] = [{ figures: [], negScores: [], negSources: [] }, ...variants.map(() => ({ figures: [], negScores: [], negSources: [] }))];
   for (const s of sources) {
     log(`${recipe.name} fold: holding out ${s}`);
-    const model = trainV2(trainingMessages(s, recipe), log, recipe);
+    // (cacheDir: fold-cache.ts — the fold models an analysis run trained, read instead of retrained)
+    const model = cacheDir ? foldModel(s, recipe, cacheDir, log) : trainV2(trainingMessages(s, recipe), log, recipe);
     const base = bundleOf(model);
     [{}, ...variants].forEach((v, k) => {
       const bundle = { ...base, ...v };

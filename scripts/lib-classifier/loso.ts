@@ -57,6 +57,17 @@ export function outputGoals(): GoalRec[] {
   return readJsonl<GoalRec>(path.join(ownDataDir, 'output-goals.jsonl'));
 }
 
+/**
+ * Attacks on the assistant that processes the mail, and their benign
+ * counterparts (classifier 2.8; see generate-assistant-goals.ts). TRAINING
+ * data only: neither attackSources() nor benignPayloads() return it, so the
+ * leave-one-source-out positives and negatives stay those of 2.7; it counts
+ * as the own source (a fold that holds out `own` does not train on it).
+ */
+export function assistantGoals(): Payload[] {
+  return readJsonl<GoalRec>(path.join(ownDataDir, 'assistant-goals.jsonl')).map((r) => ({ text: r.text, group: r.group, source: r.label ? 'own' : `own-benign/${r.kind}`, label: r.label, kind: r.label ? `goal/${r.action}` : r.kind }));
+}
+
 /** BIPIA attack categories that instruct the reading model (the first five are plain tasks, not attacks). */
 const BIPIA_PLAIN = new Set(['Information Retrieval', 'Content Creation', 'Learning and Tutoring', 'Language Translation', 'Programming Help']);
 

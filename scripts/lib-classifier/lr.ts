@@ -70,7 +70,12 @@ export function trainLR(items: TrainItem[], opt: TrainOptions): FloatModel {
   const tmp = new Uint32Array(MAX_FEATURES);
   const get = (idx: number): Uint32Array => {
     if (useCache) return cache[idx];
-    const { feats, n } = featuresOf(items[idx].text, items[idx].parts);
+    // precomputed hashes count here too: until 2.8 this path re-featurised
+    // `text`, which is '' for the v2 windows, so a window set above 150,000
+    // items trained an n-gram model of all-zero weights (2.7's 148,946 windows
+    // were just under; 2.8's extra data crossed it)
+    const it = items[idx];
+    const { feats, n } = it.feats ? { feats: it.feats, n: it.feats.length } : featuresOf(it.text, it.parts);
     for (let i = 0; i < n; i++) tmp[i] = feats[i] & mask;
     return tmp.subarray(0, n);
   };

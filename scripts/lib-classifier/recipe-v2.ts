@@ -28,7 +28,7 @@ import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
 import { trainGbt, GBT_DEFAULTS } from './gbt.js';
 import { featurize, MAX_FEATURES } from '../../src/classifier/features.js';
 import { embeddingOf, probeMargin, trainProbe, windowTextOf, type Probe } from './encoder.js';
-import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, hiddenBenignEval, hiddenBenignPayloads, hiddenTwice, htmlHam, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
+import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, assistantGoals, hiddenBenignEval, hiddenBenignPayloads, hiddenTwice, htmlHam, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
 
 export const LR_OPTS = { bits: 17, epochs: 3, lr: 0.15, l2: 1e-6, seed: 11, balance: false };
 /** Training sample caps (the machine is shared; a fold must train in well under a minute). */
@@ -94,6 +94,20 @@ export interface Recipe {
   windowCountHidden?: boolean;
   /** (2.5) the same benign texts also as written (a visible message of their own), as every attack and benign payload is: hidden or not is then not the signal */
   hiddenBenignWritten?: boolean;
+  /**
+   * (2.8) train on assistant-goals.jsonl: attacks addressed to the assistant
+   * that processes the mail (what a summary or reply says, links, language,
+   * classification, exfiltration) and benign counterparts with the same verbs
+   * (loso.ts assistantGoals(); training only, never in the evaluation sets)
+   */
+  assistantGoals?: boolean;
+  /**
+   * (2.8) windows kept per benign message (default CAPS.windowsPerMessage, 6):
+   * a long benign message has far more windows than 6, and the one that tops
+   * it at run time was mostly never trained on; with more of them in the
+   * rows, the hard-negative pass can find and weigh them
+   */
+  negWindowsPerMessage?: number;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -135,7 +149,13 @@ export const RECIPE_26: Recipe = { ...RECIPE_24, name: '2.6', hiddenNeedsInstruc
 // worst embedded AUC, and 0.35 was then chosen among 0.25 / 0.35 / 0.5 on all
 // five folds (a selection on the held-out sources: the figures are optimistic).
 export const RECIPE_27: Recipe = { ...RECIPE_26, name: '2.7', windowCountCorrection: 0.35, windowCountHidden: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27 };
+// 2.8a / 2.8b (session 8, measured, NOT shipped — 2.7 stays): 2.7 + the
+// assistant-goal training set (a), + 16 training windows per benign message
+// (b). docs/classifier.md "Classifier 2.8": a lowers BIPIA's recall, b raises
+// written recall and lowers the embedded AUC below 0.85.
+export const RECIPE_28A: Recipe = { ...RECIPE_27, name: '2.8a', assistantGoals: true };
+export const RECIPE_28B: Recipe = { ...RECIPE_28A, name: '2.8b', negWindowsPerMessage: 16 };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B };
 export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {
@@ -210,8 +230,8 @@ export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Rec
     const part = segs[w[0]].flags & F_HIDDEN ? 1 : 0;
     (label ? pos : neg).push({ parts, vec, label, group: m.group, part, weight });
   }
-  const pick = (arr: WindowRow[]) => (arr.length <= cap ? arr : arr.filter((_, i) => fnv1a(m.group + i, 3) % arr.length < cap).slice(0, cap));
-  return { rows: [...pick(pos), ...pick(neg)], docs };
+  const pick = (arr: WindowRow[], c: number) => (arr.length <= c ? arr : arr.filter((_, i) => fnv1a(m.group + i, 3) % arr.length < c).slice(0, c));
+  return { rows: [...pick(pos, cap), ...pick(neg, m.label === 0 ? (recipe.negWindowsPerMessage ?? cap) : cap)], docs };
 }
 
 /** Training messages: every source except `exclude`, train side of the split only. */
@@ -239,6 +259,16 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
     out.push(asWritten(x));
     const p0 = fnv1a(x.group, 10) % POSITIONS.length;
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
+  }
+  if (recipe.assistantGoals && exclude !== 'own') {
+    // attacks as written and at `embeds` positions, like every attack; the
+    // benign counterparts (fewer) as written and at all six positions
+    for (const x of assistantGoals()) {
+      out.push(asWritten(x));
+      const p0 = fnv1a(x.group + x.text, 12) % POSITIONS.length;
+      const k = x.label ? recipe.embeds : POSITIONS.length;
+      for (let e = 0; e < k; e++) out.push(embed(pickHost(H, x.text + '#' + e, 8), x, POSITIONS[(p0 + e * (x.label ? 3 : 1)) % POSITIONS.length], 5));
+    }
   }
   const bm = benignMessages().filter((b) => !isEval(b.group) && (recipe.extraData || !b.extra));
   out.push(...sample(bm.filter((b) => b.kind === 'ham'), recipe.hosts ?? CAPS.hosts, 107));
