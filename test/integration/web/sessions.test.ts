@@ -101,27 +101,40 @@ describe('sign-in', () => {
     expect(l.status).toBe(201);
     expect(l.body.url).toMatch(/^http:\/\/127\.0\.0\.1:7420\/ui\/sign-in\/mwl_[\w-]+$/);
     const path = new URL(l.body.url).pathname;
-    const first = await t.app.inject({ method: 'GET', url: path });
-    expect(first.statusCode).toBe(200);
-    expect(first.body).toContain('http-equiv="refresh"');
+    // Opening the link (a link checker or chat preview does) spends nothing: a page with a button.
+    for (let i = 0; i < 2; i++) {
+      const opened = await t.app.inject({ method: 'GET', url: path });
+      expect(opened.statusCode).toBe(200);
+      expect(opened.headers['set-cookie']).toBeUndefined();
+      expect(opened.body).toContain('<form method="post" enctype="text/plain">');
+      expect(opened.body).not.toContain('<script');
+    }
+    // Another site's form cannot spend it (login CSRF), by Origin or by fetch metadata.
+    const foreign = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain', origin: 'https://evil.example', host: '127.0.0.1:7420' }, payload: '' });
+    expect(foreign.statusCode).toBe(403);
+    const crossSite = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain', origin: 'null', 'sec-fetch-site': 'cross-site' }, payload: '' });
+    expect(crossSite.statusCode).toBe(403);
+    const first = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain', origin: 'null', host: '127.0.0.1:7420', 'sec-fetch-site': 'same-origin' }, payload: '' });
+    expect(first.statusCode).toBe(303); // what Chromium sends from the link's page (Origin null: no-referrer)
+    expect(first.headers.location).toBe('/');
     expect(String(first.headers['set-cookie'])).toMatch(/mailagent_session=mws_/);
     const me = await t.req('GET', '/v1/me', { key: null, headers: { cookie: `mailagent_session=${cookieOf(first.headers['set-cookie'])}` } });
     expect(me.body.api_key.mode).toBe('test');
-    const second = await t.app.inject({ method: 'GET', url: path });
+    const second = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain' }, payload: '' });
     expect(second.statusCode).toBe(401);
     expect(second.body).toContain('used already or has expired');
     expect(second.body).not.toContain('<script');
 
     const late = await t.req('POST', '/v1/web/sign-in-links', { key: t.testKey });
     t.clock.advance(LINK_TTL + 1);
-    expect((await t.app.inject({ method: 'GET', url: new URL(late.body.url).pathname })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'POST', url: new URL(late.body.url).pathname, headers: { 'content-type': 'text/plain' }, payload: '' })).statusCode).toBe(401);
     expect((await t.req('POST', '/v1/web/sign-in-links', { key: null })).status).toBe(401);
   });
 
   it('the owner link made at serve start acts as the test owner key; sessions expire after 12 hours', async () => {
     const link = await createOwnerLink(t.ctx);
     expect(link).not.toBeNull();
-    const r = await t.app.inject({ method: 'GET', url: `/ui/sign-in/${link!.token}` });
+    const r = await t.app.inject({ method: 'POST', url: `/ui/sign-in/${link!.token}`, headers: { 'content-type': 'text/plain' }, payload: '' });
     const cookie = `mailagent_session=${cookieOf(r.headers['set-cookie'])}`;
     const me = await t.req('GET', '/v1/me', { key: null, headers: { cookie } });
     expect(me.body.api_key.mode).toBe('test');

@@ -83,6 +83,28 @@ function sendError(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
   return reply.code(err.status).type('application/json').send(err.toEnvelope(String(req.id)));
 }
 
+/**
+ * The sign-in link's page: one button, whose POST (text/plain, no fields: fastify's own parser, so
+ * an empty form needs no form parser) spends the link. No script, as everywhere (UI_CSP).
+ */
+function confirmPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
+    + `<title>Sign in to mailagent</title><link rel="stylesheet" href="/ui/style.css"></head><body class="notice"><main><h1>Sign in to mailagent</h1>`
+    + `<p>This one-time link signs this browser in to the web inbox.</p>`
+    + `<form method="post" enctype="text/plain"><button type="submit" id="sign-in">Sign in</button></form></main></body></html>`;
+}
+
+/**
+ * The link's POST comes from its own page. Fetch metadata decides when the browser sends it (every
+ * current one does): the page's `Referrer-Policy: no-referrer` makes a form's `Origin` `null`, so
+ * Origin alone would refuse our own button. Without it, Origin must be absent or name our host.
+ */
+function fromOwnPage(req: FastifyRequest): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  return sameOrigin(req);
+}
+
 /** A sign-in POST must come from a page of this origin (login CSRF): Origin, when sent, names our host. */
 function sameOrigin(req: FastifyRequest): boolean {
   const origin = req.headers.origin;
@@ -107,14 +129,23 @@ export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
   app.get('/', serve('index.html'));
   app.get('/ui/:file', async (req, reply) => serve((req.params as { file: string }).file)(req, reply));
 
-  // The one-time link from `mailagent ui` or `serve`: spent here, then the inbox opens.
-  app.get('/ui/sign-in/:token', async (req, reply) => {
+  // The one-time link from `mailagent ui` or `serve`. Opening it (GET) spends nothing: it shows a
+  // button, and the button's POST spends it — a link checker, a chat preview or a mail scanner that
+  // fetches the URL no longer burns the link (an outside tester's finding).
+  app.get('/ui/sign-in/:token', async (_req, reply) => {
+    securityHeaders(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+    return reply.code(200).send(confirmPage());
+  });
+
+  app.post('/ui/sign-in/:token', async (req, reply) => {
     securityHeaders(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     try {
       takePublicSlot(ctx, req.ip);
+      // Login CSRF: another site's form must not sign this browser in with the attacker's link.
+      if (!fromOwnPage(req)) throw Errors.insufficientScope('Sign-in links are accepted only from the sign-in page itself; open the link again.');
       const s = await redeemSignInLink(ctx, (req.params as { token: string }).token);
       setSessionCookie(ctx, req, reply, s.token, SESSION_TTL / 1000);
-      return reply.code(200).send(notice('Signed in', 'Opening the inbox…', true));
+      return reply.code(303).header('location', '/').send(notice('Signed in', 'Opening the inbox…', true));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return reply.code(err.status).send(notice('Sign-in link not valid', err.message, false));
