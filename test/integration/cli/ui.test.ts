@@ -12,13 +12,18 @@ afterAll(async () => d?.stop());
 
 const cookieOf = (res: Response) => /mailagent_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
 
+/** What the link page's Sign in button sends. */
+const signIn = (url: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '', redirect: 'manual' });
+
 describe('mailagent ui', () => {
   it('serve printed the inbox URL and a one-time link for the test owner key', async () => {
     const m = /Web inbox: (http:\/\/\S+)\n\s+sign in once with (http:\/\/\S+)/.exec(d.stderr());
     expect(m, d.stderr()).not.toBeNull();
     expect(m![1]).toBe(`${d.url}/`);
-    const res = await fetch(m![2]);
-    expect(res.status).toBe(200);
+    // Opening the link shows its button; the button's POST spends it (docs/web.md).
+    expect((await fetch(m![2])).status).toBe(200);
+    const res = await signIn(m![2]);
+    expect(res.status).toBe(303);
     const me = await fetch(`${d.url}/v1/me`, { headers: { cookie: `mailagent_session=${cookieOf(res)}` } });
     expect(((await me.json()) as { api_key: { mode: string } }).api_key.mode).toBe('test');
   });
@@ -50,7 +55,7 @@ describe('mailagent ui', () => {
     expect(live.code).toBe(0);
     const link = live.json<{ object: string; url: string; expires_at: string }>();
     expect(link.object).toBe('web_sign_in_link');
-    const res = await fetch(link.url);
+    const res = await signIn(link.url);
     const me = await fetch(`${d.url}/v1/me`, { headers: { cookie: `mailagent_session=${cookieOf(res)}` } });
     expect(((await me.json()) as { api_key: { mode: string } }).api_key.mode).toBe('live');
   });
