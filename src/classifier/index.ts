@@ -45,6 +45,11 @@ export interface InboundInput {
   from: string;
   fromName?: string | null;
   subject: string;
+  /**
+   * Text attachments (mail/parse.ts attachmentTexts: the first few `text/*` parts and attached
+   * messages, bounded): each is scanned for injection as a body of its own.
+   */
+  attachments?: readonly { text: string; html: boolean }[];
   text: string;
   html?: string | null;
   /** lower-cased header names (auto-submitted, list-unsubscribe, precedence, content-type for DSNs…) */
@@ -209,13 +214,32 @@ function withDisplayName(inj: InjectionResult, fromName: unknown, sender: Sender
   if (typeof fromName !== 'string') return inj;
   const name = fromName.trim().slice(0, NAME_SCAN_CHARS);
   if (name.split(/\s+/).length < NAME_SCAN_MIN_WORDS) return inj;
-  const byName = scanInjection({ ...injectionInputOf(name, '', '').input, sender });
-  if (byName.score <= inj.score) return inj;
-  return {
-    ...inj,
-    score: byName.score,
-    categories: [...new Set([...inj.categories, ...byName.categories])],
-  };
+  return higher(inj, scanInjection({ ...injectionInputOf(name, '', '').input, sender }));
+}
+
+/** The higher of two scans of one message, with both scans' categories. */
+function higher(inj: InjectionResult, other: InjectionResult): InjectionResult {
+  if (other.score <= inj.score) return inj;
+  return { ...inj, score: other.score, categories: [...new Set([...inj.categories, ...other.categories])] };
+}
+
+const ATTACHMENTS_SCANNED = 3;
+const ATTACHMENT_CHARS = 16 * 1024;
+
+/**
+ * Text attachments, each scanned as a message body of its own (plain text, or HTML with its hidden
+ * text): the highest score is the message's. Bounded here too (the caller's list may come from
+ * anywhere): at most 3, 16 KB each — a few milliseconds of the per-message budget.
+ */
+function withAttachments(inj: InjectionResult, attachments: unknown, sender: SenderStanding): InjectionResult {
+  if (!Array.isArray(attachments)) return inj;
+  let out = inj;
+  for (const a of attachments.slice(0, ATTACHMENTS_SCANNED) as { text?: unknown; html?: unknown }[]) {
+    if (typeof a?.text !== 'string' || !a.text.trim()) continue;
+    const t = a.text.slice(0, ATTACHMENT_CHARS);
+    out = higher(out, scanInjection({ ...injectionInputOf('', a.html === true ? '' : t, a.html === true ? t : '').input, sender }));
+  }
+  return out;
 }
 
 function classifyUnsafe(input: InboundInput, now: Date): Classification {
@@ -234,7 +258,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const visible = prep.visibleText;
   const history = input?.history;
   const sender = senderStanding(history, input?.knownCorrespondent, input?.auth);
-  const inj = withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender);
+  const inj = withAttachments(withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender), input?.attachments, sender);
 
   const reputation = senderReputation(history);
   const base = {

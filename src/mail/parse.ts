@@ -294,11 +294,44 @@ export interface PreparedInbound {
  */
 export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
   from: string; fromName: string | null; subject: string; text: string; html: string | null; headers: Record<string, string>;
+  attachments: AttachmentText[];
 } {
   return {
     from: (parsed.from?.address ?? mailFrom ?? '').toLowerCase(), fromName: parsed.from?.name ?? null,
     subject: parsed.subject, text: parsed.text ?? '', html: parsed.html, headers: parsed.headerMap,
+    attachments: attachmentTexts(parsed.attachments),
   };
+}
+
+/** Text attachments the injection scan reads: how many, and how much of each (docs/classifier.md). */
+export const SCANNED_ATTACHMENTS = 3;
+export const SCANNED_ATTACHMENT_CHARS = 16 * 1024;
+
+/** An attachment's text for the injection scan: plain text, or HTML (whose hidden text counts). */
+export interface AttachmentText { text: string; html: boolean }
+
+/**
+ * The text of a message's first text attachments (`text/*`, and attached messages without their
+ * header block), bounded: a stranger's `notes.txt` or forwarded message is read by an agent as
+ * readily as the body, and was not scanned at all (an outside tester's finding).
+ */
+export function attachmentTexts(attachments: readonly ParsedAttachment[]): AttachmentText[] {
+  const out: AttachmentText[] = [];
+  for (const a of attachments) {
+    if (out.length >= SCANNED_ATTACHMENTS) break;
+    const type = a.contentType.toLowerCase();
+    const isMessage = type === 'message/rfc822';
+    if (!type.startsWith('text/') && !isMessage) continue;
+    // Decoded bytes: 4 per character at most, so this many bytes hold the characters kept.
+    let text = a.content.toString('utf8', 0, Math.min(a.content.length, SCANNED_ATTACHMENT_CHARS * 4));
+    if (isMessage) {
+      const body = /\r?\n\r?\n/.exec(text);
+      text = body ? text.slice(body.index + body[0].length) : '';
+    }
+    text = text.slice(0, SCANNED_ATTACHMENT_CHARS);
+    if (text.trim()) out.push({ text, html: type === 'text/html' });
+  }
+  return out;
 }
 
 /** Parse and extract, the work the pipeline's pool runs off the main thread (src/server/pipeline). */

@@ -5,6 +5,7 @@ import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { senderHistory } from './inbound.js';
 import { workOf } from './message-work.js';
+import { attachmentTexts, type AttachmentText } from '../mail/parse.js';
 
 const UNKNOWN_SENDER = {
   messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
@@ -21,6 +22,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   let html = body.body_html ?? null;
   let to = body.to ?? [];
   let headers: Record<string, string> = {};
+  let attachments: AttachmentText[] = [];
   if (body.raw !== undefined) {
     if (!body.raw.trim()) throw Errors.invalidParam('raw', '`raw` is empty; give a whole RFC 822 message.');
     // In the worker pool under the per-message budget, as for mail received over SMTP.
@@ -32,6 +34,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
     html = parsed.html ?? html;
     to = parsed.to.length ? parsed.to : to;
     headers = parsed.headerMap;
+    attachments = attachmentTexts(parsed.attachments);
   } else if (!subject && !text && !html) {
     throw Errors.missingField('body_text', 'Give `raw` (a whole message) or at least one of `subject`, `body_text`, `body_html`.');
   }
@@ -43,7 +46,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;
   const history = agent && from ? await senderHistory(ctx, auth.workspaceId, agent.id, from.toLowerCase(), undefined) : UNKNOWN_SENDER;
   const { classification: c } = await workOf(ctx).classify({
-    from, fromName, subject, text, html, headers, classifyIntent: agent ? agent.classify_inbound : true, history,
+    from, fromName, subject, text, html, headers, attachments, classifyIntent: agent ? agent.classify_inbound : true, history,
   }, ctx.clock.now());
   return {
     direction,
