@@ -8,7 +8,7 @@ import { featurize, MAX_FEATURES, sigmoid } from './features.js';
 import { decodeBase64, injectionBundle, type InjectionBundle } from './model.js';
 import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, FEATURES, MAX_SEGMENTS, F_HIDDEN, N_FEATURES, type RequestedAction, type SegFeatures, type Segment, type Window } from './signals.js';
 import { treeMargin } from './trees.js';
-import { htmlToText, scanInvisible, MAX_HIDDEN_CHARS } from './text.js';
+import { htmlToText, scanInvisible, unseenSentences, MAX_HIDDEN_CHARS } from './text.js';
 
 export const INJECTION_CATEGORIES = [
   'instruction_override',
@@ -610,8 +610,10 @@ export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: s
     techniques = h.techniques;
     if (!visible.trim()) visible = h.visible;
     // A plain part that says something else than the HTML is also a hiding
-    // place: the injection scan reads both when they differ much.
-    else if (h.visible && Math.abs(h.visible.length - visible.length) > 200) htmlExtra = h.visible.slice(0, 16 * 1024);
+    // place: the HTML's sentences the plain part does not say are read too
+    // (until 2.7 only when the two differed in length by over 200 characters:
+    // a plain part of about the HTML's length hid any visible HTML text).
+    else htmlExtra = unseenSentences(h.visible, visible);
   }
   const invS = scanInvisible(subjectRaw);
   const invT = scanInvisible(visible);

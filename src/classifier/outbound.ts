@@ -2,7 +2,7 @@
 // compat.md: classifier_warning). Score 0 = clearly transactional, 1 =
 // clearly cold. Learned `cold` + `spam` models, plus named rule signals that
 // both move the score and explain the decision.
-import { htmlToText, scanInvisible, bounded } from './text.js';
+import { htmlToText, scanInvisible, bounded, unseenSentences } from './text.js';
 import { modelProbs, wordCount } from './intent.js';
 
 export type ColdReason = 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear';
@@ -139,7 +139,7 @@ function outboundText(input: OutboundInput): { text: string; hidden: string } {
   const subject = bounded(input?.subject ?? '', 2000);
   let text = bounded(input?.text ?? '');
   let hidden = '';
-  const html = bounded(input?.html ?? '', 128 * 1024);
+  const html = bounded(input?.html ?? '', MAX_HTML_SCREENED);
   if (html) {
     const h = htmlToText(html);
     if (!text.trim()) text = h.visible;
@@ -266,9 +266,26 @@ function decide(a: Analysis): ScreenResult {
   return { score, reason, blocked, appealable: blocked && !fixed, signals, message };
 }
 
+/**
+ * The analysis of what the recipient reads: the plain part, and — when the HTML part says something
+ * the plain part does not (a mail client shows the HTML) — the HTML part on its own; the higher
+ * score decides. A pitch in the HTML behind a one-line plain part passed the screen before.
+ */
+function analyseShown(input: OutboundInput): { a: Analysis; shown: OutboundInput } {
+  const a = analyse(input);
+  const text = bounded(input?.text ?? '');
+  const html = bounded(input?.html ?? '', MAX_HTML_SCREENED);
+  if (!html || !text.trim() || !unseenSentences(htmlToText(html).visible, text)) return { a, shown: input };
+  const htmlOnly = { ...input, text: '' };
+  const b = analyse(htmlOnly);
+  return b.score > a.score ? { a: b, shown: htmlOnly } : { a, shown: input };
+}
+
+const MAX_HTML_SCREENED = 128 * 1024;
+
 export function screenOutbound(input: OutboundInput): ScreenResult {
   try {
-    return decide(analyse(input));
+    return decide(analyseShown(input).a);
   } catch {
     return { score: 0.5, reason: 'unclear', blocked: false, appealable: false, signals: ['screen_error'], message: 'Allowed: the screen could not read this content.' };
   }
@@ -280,12 +297,12 @@ export function screenOutbound(input: OutboundInput): ScreenResult {
  */
 export function reviewAppeal(input: OutboundInput): AppealResult {
   try {
-    const a = analyse(input);
+    const { a, shown } = analyseShown(input);
     const r = decide(a);
     if (!r.blocked) return { outcome: 'not_blocked', message: 'This content is not refused by the screen; no appeal is needed.' };
     if (!r.appealable) return { outcome: 'not_appealable', message: `No review exists for this refusal: it is a fixed-policy block (${r.reason}). ${r.message}` };
     // Second look: weigh transactional evidence more, discount a lone rule.
-    const { text } = outboundText(input);
+    const { text } = outboundText(shown);
     const lower = text.toLowerCase();
     const tx = a.fired.filter((s) => s.kind === 'tx');
     const cold = a.fired.filter((s) => s.kind === 'cold');

@@ -324,3 +324,42 @@ export function freshText(text: string): string {
   }
   return out.join('\n');
 }
+
+/** How much of an HTML part's visible text is compared with its plain part, and kept when it differs. */
+export const MAX_UNSEEN_CHARS = 16 * 1024;
+
+function wordsOf(s: string): string[] {
+  return s.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+/**
+ * The sentences of an HTML part's visible text that its plain part does not say: a
+ * multipart/alternative message shows a reader (and an agent's HTML view) the HTML, so a plain
+ * part that says something else is a hiding place for the scans that read the plain part. A
+ * sentence counts as said when at least half of its word pairs (its word, for one-word lines) occur
+ * in the plain part; html-to-text conversions differ in punctuation, links and layout, not in
+ * words. Linear in both lengths (a set of the plain part's word pairs); '' when nothing is new.
+ */
+export function unseenSentences(htmlVisible: string, plain: string): string {
+  if (!htmlVisible.trim()) return '';
+  const seen = new Set<string>();
+  const pw = wordsOf(plain.length > MAX_INPUT_CHARS ? plain.slice(0, MAX_INPUT_CHARS) : plain);
+  for (let i = 0; i < pw.length; i++) seen.add(i + 1 < pw.length ? pw[i] + ' ' + pw[i + 1] : pw[i]);
+  for (const w of pw) seen.add(w);
+  const out: string[] = [];
+  let kept = 0;
+  const html = htmlVisible.length > MAX_INPUT_CHARS ? htmlVisible.slice(0, MAX_INPUT_CHARS) : htmlVisible;
+  for (const sentence of html.split(/(?<=[.!?])\s+|\n+/)) {
+    const w = wordsOf(sentence);
+    if (!w.length) continue;
+    let found = 0;
+    const pairs = Math.max(1, w.length - 1);
+    if (w.length === 1) found = seen.has(w[0]) ? 1 : 0;
+    else for (let i = 0; i + 1 < w.length; i++) if (seen.has(w[i] + ' ' + w[i + 1])) found++;
+    if (found * 2 >= pairs) continue;
+    out.push(sentence.trim());
+    kept += sentence.length + 1;
+    if (kept >= MAX_UNSEEN_CHARS) break;
+  }
+  return out.join('\n').slice(0, MAX_UNSEEN_CHARS);
+}

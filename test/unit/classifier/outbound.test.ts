@@ -106,3 +106,20 @@ describe('appeal review', () => {
     }
   });
 });
+
+describe('multipart: the screen reads what the recipient reads (an outside tester put the pitch in the HTML part only)', () => {
+  const pitch = 'Hi there, I came across your company and wanted to reach out. We help SaaS companies like yours increase revenue by 300% with our lead generation platform. Would you be open to a quick 15-minute call next week to discuss how we can help you grow? Let me know what time works best. Best, John';
+  it('a pitch in the HTML behind a one-line plain part is refused like the pitch as plain text', () => {
+    const asText = screenOutbound(out('Quick question about growth', pitch));
+    const behind = screenOutbound(out('Quick question about growth', 'Hello, please see the HTML version.', { html: `<p>${pitch}</p>` }));
+    expect(asText.blocked).toBe(true);
+    expect(behind.blocked).toBe(true);
+    expect(behind.reason).toBe(asText.reason);
+    expect(reviewAppeal(out('Quick question about growth', 'Hello, please see the HTML version.', { html: `<p>${pitch}</p>` })).outcome).not.toBe('not_blocked');
+  });
+  it('a transactional message whose HTML says what its plain part says is screened as before', () => {
+    const plain = 'Receipt #4821-3390\n\nAmount paid: $49.00\nDate paid: March 3, 2025\nPayment method: Visa ending in 4242\n\nThanks for your purchase!';
+    const html = '<h1>Receipt #4821-3390</h1><p>Amount paid: <b>$49.00</b><br>Date paid: March 3, 2025<br>Payment method: Visa ending in 4242</p><p>Thanks for your purchase!</p>';
+    expect(screenOutbound(out('Your receipt from Acme [#4821]', plain, { html }))).toEqual(screenOutbound(out('Your receipt from Acme [#4821]', plain)));
+  });
+});
