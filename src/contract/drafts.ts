@@ -20,6 +20,8 @@ export const Draft = Type.Object({
   subject: Type.String(),
   body_text: Opt(Type.String()),
   body_html: Opt(Type.String()),
+  /** List items only, instead of the bodies: the start of the text body, ≤ 200 characters. */
+  body_text_excerpt: Type.Optional(Type.String()),
   status: Type.Enum(DRAFT_STATUSES),
   send_at: Opt(Timestamp),
   sent_message_id: Opt(Type.String()),

@@ -130,6 +130,8 @@ export const SentMessage = Type.Object({
   subject: Type.String(),
   body_text: Opt(Type.String()),
   body_html: Opt(Type.String()),
+  /** List items only: the start of the text body, ≤ 200 characters (retrieve gives the bodies). */
+  body_text_excerpt: Type.Optional(Type.String()),
   classifier_score: Type.Number(),
   /**
    * compat.md / the hosted SDK's SendResult: the sending pool this message was routed to, derived

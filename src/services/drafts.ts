@@ -6,6 +6,7 @@ import {
   claimDueDrafts, stalledDrafts, getDraft, insertDraft, listDrafts, transitionDraft, updateDraft, type DraftRow, type DraftStatus,
 } from '../db/repos/drafts.js';
 import type { Mailbox } from '../mail/address.js';
+import { excerptOf } from '../mail/extract.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt, MINUTE } from '../shared/clock.js';
@@ -16,10 +17,15 @@ import { emitEvent } from './events.js';
 import { findOriginal, normalizeSendRequest, sendMessage } from './send.js';
 import { pageOf } from '../db/paginate.js';
 
-export function toDraft(r: DraftRow): Draft {
+/**
+ * The API shape of a draft; list items (`set: 'list'`) carry `body_text_excerpt` instead of the
+ * bodies (the row's body_text is a prefix there: db/repos/drafts.ts listDrafts).
+ */
+export function toDraft(r: DraftRow, set: 'full' | 'list' = 'full'): Draft {
   return {
     id: r.id, object: 'draft', agent_id: r.agent_id, to: r.to, cc: r.cc, bcc: r.bcc, subject: r.subject,
-    body_text: r.body_text, body_html: r.body_html, status: r.status, send_at: r.send_at, sent_message_id: r.sent_message_id,
+    ...(set === 'list' ? { body_text_excerpt: excerptOf(r.body_text) } : { body_text: r.body_text, body_html: r.body_html }),
+    status: r.status, send_at: r.send_at, sent_message_id: r.sent_message_id,
     thread_id: r.thread_id, error_message: r.error_message, tags: r.tags, metadata: r.metadata, test_mode: r.mode === 'test',
     sent_at: r.sent_at, created_at: r.created_at, updated_at: r.updated_at,
   };
@@ -160,7 +166,7 @@ function assertNotInFlight(r: DraftRow, what: string): void {
 export async function listDraftsPage(ctx: AppContext, auth: AuthContext, q: DraftListQuery): Promise<PageOf<Draft>> {
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
   const res = await listDrafts(ctx.db, auth.workspaceId, { agentId, status: q.status }, q);
-  return pageOf(res, res.rows.map(toDraft));
+  return pageOf(res, res.rows.map((r) => toDraft(r, 'list')));
 }
 
 export async function getDraftView(ctx: AppContext, auth: AuthContext, id: string): Promise<Draft> {

@@ -35,7 +35,7 @@ export async function listMessages(ctx: AppContext, auth: AuthContext, q: Messag
   if (q.agent_id) agentId = (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id;
   const res = await listSentMessages(ctx.db, auth.workspaceId, { agentId, threadId: q.thread_id ?? null, search: await searchFor(ctx, q.q) }, q);
   const atts = await attachmentInfos(ctx.db, res.rows.map((r) => r.id));
-  return pageOf(res, res.rows.map((r) => toSentMessage(r, 'full', atts.get(r.id))));
+  return pageOf(res, res.rows.map((r) => toSentMessage(r, 'list', atts.get(r.id))));
 }
 
 /** Spec: live_mode_required — a test key touching a live scheduled send. */

@@ -3,6 +3,7 @@ import type { AgentRow } from '../db/repos/agents.js';
 import { getSentMessageById, listAttachments, type SentMessageRow, type AttachmentRow } from '../db/repos/messages.js';
 import { buildMime, type BuildMimeInput } from '../mail/mime-build.js';
 import { parseMailbox, type Mailbox } from '../mail/address.js';
+import { excerptOf } from '../mail/extract.js';
 import { createRelay, RelayError, type Relay } from '../mail/transport-relay.js';
 import type { AppContext } from './context.js';
 import { ingestInbound } from './inbound.js';
@@ -28,7 +29,12 @@ export function routingPool(r: Pick<SentMessageRow, 'pool' | 'classifier_score' 
 }
 
 /** Fields of the send response (spec: Sent message rule); the rest only on retrieve. */
-export function toSentMessage(r: SentMessageRow, set: 'short' | 'full', attachments: { id: string; filename: string; content_type: string; size: number }[] = []): SentMessage {
+/**
+ * The API shape of a sent message: `short` (the send response), `full` (retrieve), or `list` (list
+ * items: retrieve's fields without the two bodies, with `body_text_excerpt` — the row's body_text is
+ * a prefix there, db/repos/messages.ts listSentMessages).
+ */
+export function toSentMessage(r: SentMessageRow, set: 'short' | 'full' | 'list', attachments: { id: string; filename: string; content_type: string; size: number }[] = []): SentMessage {
   // A scheduled send being handed over right now still reads as scheduled.
   const status = r.status === 'sending' ? 'scheduled' : r.status;
   const base: SentMessage = {
@@ -47,7 +53,8 @@ export function toSentMessage(r: SentMessageRow, set: 'short' | 'full', attachme
   return {
     ...base,
     attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size })),
-    cc: r.cc, bcc: r.bcc, reply_to: r.reply_to, body_text: r.body_text, body_html: r.body_html,
+    cc: r.cc, bcc: r.bcc, reply_to: r.reply_to,
+    ...(set === 'list' ? { body_text_excerpt: excerptOf(r.body_text) } : { body_text: r.body_text, body_html: r.body_html }),
     transport_message_id: r.transport_message_id, references: r.references, metadata: r.metadata,
     sent_at: r.sent_at, delivered_at: r.delivered_at, canceled_at: r.canceled_at, scheduled_at: r.scheduled_at,
   };

@@ -306,4 +306,24 @@ describe('test address, cold screen and appeals', () => {
     const th = await t.req('GET', '/v1/messages', { query: { thread_id: b.body.data[0].thread_id } });
     expect(th.body.data.map((m: { id: string }) => m.id)).toEqual([b.body.data[0].id]);
   });
+
+  it('list items carry an excerpt, not the bodies; retrieve gives them whole (an outside tester listed 50 MB pages)', async () => {
+    const body_text = 'Quarterly figures attached below. ' + 'x'.repeat(300_000);
+    const body_html = `<p>${'y'.repeat(300_000)}</p>`;
+    const s = await t.req('POST', '/v1/messages', { key: t.testKey, body: { agent: 'agent', to: 'big@example.com', subject: 'big bodies', body_text, body_html } });
+    expect(s.status, s.text).toBe(201);
+    const l = await t.req('GET', '/v1/messages', { key: t.testKey, query: { thread_id: s.body.thread_id } });
+    expect(l.status).toBe(200);
+    const item = l.body.data[0];
+    expect(item.id).toBe(s.body.id);
+    expect(item.body_text).toBeUndefined();
+    expect(item.body_html).toBeUndefined();
+    expect(item.body_text_excerpt.startsWith('Quarterly figures attached below.')).toBe(true);
+    expect(item.body_text_excerpt.length).toBeLessThanOrEqual(200);
+    expect(l.text.length).toBeLessThan(5_000);
+    const m = await t.req('GET', `/v1/messages/${s.body.id}`, { key: t.testKey });
+    expect(m.body.body_text).toBe(body_text);
+    expect(m.body.body_html).toBe(body_html);
+    expect(m.body.body_text_excerpt).toBeUndefined();
+  });
 });

@@ -37,6 +37,25 @@ describe('create, read, list', () => {
     expect(p2.body.data[0].id).not.toBe(p1.body.data[0].id);
   });
 
+  it('list items carry an excerpt, not the bodies or attachments; retrieve gives them whole', async () => {
+    const body_text = 'Draft of the quarterly letter. ' + 'x'.repeat(300_000);
+    const body_html = `<p>${'y'.repeat(300_000)}</p>`;
+    const attachments = [{ filename: 'big.bin', content_type: 'application/octet-stream', content_base64: Buffer.alloc(200_000, 7).toString('base64') }];
+    const c = await t.req('POST', '/v1/drafts', { body: { agent: 'agent', to: 'a@example.com', subject: 'big draft', body_text, body_html, attachments } });
+    expect(c.status, c.text).toBe(201);
+    const l = await t.req('GET', '/v1/drafts', { query: { limit: 1 } });
+    const item = l.body.data[0];
+    expect(item.id).toBe(c.body.id);
+    expect(item.body_text).toBeUndefined();
+    expect(item.body_html).toBeUndefined();
+    expect(item.body_text_excerpt.startsWith('Draft of the quarterly letter.')).toBe(true);
+    expect(item.body_text_excerpt.length).toBeLessThanOrEqual(200);
+    expect(l.text.length).toBeLessThan(5_000);
+    const g = await t.req('GET', `/v1/drafts/${c.body.id}`);
+    expect(g.body.body_text).toBe(body_text);
+    expect(g.body.body_html).toBe(body_html);
+  });
+
   it('refuses bad input with the field named', async () => {
     expect((await t.req('POST', '/v1/drafts', { body: { agent: 'agent', to: 'not an address' } })).body.error).toMatchObject({ code: 'invalid_param_value', param: 'to' });
     expect((await t.req('POST', '/v1/drafts', { body: { agent: 'agent', to: ['a@b.co', 'x'] } })).body.error.param).toBe('to[1]');
