@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery, ERROR_MESSAGE } from './common.js';
+import { Nullable, Opt, Timestamp, ListQuery, Page, IdParams, StringMap, EmptyBody, SearchQuery, ERROR_MESSAGE, NO_CONTROL_CHARS } from './common.js';
 import { route } from './route.js';
 
 /** Spec: Limits → Single-message payload. */
@@ -67,7 +67,8 @@ export const SendMetadata = Type.Record(Type.String(), Type.String({ maxLength: 
  */
 export const SendRequest = Type.Object({
   agent: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
-  from: Type.Optional(Type.String({ minLength: 1, maxLength: 998 })),
+  // Its display name goes into the From header as an agent's display_name does: the same characters refused (bidi overrides spoofed "Bank security").
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 998, pattern: NO_CONTROL_CHARS })),
   to: Type.Optional(AddressList),
   cc: Type.Optional(AddressList),
   bcc: Type.Optional(AddressList),

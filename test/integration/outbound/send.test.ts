@@ -162,6 +162,11 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     // The display name with CR/LF is not one mailbox: refused outright.
     expect(r.status).toBe(400);
     expect(r.body.error.param).toBe('from');
+    // Bidi overrides in the display name ("Bank \u202eytiruces\u202c" shows as "Bank security") are
+    // refused as for an agent's display_name (an outside tester's send went out with them).
+    const bidi = await send({ to: 'bob@example.com', subject: 's', body_text: 'b', from: '"Bank \u202eytiruces\u202c" <agent@local.mailagent.localhost>' });
+    expect(bidi.status, bidi.text).toBe(400);
+    expect(bidi.body.error.param).toBe('from');
     const r2 = await send({ to: 'bob@example.com', subject: evil, body_text: 'b', attachments: [{ filename: 'x\r\nX-Evil: 1.txt', content_base64: 'aGk=', content_type: 'text/plain' }] });
     expect(r2.status, r2.text).toBe(201);
     const wire = relay.messages[0];
