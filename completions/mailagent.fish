@@ -171,7 +171,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from wait' -l agent -r -F -d 't
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l address -r -F -d 'only mail to this address of the agent (e.g. a plus address)'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l since -r -F -d 'return mail received at/after this time or after this message (default: mail arriving from now on)'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l timeout -r -F -d 'give up after this long: 30s, 2m, 1h or plain seconds'
-complete -c mailagent -n '__fish_seen_subcommand_from wait' -l extract -x -a 'code link' -d 'print only the first one-time code or link found in the message (exit 1 if none)'
+complete -c mailagent -n '__fish_seen_subcommand_from wait' -l extract -x -a 'code link' -d 'print only the first one-time code or link of the first message that has one (mail without one is passed over)'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l from -r -F -d 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l include-quarantined -d 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l subject -r -F -d 'the refused subject'

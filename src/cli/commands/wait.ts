@@ -47,7 +47,7 @@ export function register(program: Command): void {
     .option('--address <address>', 'only mail to this address of the agent (e.g. a plus address)')
     .option('--since <time|rcv_id>', 'return mail received at/after this time or after this message (default: mail arriving from now on)')
     .addOption(new Option('--timeout <duration>', 'give up after this long: 30s, 2m, 1h or plain seconds').argParser(parseDuration).default(60, '60s'))
-    .addOption(new Option('--extract <what>', 'print only the first one-time code or link found in the message (exit 1 if none)').choices(['code', 'link']))
+    .addOption(new Option('--extract <what>', 'print only the first one-time code or link of the first message that has one (mail without one is passed over)').choices(['code', 'link']))
     .addOption(new Option('--from <address|domain>', 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over'))
     .option('--include-quarantined', 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr')
     .addHelpText('after', [
@@ -94,7 +94,7 @@ export function register(program: Command): void {
       };
 
       let message: ReceivedMessage | null = null;
-      const passed = { quarantined: 0, sender: 0 };
+      const passed = { quarantined: 0, sender: 0, noValue: 0 };
       try {
         for (let first = true; ; first = false) {
           const left = Math.round((deadline - Date.now()) / 1000);
@@ -123,6 +123,15 @@ export function register(program: Command): void {
               since = m.id;
               continue;
             }
+            // With --extract, mail without the wanted code or link is passed over too: `wait --since -5m
+            // --extract code` returned the window's oldest message and exited 1 when it had no code
+            // (an outside tester), though a later one had it.
+            if (o.extract && extractFrom(m, o.extract) === null) {
+              passed.noValue++;
+              ctx.out.info(`passed over ${m.id} from ${m.from.address} (no ${o.extract === 'code' ? 'one-time code' : 'link'})`);
+              since = m.id;
+              continue;
+            }
             message = m;
             break;
           }
@@ -145,6 +154,7 @@ export function register(program: Command): void {
         const skipped = [
           passed.quarantined ? `skipped ${passed.quarantined} quarantined` : '',
           passed.sender ? `passed over ${passed.sender} from other senders` : '',
+          passed.noValue ? `passed over ${passed.noValue} without a ${o.extract === 'code' ? 'one-time code' : 'link'}` : '',
         ].filter(Boolean).join(', ');
         throw new CliError(`timed out after ${fmt(o.timeout)}: no mail to ${target}${o.from ? ' from the --from sender' : ''}${skipped ? ` (${skipped})` : ''}`);
       }

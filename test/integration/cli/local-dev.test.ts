@@ -92,18 +92,21 @@ describe('receiving during development', () => {
     expect(d.stderr()).toMatch(new RegExp(`"id":"${id}".*"msg":"mail received"`));
   });
 
-  it('wait --extract code prints the code; exit 1 when the message holds none; codes show in the human view', async () => {
+  it('wait --extract code prints the code, passing over mail without one; exit 1 when none arrives; codes show in the human view', async () => {
     // From now on: the earlier tests' mail (already read back by them) is older than this instant.
     const t0 = new Date().toISOString();
+    // Mail without a code first, in the same window: passed over, not the answer.
+    await d.cli(['inbound', 'simulate', '--agent', 'agent', '--from', 'carol@example.com', '--subject', 'Hello', '--body', 'Just saying hello.']);
     await d.cli(['inbound', 'simulate', '--agent', 'agent', '--from', 'alice@example.com', '--subject', 'Your code', '--body', 'Your code is 482913']);
     const code = await d.cli(['wait', '--agent', 'agent', '--since', t0, '--extract', 'code', '--timeout', '5s']);
     expect(code.stdout, code.stderr).toBe('482913\n');
-    const human = await d.cli(['wait', '--agent', 'agent', '--since', t0, '--timeout', '5s']);
+    expect(code.stderr).toMatch(/passed over rcv_\w+ from carol@example\.com \(no one-time code\)/);
+    const human = await d.cli(['wait', '--agent', 'agent', '--since', t0, '--from', 'alice@example.com', '--timeout', '5s']);
     expect(human.stdout).toMatch(/^codes\t482913$/m);
     await d.cli(['inbound', 'simulate', '--agent', 'sarah', '--from', 'bob@example.com', '--subject', 'Lunch', '--body', 'Lunch on Friday?']);
-    const none = await d.cli(['wait', '--agent', 'sarah', '--since', '-1m', '--extract', 'code', '--timeout', '5s']);
+    const none = await d.cli(['wait', '--agent', 'sarah', '--since', '-1m', '--extract', 'code', '--timeout', '3s']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/holds no one-time code/);
+    expect(none.stderr).toMatch(/timed out after 3 s: no mail to sarah \(passed over 1 without a one-time code\)/);
   });
 
   it('held plus-address mail: the SMTP reply says so, and wait --address says it was held and why', async () => {
