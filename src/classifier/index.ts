@@ -50,6 +50,8 @@ export interface InboundInput {
    * messages, bounded): each is scanned for injection as a body of its own.
    */
   attachments?: readonly { text: string; html: boolean }[];
+  /** Attachment file names (sender-chosen text shown to a reader and to a model), at most 10 read. */
+  attachmentNames?: readonly string[];
   text: string;
   html?: string | null;
   /** lower-cased header names (auto-submitted, list-unsubscribe, precedence, content-type for DSNs…) */
@@ -217,6 +219,23 @@ function withDisplayName(inj: InjectionResult, fromName: unknown, sender: Sender
   return higher(inj, scanInjection({ ...injectionInputOf(name, '', '').input, sender }));
 }
 
+const NAMES_SCANNED = 10;
+
+/**
+ * Attachment file names, as display names are (a sentence as a PDF's name scored 0.023 and reached
+ * the model through the MCP tools: an outside tester): a name of four words or more — its extension
+ * dropped, `_`, `-` and `.` read as spaces — is scanned on its own; "Q3_report_final.pdf" costs nothing.
+ */
+function withAttachmentNames(inj: InjectionResult, names: unknown, sender: SenderStanding): InjectionResult {
+  if (!Array.isArray(names)) return inj;
+  let out = inj;
+  for (const n of names.slice(0, NAMES_SCANNED)) {
+    if (typeof n !== 'string') continue;
+    out = withDisplayName(out, n.slice(0, NAME_SCAN_CHARS).replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[_.-]+/g, ' '), sender);
+  }
+  return out;
+}
+
 /** The higher of two scans of one message, with both scans' categories. */
 function higher(inj: InjectionResult, other: InjectionResult): InjectionResult {
   if (other.score <= inj.score) return inj;
@@ -258,7 +277,10 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const visible = prep.visibleText;
   const history = input?.history;
   const sender = senderStanding(history, input?.knownCorrespondent, input?.auth);
-  const inj = withAttachments(withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender), input?.attachments, sender);
+  const inj = withAttachmentNames(
+    withAttachments(withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender), input?.attachments, sender),
+    input?.attachmentNames, sender,
+  );
 
   const reputation = senderReputation(history);
   const base = {

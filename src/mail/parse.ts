@@ -294,13 +294,23 @@ export interface PreparedInbound {
  */
 export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
   from: string; fromName: string | null; subject: string; text: string; html: string | null; headers: Record<string, string>;
-  attachments: AttachmentText[];
+  attachments: AttachmentText[]; attachmentNames: string[];
 } {
   return {
     from: (parsed.from?.address ?? mailFrom ?? '').toLowerCase(), fromName: parsed.from?.name ?? null,
     subject: parsed.subject, text: parsed.text ?? '', html: parsed.html, headers: parsed.headerMap,
-    attachments: attachmentTexts(parsed.attachments),
+    attachments: attachmentTexts(parsed.attachments), attachmentNames: attachmentNames(parsed.attachments),
   };
+}
+
+/** The attachments' file names the injection scan reads (the classifier reads at most 10). */
+export function attachmentNames(attachments: readonly ParsedAttachment[]): string[] {
+  const out: string[] = [];
+  for (const a of attachments) {
+    if (out.length >= 10) break;
+    if (a.filename) out.push(a.filename.slice(0, 320));
+  }
+  return out;
 }
 
 /** Text attachments the injection scan reads: how many, and how much of each (docs/classifier.md). */
