@@ -108,6 +108,13 @@ export interface Recipe {
    * rows, the hard-negative pass can find and weigh them
    */
   negWindowsPerMessage?: number;
+  /**
+   * (2.9) negWindowsPerMessage applies to whole benign mail only (a benign
+   * message with no inserted payload); a host carrying an embedded benign
+   * payload keeps CAPS.windowsPerMessage, like a host carrying an attack
+   * (2.8b taught the host windows around an embedded payload to be benign)
+   */
+  negWindowsWholeOnly?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -155,7 +162,10 @@ export const RECIPE_27: Recipe = { ...RECIPE_26, name: '2.7', windowCountCorrect
 // written recall and lowers the embedded AUC below 0.85.
 export const RECIPE_28A: Recipe = { ...RECIPE_27, name: '2.8a', assistantGoals: true };
 export const RECIPE_28B: Recipe = { ...RECIPE_28A, name: '2.8b', negWindowsPerMessage: 16 };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B };
+// 2.9c (session 9, measured): 2.7 + 16 training windows per WHOLE benign message (no
+// embedded payload); hosts with an embedded benign payload keep 6 (docs/classifier.md "Classifier 2.9").
+export const RECIPE_29C: Recipe = { ...RECIPE_27, name: '2.9c', negWindowsPerMessage: 16, negWindowsWholeOnly: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C };
 export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {
@@ -231,7 +241,7 @@ export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Rec
     (label ? pos : neg).push({ parts, vec, label, group: m.group, part, weight });
   }
   const pick = (arr: WindowRow[], c: number) => (arr.length <= c ? arr : arr.filter((_, i) => fnv1a(m.group + i, 3) % arr.length < c).slice(0, c));
-  return { rows: [...pick(pos, cap), ...pick(neg, m.label === 0 ? (recipe.negWindowsPerMessage ?? cap) : cap)], docs };
+  return { rows: [...pick(pos, cap), ...pick(neg, m.label === 0 && !(recipe.negWindowsWholeOnly && m.position) ? (recipe.negWindowsPerMessage ?? cap) : cap)], docs };
 }
 
 /** Training messages: every source except `exclude`, train side of the split only. */

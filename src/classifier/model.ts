@@ -110,6 +110,13 @@ export interface InjectionBundle {
   windowCountCorrection?: number;
   /** Classifier 2.7: the same correction for the hidden windows' maximum, by their own number */
   windowCountHidden?: boolean;
+  /**
+   * Classifier 2.9 (measured): a logistic combination of the score's parts
+   * (injection.ts COMBINER_FEATURES: the noisy-OR score, window maximum and
+   * second window, window counts, hidden text, rules, action request, the
+   * document model) in place of the noisy-OR; absent = the noisy-OR
+   */
+  combiner?: Combiner;
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
@@ -120,6 +127,12 @@ export interface InjectionBundle {
    * a pretrained sentence encoder through the real classifyInbound path.
    */
   windowExtra?: ((windowText: string) => number) | null;
+}
+
+/** A logistic model over injection.ts COMBINER_FEATURES (weights in that order). */
+export interface Combiner {
+  w: number[];
+  bias: number;
 }
 
 let injectionOverride: InjectionBundle | null = null;
