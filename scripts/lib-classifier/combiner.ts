@@ -7,7 +7,8 @@ import { injectionInputOf, scanInjection, COMBINER_FEATURES, type CombinerProbe 
 import type { Combiner, InjectionBundle } from '../../src/classifier/model.js';
 import { bounded } from '../../src/classifier/text.js';
 import { fnv1a } from './data.js';
-import type { Msg } from './loso.js';
+import { ATTACK_SOURCES, type AttackSource, type Msg } from './loso.js';
+import { evalSets, type EvalSets } from './recipe-v2.js';
 
 export interface Scored {
   /** COMBINER_FEATURES of the message under the bundle */
@@ -142,6 +143,31 @@ function solve(A0: number[][], b0: number[]): number[] {
 export function crossFit(pos: Scored[], neg: Scored[], use: readonly string[], l2 = 1): [Combiner, Combiner] {
   const part = (h: 0 | 1) => trainCombiner(pos.filter((s) => s.half !== h), neg.filter((s) => s.half !== h), use, l2);
   return [part(0), part(1)];
+}
+
+let designSets: EvalSets | null = null;
+/** The attacks a combination may learn from: the evaluation side of every source but `exclude` (written and embedded). */
+export function designAttacks(exclude: AttackSource | null): Msg[] {
+  designSets ??= evalSets(250, true);
+  const out: Msg[] = [];
+  for (const t of ATTACK_SOURCES) {
+    if (t === exclude) continue;
+    const q = designSets.positives.get(t)!;
+    out.push(...q.written, ...q.embedded);
+  }
+  return out;
+}
+
+/**
+ * The combination of one leave-one-source-out fold (held out: `s`): learned
+ * on the fold model's scores of its training sources' evaluation side and of
+ * the shared negatives, cross-fitted. Returns the scorer's bundle per message.
+ */
+export function foldCombination(base: InjectionBundle, s: AttackSource, negatives: Msg[], spec: { use: readonly string[]; l2: number }): (m: Msg) => InjectionBundle {
+  const b = { ...base, combiner: undefined };
+  const cs = crossFit(designAttacks(s).map((m) => scoredOf(b, m)), negatives.map((m) => scoredOf(b, m)), spec.use, spec.l2);
+  const bundles = [{ ...b, combiner: cs[0] }, { ...b, combiner: cs[1] }];
+  return (m) => bundles[halfOf(m)];
 }
 
 /** A message's cross-fitted score: the half-combination that did not see its group. */

@@ -115,6 +115,15 @@ export interface Recipe {
    * (2.8b taught the host windows around an embedded payload to be benign)
    */
   negWindowsWholeOnly?: boolean;
+  /**
+   * (2.9) the learned combination of the score's parts (injection.ts
+   * COMBINER_FEATURES; lib-classifier/combiner.ts): the features it reads and
+   * its L2 strength. Trained after the window model — per fold on the fold's
+   * training sources, cross-fitted; for the final model on every source's
+   * evaluation side — and stored with the weights (a run-time option: it
+   * changes no fold model)
+   */
+  combiner?: { use: readonly string[]; l2: number };
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -165,7 +174,14 @@ export const RECIPE_28B: Recipe = { ...RECIPE_28A, name: '2.8b', negWindowsPerMe
 // 2.9c (session 9, measured): 2.7 + 16 training windows per WHOLE benign message (no
 // embedded payload); hosts with an embedded benign payload keep 6 (docs/classifier.md "Classifier 2.9").
 export const RECIPE_29C: Recipe = { ...RECIPE_27, name: '2.9c', negWindowsPerMessage: 16, negWindowsWholeOnly: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C };
+// 2.9 (measured, NOT shipped — 2.7 stays): the learned combination of the window parts (the noisy-OR score,
+// the window maximum before the count correction, the second window, log window count, log windows above 0.5),
+// on 2.7's fold models (2.7w) and on 2.9c's (2.9cw, the one the design figure chose; it lowered the worst
+// source's embedded recall 0.200 -> 0.190).
+export const COMBINER_WINDOW_PARTS = { use: ['score', 'vis_max', 'vis_second', 'windows', 'vis_high'], l2: 1 } as const;
+export const RECIPE_27W: Recipe = { ...RECIPE_27, name: '2.7w', combiner: COMBINER_WINDOW_PARTS };
+export const RECIPE_29CW: Recipe = { ...RECIPE_29C, name: '2.9cw', combiner: COMBINER_WINDOW_PARTS };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW };
 export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {

@@ -152,13 +152,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean; combiner?: Combiner } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false, ...(w.options?.injection?.combiner ? { combiner: w.options.injection.combiner } : {}) };
 }
 
 export function injectionBundle(): InjectionBundle {
