@@ -260,14 +260,15 @@ export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Rec
   return { rows: [...pick(pos, cap), ...pick(neg, m.label === 0 && !(recipe.negWindowsWholeOnly && m.position) ? (recipe.negWindowsPerMessage ?? cap) : cap)], docs };
 }
 
-/** Training messages: every source except `exclude`, train side of the split only. */
-export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = RECIPE_20): Msg[] {
+/** Training messages: every source except `exclude` (one, or several: 2.9's nested folds), train side of the split only. */
+export function trainingMessages(exclude: AttackSource | readonly AttackSource[] | null, recipe: Recipe = RECIPE_20): Msg[] {
+  const left = (s: AttackSource) => (Array.isArray(exclude) ? exclude.includes(s) : s === exclude);
   const out: Msg[] = [];
   const H = hosts().train;
   const src = attackSources();
   const use = (x: Payload) => !isEval(x.group) && (recipe.extraData || !x.extra) && (recipe.accountNotice || x.kind !== 'output-account_notice');
   for (const s of ATTACK_SOURCES) {
-    if (s === exclude) continue;
+    if (left(s)) continue;
     const all = (src.get(s) ?? []).filter(use);
     // the extra set is small and would mostly be sampled away among 500: it is always kept
     const pl = [...sample(all.filter((x) => !x.extra), recipe.attacksPerSource, 101), ...all.filter((x) => x.extra)];
@@ -286,7 +287,7 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
     const p0 = fnv1a(x.group, 10) % POSITIONS.length;
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
-  if (recipe.assistantGoals && exclude !== 'own') {
+  if (recipe.assistantGoals && !left('own')) {
     // attacks as written and at `embeds` positions, like every attack; the
     // benign counterparts (fewer) as written and at all six positions
     for (const x of assistantGoals()) {
