@@ -4,10 +4,13 @@
 // were measured and not shipped: 2.7 stays. docs/classifier.md "Classifier
 // 2.9" has the measurements.
 import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { COMBINER_FEATURES, injectionInputOf, scanInjection, windowScores } from '../../../src/classifier/injection.js';
 import { injectionBundle, type Combiner } from '../../../src/classifier/model.js';
 import { combinedScore, crossFit, crossScore, EVIDENCE_FEATURES, halfOf, scoredOf, trainCombiner, type Scored } from '../../../scripts/lib-classifier/combiner.js';
-import { messageWindows, RECIPES, SHIPPED_RECIPE } from '../../../scripts/lib-classifier/recipe-v2.js';
+import { messageWindows, RECIPES, SHIPPED_RECIPE, trainingMessages } from '../../../scripts/lib-classifier/recipe-v2.js';
+import { dataDir } from '../../../scripts/lib-classifier/data.js';
+import { attackSources } from '../../../scripts/lib-classifier/loso.js';
 import { foldKey } from '../../../scripts/lib-classifier/fold-cache.js';
 import type { Msg } from '../../../scripts/lib-classifier/loso.js';
 
@@ -124,4 +127,18 @@ describe('16 windows for whole benign mail only (2.9c)', () => {
     expect(foldKey(RECIPES['2.7w'])).toBe(foldKey(RECIPES['2.7']));
     expect(foldKey(RECIPES['2.9c'])).not.toBe(foldKey(RECIPES['2.8b']));
   });
+});
+
+// (needs the public corpora in ../shared/data, beside the repository: skipped without them)
+describe.skipIf(!existsSync(dataDir))('nested folds (2.9)', () => {
+  it('a model can hold out two sources: none of their attacks is trained on, the others are', () => {
+    const msgs = trainingMessages(['deepset', 'bipia'], RECIPES['2.7']);
+    const payloads = new Set(msgs.filter((m) => m.label === 1).map((m) => m.payload ?? m.text));
+    const src = attackSources();
+    const trained = (s: 'deepset' | 'bipia' | 'tensor-trust') => (src.get(s) ?? []).filter((p) => payloads.has(p.text)).length;
+    expect(trained('deepset')).toBe(0);
+    expect(trained('bipia')).toBe(0);
+    expect(trained('tensor-trust')).toBeGreaterThan(100);
+    // (reading and embedding the corpora takes ~45 s on a loaded 2-core machine)
+  }, 240_000);
 });
