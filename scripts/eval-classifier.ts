@@ -5,6 +5,7 @@
 // lib-classifier/data.ts.
 //   npx tsx scripts/eval-classifier.ts [--no-baseline] [--before 2.0|2.1|2.2|2.3] [--with-v1] [--only injection|cold|other]
 //   npx tsx scripts/eval-classifier.ts --only injection --dev [--after '{"promptNegWeight":3}']   [--sources deepset,bipia]   (a reduced DEV figure)
+//   npx tsx scripts/eval-classifier.ts --only injection --cache /tmp/folds --before 2.7 --after-recipe 2.9cw --skip-insource   (2.9's measurement)
 //   npx tsx scripts/eval-classifier.ts --only injection --cache /tmp/folds [--before 2.7]   (fold models from the cache of analyse-classifier-errors.ts / train-classifier.ts --cache: scoring only)
 import path from 'node:path';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
@@ -61,7 +62,11 @@ if (only('injection') && !insourceOnly) {
   const beforeArg = process.argv.indexOf('--before');
   const beforeBase = RECIPES[beforeArg >= 0 ? process.argv[beforeArg + 1] : '2.3'];
   if (!beforeBase) throw new Error(`--before: one of ${Object.keys(RECIPES).join(', ')}`);
-  const afterRecipe: Recipe = { ...SHIPPED_RECIPE, ...(afterArg >= 0 ? (JSON.parse(process.argv[afterArg + 1]) as Partial<Recipe>) : {}), ...(dev ? { trees: 60 } : {}) };
+  // --after-recipe NAME: AFTER is that recipe of RECIPES (e.g. 2.9cw) instead of the shipped one
+  const afterRecipeArg = process.argv.indexOf('--after-recipe');
+  const afterBase = afterRecipeArg >= 0 ? RECIPES[process.argv[afterRecipeArg + 1]] : SHIPPED_RECIPE;
+  if (!afterBase) throw new Error(`--after-recipe: one of ${Object.keys(RECIPES).join(', ')}`);
+  const afterRecipe: Recipe = { ...afterBase, ...(afterArg >= 0 ? (JSON.parse(process.argv[afterArg + 1]) as Partial<Recipe>) : {}), ...(dev ? { trees: 60 } : {}) };
   const beforeRecipe: Recipe = { ...beforeBase, ...(dev ? { trees: 60 } : {}) };
   const sets = evalSets(dev ? 100 : 250);
   const negBy = new Map<string, number>();

@@ -13,13 +13,16 @@ import type { AttackSource } from './loso.js';
 import { trainingMessages, trainV2, type Recipe, type V2Model } from './recipe-v2.js';
 
 export function foldKey(recipe: Recipe): string {
-  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, windowCountHidden: _wh, ...trained } = recipe;
+  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, windowCountHidden: _wh, combiner: _c, ...trained } = recipe;
   return createHash('sha256').update(JSON.stringify(trained)).digest('hex').slice(0, 10);
 }
 
-/** The fold model that holds out `s`: read from `cacheDir` when there, else trained (and written there). */
-export function foldModel(s: AttackSource, recipe: Recipe, cacheDir: string | undefined, log: (s: string) => void): V2Model {
-  const file = cacheDir ? path.join(cacheDir, `${s}-${foldKey(recipe)}.json`) : null;
+/**
+ * The fold model that holds out `s` (or, 2.9's nested folds, every source of
+ * `s`): read from `cacheDir` when there, else trained (and written there).
+ */
+export function foldModel(s: AttackSource | readonly AttackSource[], recipe: Recipe, cacheDir: string | undefined, log: (s: string) => void): V2Model {
+  const file = cacheDir ? path.join(cacheDir, `${typeof s === 'string' ? s : [...s].sort().join('+')}-${foldKey(recipe)}.json`) : null;
   if (file && existsSync(file)) {
     const j = JSON.parse(readFileSync(file, 'utf8'));
     const f32 = (b: string) => new Float32Array(new Uint8Array(Buffer.from(b, 'base64')).buffer);

@@ -15,6 +15,7 @@ import { dedupAndSplit } from './data.js';
 import { injectionTask } from './corpora.js';
 import { injectionItemsV1, scoreV1 } from './baseline-v1.js';
 import { foldModel } from './fold-cache.js';
+import { foldCombination } from './combiner.js';
 
 export const UNKNOWN: SenderHistory = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
 const NOW = new Date('2025-03-10T12:00:00Z');
@@ -97,7 +98,9 @@ export function losoV2(log: (s: string) => void, sets: EvalSets = evalSets(), re
     const base = bundleOf(model);
     [{}, ...variants].forEach((v, k) => {
       const bundle = { ...base, ...v };
-      const { fig, neg } = evaluateFold(s, sets, (m) => scoreWith(bundle, m));
+      // 2.9: the learned combination of the fold (its training sources only, cross-fitted by message group)
+      const per = recipe.combiner ? foldCombination(bundle, s, sets.negatives, recipe.combiner) : () => bundle;
+      const { fig, neg } = evaluateFold(s, sets, (m) => scoreWith(per(m), m));
       runs[k].figures.push(fig);
       runs[k].negScores.push(...neg);
       runs[k].negSources.push(...sets.negatives.map((m) => m.source));

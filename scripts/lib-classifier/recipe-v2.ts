@@ -108,6 +108,22 @@ export interface Recipe {
    * rows, the hard-negative pass can find and weigh them
    */
   negWindowsPerMessage?: number;
+  /**
+   * (2.9) negWindowsPerMessage applies to whole benign mail only (a benign
+   * message with no inserted payload); a host carrying an embedded benign
+   * payload keeps CAPS.windowsPerMessage, like a host carrying an attack
+   * (2.8b taught the host windows around an embedded payload to be benign)
+   */
+  negWindowsWholeOnly?: boolean;
+  /**
+   * (2.9) the learned combination of the score's parts (injection.ts
+   * COMBINER_FEATURES; lib-classifier/combiner.ts): the features it reads and
+   * its L2 strength. Trained after the window model — per fold on the fold's
+   * training sources, cross-fitted; for the final model on every source's
+   * evaluation side — and stored with the weights (a run-time option: it
+   * changes no fold model)
+   */
+  combiner?: { use: readonly string[]; l2: number };
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -155,7 +171,17 @@ export const RECIPE_27: Recipe = { ...RECIPE_26, name: '2.7', windowCountCorrect
 // written recall and lowers the embedded AUC below 0.85.
 export const RECIPE_28A: Recipe = { ...RECIPE_27, name: '2.8a', assistantGoals: true };
 export const RECIPE_28B: Recipe = { ...RECIPE_28A, name: '2.8b', negWindowsPerMessage: 16 };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B };
+// 2.9c (session 9, measured): 2.7 + 16 training windows per WHOLE benign message (no
+// embedded payload); hosts with an embedded benign payload keep 6 (docs/classifier.md "Classifier 2.9").
+export const RECIPE_29C: Recipe = { ...RECIPE_27, name: '2.9c', negWindowsPerMessage: 16, negWindowsWholeOnly: true };
+// 2.9 (measured, NOT shipped — 2.7 stays): the learned combination of the window parts (the noisy-OR score,
+// the window maximum before the count correction, the second window, log window count, log windows above 0.5),
+// on 2.7's fold models (2.7w) and on 2.9c's (2.9cw, the one the design figure chose; it lowered the worst
+// source's embedded recall 0.200 -> 0.190).
+export const COMBINER_WINDOW_PARTS = { use: ['score', 'vis_max', 'vis_second', 'windows', 'vis_high'], l2: 1 } as const;
+export const RECIPE_27W: Recipe = { ...RECIPE_27, name: '2.7w', combiner: COMBINER_WINDOW_PARTS };
+export const RECIPE_29CW: Recipe = { ...RECIPE_29C, name: '2.9cw', combiner: COMBINER_WINDOW_PARTS };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW };
 export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {
@@ -231,17 +257,18 @@ export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Rec
     (label ? pos : neg).push({ parts, vec, label, group: m.group, part, weight });
   }
   const pick = (arr: WindowRow[], c: number) => (arr.length <= c ? arr : arr.filter((_, i) => fnv1a(m.group + i, 3) % arr.length < c).slice(0, c));
-  return { rows: [...pick(pos, cap), ...pick(neg, m.label === 0 ? (recipe.negWindowsPerMessage ?? cap) : cap)], docs };
+  return { rows: [...pick(pos, cap), ...pick(neg, m.label === 0 && !(recipe.negWindowsWholeOnly && m.position) ? (recipe.negWindowsPerMessage ?? cap) : cap)], docs };
 }
 
-/** Training messages: every source except `exclude`, train side of the split only. */
-export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = RECIPE_20): Msg[] {
+/** Training messages: every source except `exclude` (one, or several: 2.9's nested folds), train side of the split only. */
+export function trainingMessages(exclude: AttackSource | readonly AttackSource[] | null, recipe: Recipe = RECIPE_20): Msg[] {
+  const left = (s: AttackSource) => (Array.isArray(exclude) ? exclude.includes(s) : s === exclude);
   const out: Msg[] = [];
   const H = hosts().train;
   const src = attackSources();
   const use = (x: Payload) => !isEval(x.group) && (recipe.extraData || !x.extra) && (recipe.accountNotice || x.kind !== 'output-account_notice');
   for (const s of ATTACK_SOURCES) {
-    if (s === exclude) continue;
+    if (left(s)) continue;
     const all = (src.get(s) ?? []).filter(use);
     // the extra set is small and would mostly be sampled away among 500: it is always kept
     const pl = [...sample(all.filter((x) => !x.extra), recipe.attacksPerSource, 101), ...all.filter((x) => x.extra)];
@@ -260,7 +287,7 @@ export function trainingMessages(exclude: AttackSource | null, recipe: Recipe = 
     const p0 = fnv1a(x.group, 10) % POSITIONS.length;
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
-  if (recipe.assistantGoals && exclude !== 'own') {
+  if (recipe.assistantGoals && !left('own')) {
     // attacks as written and at `embeds` positions, like every attack; the
     // benign counterparts (fewer) as written and at all six positions
     for (const x of assistantGoals()) {

@@ -5,7 +5,7 @@
 // weighed with the sender's standing. Hidden text (HTML hidden by style,
 // comments, zero-width / bidi / tag characters) is evidence of its own.
 import { featurize, MAX_FEATURES, sigmoid } from './features.js';
-import { decodeBase64, injectionBundle, type InjectionBundle } from './model.js';
+import { decodeBase64, injectionBundle, type Combiner, type InjectionBundle } from './model.js';
 import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, FEATURES, MAX_SEGMENTS, F_HIDDEN, N_FEATURES, type RequestedAction, type SegFeatures, type Segment, type Window } from './signals.js';
 import { treeMargin } from './trees.js';
 import { htmlToText, scanInvisible, unseenSentences, MAX_HIDDEN_CHARS } from './text.js';
@@ -178,6 +178,13 @@ export interface WindowScores {
   hiddenInstr: number;
   actions: RequestedAction[];
   actionText: string[];
+  /** (2.9, the learned combination's inputs) the visible maximum before `windowCountCorrection`, the second-highest visible window, window counts, visible windows above 0.5, the document model's margin of the visible part */
+  visibleRaw: number;
+  visible2: number;
+  nVisible: number;
+  nHidden: number;
+  nVisibleHigh: number;
+  doc0: number;
 }
 
 /** n-gram margin of segments i..j from the per-segment sums. */
@@ -251,6 +258,8 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   let hiddenInstr = 0;
   let nVisible = 0;
   let nHidden = 0;
+  let visible2 = 0;
+  let nVisibleHigh = 0;
   for (const w of wins) {
     const z = ngramMargin(bundle, w[0], w[1]);
     const dz = segs[w[0]].flags & F_HIDDEN ? doc1 : doc0;
@@ -271,9 +280,14 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       if (p > hiddenInstr && instructs(bundle.windowExtra && bundle.trees ? vecExtra : vec, segs, sf, w, wins.length, bundle.trees !== null)) hiddenInstr = p;
     } else {
       nVisible++;
-      if (p > visible) visible = p;
+      if (p > 0.5) nVisibleHigh++;
+      if (p > visible) {
+        visible2 = visible;
+        visible = p;
+      } else if (p > visible2) visible2 = p;
     }
   }
+  const visibleRaw = visible;
   // 2.7 (`windowCountCorrection`): the visible maximum is a maximum over
   // nVisible windows, and the chance that one benign window of a long
   // message looks like an instruction grows with their number; the
@@ -303,7 +317,7 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       }
     }
   }
-  return { visible, hidden, hiddenInstr, actions, actionText };
+  return { visible, hidden, hiddenInstr, actions, actionText, visibleRaw, visible2, nVisible, nHidden, nVisibleHigh, doc0 };
 }
 
 const ACTION_INDEX = new Map<RequestedAction, number>(ACTIONS.map((a, i) => [a, i]));
@@ -544,6 +558,42 @@ export function hiddenStrengthOf(inp: InjectionInput, hiddenRule: number, pHidde
   return h;
 }
 
+/** The inputs of the learned combination (2.9), in this order. */
+export const COMBINER_FEATURES = ['score', 'vis_max', 'vis_second', 'windows', 'vis_high', 'hidden', 'hidden_windows', 'rule_max', 'rule_count', 'hidden_strength', 'action', 'doc'] as const;
+const CLIP = 8;
+const clipLogit = (p: number) => Math.max(-CLIP, Math.min(CLIP, logitOf(p)));
+
+/** The combination's input vector: logits of probabilities, log counts, rule strengths. */
+export function combinerFeatures(noisyOr: number, ws: WindowScores, strengths: Map<InjectionCategory, number>, hiddenStrength: number, act: number, bundle: InjectionBundle, out = new Float64Array(COMBINER_FEATURES.length)): Float64Array {
+  let ruleMax = 0;
+  let ruleCount = 0;
+  for (const [c, v] of strengths) {
+    if (c === 'hidden_content') continue;
+    if (v > ruleMax) ruleMax = v;
+    if (v >= 0.3) ruleCount++;
+  }
+  out[0] = clipLogit(noisyOr);
+  out[1] = clipLogit(ws.visibleRaw);
+  out[2] = clipLogit(ws.visible2);
+  out[3] = Math.log1p(ws.nVisible);
+  out[4] = Math.log1p(ws.nVisibleHigh);
+  out[5] = clipLogit(bundle.hiddenNeedsInstruction ? ws.hiddenInstr : ws.hidden);
+  out[6] = Math.log1p(ws.nHidden);
+  out[7] = ruleMax;
+  out[8] = ruleCount;
+  out[9] = hiddenStrength;
+  out[10] = act;
+  out[11] = Math.max(-CLIP, Math.min(CLIP, ws.doc0));
+  return out;
+}
+
+/** The learned combination's probability for a feature vector (weights 0 for unused features). */
+export function combine(c: Combiner, f: ArrayLike<number>): number {
+  let z = c.bias;
+  for (let k = 0; k < c.w.length; k++) z += c.w[k] * f[k];
+  return sigmoid(z);
+}
+
 /** Where the calibrated scale is 0.95 (QUARANTINE_THRESHOLD; index.ts re-exports the constant). */
 const Q = 0.95;
 /** Below this the score is left as it is: calibration only moves the quarantine end of the scale. */
@@ -569,7 +619,14 @@ function logit(p: number): number {
   return Math.log(q / (1 - q));
 }
 
-export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle()): InjectionResult {
+/** Evaluation only (scripts/lib-classifier/combiner.ts): what the learned combination reads, and whether the no-cue cap applies. */
+export interface CombinerProbe {
+  features?: Float64Array;
+  /** the score would be capped at 0.49 (no rule, no cue, no smuggled characters) */
+  capped?: boolean;
+}
+
+export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle(), probe?: CombinerProbe): InjectionResult {
   const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
@@ -587,11 +644,17 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
   keep *= 1 - act;
   let score = 1 - keep;
   if (!Number.isFinite(score)) score = 0;
+  // 2.9 (`combiner`): a logistic model over the parts of the score (learned
+  // on out-of-fold scores, docs/classifier.md "Classifier 2.9") replaces the
+  // noisy-OR; absent = the noisy-OR alone
+  if (probe) probe.features = combinerFeatures(score, ws, strengths, hiddenStrength, act, bundle);
+  if (bundle.combiner) score = combine(bundle.combiner, combinerFeatures(score, ws, strengths, hiddenStrength, act, bundle));
   // Calibration (README "Calibration"): the raw score chosen on the
   // leave-one-source-out negatives maps onto QUARANTINE_THRESHOLD.
   score = calibrate(score, bundle.quarantineAt);
   // No rule evidence, no attack vocabulary, no smuggled characters: whatever
   // the model and a hidden pre-header say together stays below 0.5.
+  if (probe) probe.capped = !ruleCue && inp.tagChars === 0 && hiddenStrength < 0.45 && !hasCue(visLower) && !(hidLower && hasCue(hidLower));
   if (!ruleCue && inp.tagChars === 0 && hiddenStrength < 0.45 && score >= 0.49 && !hasCue(visLower) && !(hidLower && hasCue(hidLower))) score = 0.49;
 
   const categories: InjectionCategory[] = [];

@@ -110,6 +110,13 @@ export interface InjectionBundle {
   windowCountCorrection?: number;
   /** Classifier 2.7: the same correction for the hidden windows' maximum, by their own number */
   windowCountHidden?: boolean;
+  /**
+   * Classifier 2.9 (measured): a logistic combination of the score's parts
+   * (injection.ts COMBINER_FEATURES: the noisy-OR score, window maximum and
+   * second window, window counts, hidden text, rules, action request, the
+   * document model) in place of the noisy-OR; absent = the noisy-OR
+   */
+  combiner?: Combiner;
   trees: TreeModel | null;
   /** the combined raw score that maps onto QUARANTINE_THRESHOLD (chosen on the leave-one-source-out negatives); 0.95 = no calibration */
   quarantineAt: number;
@@ -120,6 +127,12 @@ export interface InjectionBundle {
    * a pretrained sentence encoder through the real classifyInbound path.
    */
   windowExtra?: ((windowText: string) => number) | null;
+}
+
+/** A logistic model over injection.ts COMBINER_FEATURES (weights in that order). */
+export interface Combiner {
+  w: number[];
+  bias: number;
 }
 
 let injectionOverride: InjectionBundle | null = null;
@@ -139,13 +152,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean; combiner?: Combiner } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false, ...(w.options?.injection?.combiner ? { combiner: w.options.injection.combiner } : {}) };
 }
 
 export function injectionBundle(): InjectionBundle {
