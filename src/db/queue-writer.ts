@@ -47,8 +47,12 @@ export class QueueWriter {
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private dead: Error | null = null;
   private readonly started: Promise<void>;
-  /** 0 free, 1 held: one writer at a time between this thread's transactions and the writer's. */
-  private readonly lock = new Int32Array(new SharedArrayBuffer(4));
+  /**
+   * [0]: 0 free, 1 held: one writer at a time between this thread's transactions and the writer's.
+   * [1]: 1 while the writer thread waits for [0] (its acknowledgements are blocked behind the main
+   * thread's transaction): a long batch of the main thread cuts itself short (gate.contended).
+   */
+  private readonly lock = new Int32Array(new SharedArrayBuffer(8));
 
   /**
    * The gate the main connection's transactions take (db/open.ts setWriteGate): acquired without
@@ -66,6 +70,7 @@ export class QueueWriter {
       Atomics.store(this.lock, 0, 0);
       Atomics.notify(this.lock, 0);
     },
+    contended: () => Atomics.load(this.lock, 1) !== 0,
   };
 
   constructor(file: string) {
