@@ -68,7 +68,9 @@ function startWriter(): void {
       // (db/open.ts writeLockWanted, services/context.ts groupedTransaction holdMs).
       Atomics.store(gate, 1, 1);
       while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
+      // The main thread's next transaction waited for this (QueueWriter.gate.acquire).
       Atomics.store(gate, 1, 0);
+      Atomics.notify(gate, 1);
     }
     try {
       fn();

@@ -258,7 +258,7 @@ describe('groupedTransaction (group commit)', () => {
           acked = writer.insert({
             id: 'inq_1', received_at: 'x', mail_from: 'a@b.test', rcpt_to: '[]', message_ids: '[]', remote_address: null, helo: null, raw: Buffer.from('x'),
           });
-          const deadline = Date.now() + 5_000;
+          const deadline = Date.now() + 30_000;
           while (!writeLockWanted(opened.db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
           expect(writeLockWanted(opened.db)).toBe(true);
         }
@@ -274,7 +274,7 @@ describe('groupedTransaction (group commit)', () => {
       setWriteGate(opened.db, null);
       await writer.close();
     }
-  });
+  }, 60_000); // the writer thread starts through tsx here: seconds on a loaded machine
 
   it('a lone failing unit leaves nothing behind, and the queue keeps working', async () => {
     await expect(groupedTransaction(ctx, async (tx) => {
