@@ -139,6 +139,9 @@ class MainThreadGate implements WriteGate {
       this.inner.release();
     }
   }
+  contended(): boolean {
+    return this.inner.contended?.() ?? false;
+  }
 }
 
 class ReentrantDriver implements Driver {
@@ -427,8 +430,20 @@ export async function runTransaction<T>(
 export interface WriteGate {
   acquire(): Promise<void>;
   release(): void;
+  /** Whether the other thread waits for the lock now (it is held here). */
+  contended?(): boolean;
 }
 const writeGates = new WeakMap<object, WriteGate>();
+
+/**
+ * Whether another thread's writer waits for the write lock this connection's transaction holds
+ * (SQLite with the inbound queue's writer: its acknowledgements wait). A transaction made of
+ * independent units (the group commit, services/context.ts) commits early when it does. Always
+ * false without a gate (PostgreSQL, no writer thread).
+ */
+export function writeLockWanted(db: Kysely<Database>): boolean {
+  return writeGates.get(db)?.contended?.() ?? false;
+}
 
 /** Transactions of `db` take `gate` first (null: no longer). */
 export function setWriteGate(db: Kysely<Database>, gate: WriteGate | null): void {

@@ -63,7 +63,15 @@ function startWriter(): void {
 
   /** Run fn holding the write lock shared with the main thread (db/queue-writer.ts): this thread may block on it. */
   function locked(fn: () => void): void {
-    while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
+    if (Atomics.compareExchange(gate, 0, 0, 1) !== 0) {
+      // Say so while waiting: the main thread's batch that holds the lock ends at its next unit
+      // (db/open.ts writeLockWanted, services/context.ts groupedTransaction holdMs).
+      Atomics.store(gate, 1, 1);
+      while (Atomics.compareExchange(gate, 0, 0, 1) !== 0) Atomics.wait(gate, 0, 1, 100);
+      // The main thread's next transaction waited for this (QueueWriter.gate.acquire).
+      Atomics.store(gate, 1, 0);
+      Atomics.notify(gate, 1);
+    }
     try {
       fn();
     } finally {

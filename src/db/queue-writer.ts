@@ -47,8 +47,13 @@ export class QueueWriter {
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private dead: Error | null = null;
   private readonly started: Promise<void>;
-  /** 0 free, 1 held: one writer at a time between this thread's transactions and the writer's. */
-  private readonly lock = new Int32Array(new SharedArrayBuffer(4));
+  /**
+   * [0]: 0 free, 1 held: one writer at a time between this thread's transactions and the writer's.
+   * [1]: 1 while the writer thread waits for [0] (its acknowledgements are blocked behind the main
+   * thread's transaction): a long batch of the main thread cuts itself short (gate.contended), and
+   * the main thread's next transaction lets the writer have the lock first (gate.acquire).
+   */
+  private readonly lock = new Int32Array(new SharedArrayBuffer(8));
 
   /**
    * The gate the main connection's transactions take (db/open.ts setWriteGate): acquired without
@@ -57,7 +62,16 @@ export class QueueWriter {
    */
   readonly gate: WriteGate = {
     acquire: async () => {
-      while (Atomics.compareExchange(this.lock, 0, 0, 1) !== 0) {
+      for (;;) {
+        // The writer thread waiting for the lock goes first (its acknowledgements wait): a main
+        // thread's transaction that ended for it (groupedTransaction yieldAfter) must not take the
+        // lock straight back before that thread has woken.
+        if (!this.dead && Atomics.load(this.lock, 1) !== 0) {
+          const w = waitAsync(this.lock, 1, 1, 100);
+          if (w.async) await w.value;
+          continue;
+        }
+        if (Atomics.compareExchange(this.lock, 0, 0, 1) === 0) return;
         const w = waitAsync(this.lock, 0, 1, 100);
         if (w.async) await w.value;
       }
@@ -66,6 +80,7 @@ export class QueueWriter {
       Atomics.store(this.lock, 0, 0);
       Atomics.notify(this.lock, 0);
     },
+    contended: () => Atomics.load(this.lock, 1) !== 0,
   };
 
   constructor(file: string) {

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { assertOutsideTransaction, batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, type Isolation } from '../db/open.js';
+import {
+  assertOutsideTransaction, batchesCommits, inTransactionChain, runTransaction, runTransactionThenSync, writeLockWanted, type Isolation,
+} from '../db/open.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Event } from '../contract/events.js';
@@ -190,6 +192,10 @@ interface GroupJob {
   reject: (err: unknown) => void;
   /** The largest batch this unit may share (groupedTransaction's maxGroup). */
   maxGroup: number;
+  /** groupedTransaction's holdMs: a batch that has run this long does not start this unit… */
+  holdMs: number;
+  /** …nor one that has run this many units while another thread's writer waits for the lock (yieldAfter). */
+  yieldAfter: number;
 }
 interface CommitQueue {
   jobs: GroupJob[];
@@ -237,10 +243,18 @@ export function announceWrite(ctx: AppContext): WriteAnnouncement {
  *
  * `opts.maxGroup`: the unit joins a batch of at most this many units (default MAX_GROUP). A batch
  * holds SQLite's write lock for all of its units, and the queue writer's acknowledgements wait for
- * it: inbound processing keeps its batches short (services/inbound-queue.ts STORE_GROUP_MAX).
+ * it (and the main thread runs a batch's units without serving anything else).
+ *
+ * `opts.holdMs`, `opts.yieldAfter` (SQLite): the batch commits before this unit, and the unit goes
+ * first into the next batch, once the batch has run holdMs, or has run yieldAfter units while the
+ * queue writer's thread waits for the write lock (db/open.ts writeLockWanted). So inbound
+ * processing stores large batches (one COMMIT for many messages) while no acknowledgement waits,
+ * and a waiting acknowledgement waits for at most yieldAfter units and a COMMIT, not for the whole
+ * batch (services/inbound-queue.ts STORE_GROUP_MAX). Default: no limit. A batch's first unit always runs.
  */
 export function groupedTransaction<T>(
-  ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement, opts: { isolation?: Isolation; maxGroup?: number } = {},
+  ctx: AppContext, fn: (tx: Tx) => Promise<T>, announced?: WriteAnnouncement,
+  opts: { isolation?: Isolation; maxGroup?: number; holdMs?: number; yieldAfter?: number } = {},
 ): Promise<T> {
   // Bound to a transaction: join it. On a storage engine whose concurrent transactions already
   // share their commit flushes, each unit is simply its own transaction.
@@ -251,7 +265,11 @@ export function groupedTransaction<T>(
   assertOutsideTransaction(ctx.db);
   const q = commitQueueOf(ctx);
   return new Promise<T>((resolve, reject) => {
-    q.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject, maxGroup: Math.max(1, Math.min(MAX_GROUP, opts.maxGroup ?? MAX_GROUP)) });
+    q.jobs.push({
+      fn, resolve: resolve as (v: unknown) => void, reject,
+      maxGroup: Math.max(1, Math.min(MAX_GROUP, opts.maxGroup ?? MAX_GROUP)),
+      holdMs: opts.holdMs ?? Infinity, yieldAfter: Math.max(1, opts.yieldAfter ?? Infinity),
+    });
     announced?.release();
     q.wake?.();
     if (!q.running) void flushGroup(ctx, q);
@@ -296,6 +314,8 @@ interface UnitDone {
 interface BatchResult {
   done: UnitDone[];
   failed: { job: GroupJob; err: unknown }[];
+  /** Units not started: the batch committed before them (GroupJob.holdMs); they lead the next batch. */
+  unrun: GroupJob[];
   /** Resolves once the batch's commit is on disk; rejects if that is not known. */
   durable: Promise<void>;
 }
@@ -303,10 +323,17 @@ interface BatchResult {
 async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): Promise<BatchResult> {
   let done: UnitDone[] = [];
   let failed: { job: GroupJob; err: unknown }[] = [];
+  let unrun: GroupJob[] = [];
   const { durable } = await runTransactionThenSync(ctx.db, async (trx: Transaction<Database>) => {
     done = [];
     failed = [];
+    unrun = [];
+    const start = performance.now();
     for (const [i, job] of batch.entries()) {
+      if (i > 0 && ((i >= job.yieldAfter && writeLockWanted(ctx.db)) || (job.holdMs !== Infinity && performance.now() - start >= job.holdMs))) {
+        unrun = batch.slice(i);
+        break;
+      }
       const after: (() => void)[] = [];
       const tx: Tx = { db: trx, afterCommit: (f) => after.push(f) };
       if (!isolated) {
@@ -332,7 +359,7 @@ async function runBatch(ctx: AppContext, batch: GroupJob[], isolated: boolean): 
     // thread pool (db/open.ts CommitSync): requests keep being read, validated and queued, and
     // the next batch written, during the fsync.
   });
-  return { done, failed, durable };
+  return { done, failed, unrun, durable };
 }
 
 /** How many of the queued units (oldest first) the next batch takes: none past any taken unit's maxGroup. */
@@ -363,7 +390,7 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
           if (!(err instanceof UnitFailed)) throw err;
           early.push({ job: batch[err.index], err: err.err });
           batch = batch.filter((_, i) => i !== err.index);
-          result = batch.length ? await runBatch(ctx, batch, true) : { done: [], failed: [], durable: Promise.resolve() };
+          result = batch.length ? await runBatch(ctx, batch, true) : { done: [], failed: [], unrun: [], durable: Promise.resolve() };
         }
       } catch (err) {
         for (const e of early) e.job.reject(e.err);
@@ -371,6 +398,8 @@ async function flushGroup(ctx: AppContext, q: CommitQueue): Promise<void> {
         continue;
       }
       for (const f of [...early, ...result.failed]) f.job.reject(f.err);
+      // Cut short (holdMs): the rest leads the next batch, in order.
+      if (result.unrun.length) q.jobs.unshift(...result.unrun);
       // Committed, not yet on disk: the units resolve (and their afterCommit callbacks run) once
       // the flush is done, while the loop goes on to gather and write the next batch — two
       // cohorts of requests alternate between writing and waiting for their flush. A later

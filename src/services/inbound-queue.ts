@@ -423,7 +423,7 @@ export class InboundQueue {
   private store(unit: (tx: Tx) => Promise<void>, isPrepared: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       // Not announced: a batch of acknowledgements must not wait for processing.
-      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED, { maxGroup: STORE_GROUP_MAX })).then(() => resolve(), reject); });
+      this.ready.push(() => { withTransactionKind('inbound.store', () => groupedTransaction(this.ctx, unit, NOT_ANNOUNCED, { maxGroup: STORE_GROUP_MAX, holdMs: STORE_HOLD_MS, yieldAfter: STORE_YIELD_AFTER })).then(() => resolve(), reject); });
       isPrepared();
     });
   }
@@ -501,12 +501,21 @@ const ELU_SAMPLE_MS = 50;
 const BUSY_UTILISATION = 0.5;
 
 /**
- * Messages stored in one transaction at most. The transaction holds SQLite's write lock, which the
- * queue writer's commit of an acknowledgement waits for: with batches of up to 128 (the group
- * commit's own cap) a 250 waited for tens of milliseconds behind processing (bench/README.md,
- * round 2 session 7); 8 messages hold it ~2-3 ms.
+ * Messages stored in one transaction at most: a whole round of processing (DEFAULT_QUEUE_CONCURRENCY),
+ * one COMMIT for all of it. The transaction holds SQLite's write lock, which the queue writer's
+ * commit of an acknowledgement waits for, and the main thread runs its units back to back without
+ * serving anything else. So a batch commits early (groupedTransaction holdMs, yieldAfter): after
+ * STORE_YIELD_AFTER messages if the writer waits for the lock (an acknowledgement waits at most as
+ * long as behind the fixed batches of 8 of session 8), after STORE_HOLD_MS in any case; the rest
+ * of the round goes in the next transaction. Fixed batches of 128 made a 250 wait tens of
+ * milliseconds behind processing (bench/README.md, round 2 session 7); fixed batches of 8 cost a
+ * COMMIT per 8 messages even when no acknowledgement was waiting (round 2 session 9).
  */
-const STORE_GROUP_MAX = 8;
+const STORE_GROUP_MAX = 32;
+/** Messages a store transaction runs before it commits for a waiting acknowledgement (see STORE_GROUP_MAX). */
+const STORE_YIELD_AFTER = 8;
+/** How long one store transaction runs its units at most before it commits, ms (see STORE_GROUP_MAX). */
+const STORE_HOLD_MS = 8;
 
 /** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
 const COLLECT_MS = 20;

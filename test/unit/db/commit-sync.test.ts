@@ -4,7 +4,8 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase, migrate, runTransaction, type OpenedDb } from '../../../src/db/open.js';
+import { openDatabase, migrate, runTransaction, setWriteGate, writeLockWanted, type OpenedDb } from '../../../src/db/open.js';
+import { QueueWriter } from '../../../src/db/queue-writer.js';
 import { groupedTransaction, type AppContext } from '../../../src/services/context.js';
 import { createContext } from '../../../src/server/context.js';
 import { loadConfig } from '../../../src/server/config.js';
@@ -215,6 +216,65 @@ describe('groupedTransaction (group commit)', () => {
     await Promise.all([unit('wsk_f'), unit('wsk_g'), unit('wsk_h'), unit('wsk_i', 2)]);
     expect(batches(four)).toEqual([0, 0, 0, 1]);
   });
+
+  it('holdMs: a batch that has run that long commits before the next unit, which leads the next batch', async () => {
+    const batchOf = new Map<string, unknown>();
+    const order: string[] = [];
+    const unit = (id: string, holdMs?: number) => groupedTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('workspaces').values(ws(id)).execute();
+      batchOf.set(id, tx.db);
+      order.push(id);
+      return id;
+    }, undefined, { holdMs });
+    const batches = (of: string[]) => of.map((id) => [...new Set(of.map((x) => batchOf.get(x)))].indexOf(batchOf.get(id)));
+    // Queued in the same tick. holdMs 0: every unit after a batch's first waits for the next one.
+    const three = ['wsk_a', 'wsk_b', 'wsk_c'];
+    expect(await Promise.all(three.map((id) => unit(id, 0)))).toEqual(three);
+    expect(batches(three)).toEqual([0, 1, 2]);
+    expect(order).toEqual(three);
+    // Without holdMs (or with a long one) they share one batch (SQLite; PostgreSQL runs each alone).
+    const more = ['wsk_d', 'wsk_e', 'wsk_f'];
+    await Promise.all([unit('wsk_d'), unit('wsk_e', 60_000), unit('wsk_f', 60_000)]);
+    expect(batches(more)).toEqual(onPostgres ? [0, 1, 2] : [0, 0, 0]);
+    expect(await ids()).toEqual([...three, ...more]);
+  });
+
+  it.skipIf(onPostgres)('SQLite: a batch commits before its next unit while the queue writer waits for the write lock', async () => {
+    // The inbound queue's writer thread (db/queue-writer.ts) and the main connection take turns
+    // through one lock. A store batch that holds it lets the writer's acknowledgement go between
+    // two of its units, not after all of them.
+    const writer = new QueueWriter(join(dir, 'mailagent.db'));
+    await writer.ready();
+    setWriteGate(opened.db, writer.gate);
+    try {
+      const queued = async (db: typeof opened.db) => (await db.selectFrom('inbound_queue').select('id').execute()).map((r) => r.id);
+      const seen: Record<string, string[]> = {};
+      let acked: Promise<void> | null = null;
+      const unit = (id: string) => groupedTransaction(ctx, async (tx) => {
+        await tx.db.insertInto('workspaces').values(ws(id)).execute();
+        seen[id] = await queued(tx.db);
+        if (id === 'wsk_a') {
+          // An acknowledgement reaches the writer while this batch holds the lock: the writer waits.
+          acked = writer.insert({
+            id: 'inq_1', received_at: 'x', mail_from: 'a@b.test', rcpt_to: '[]', message_ids: '[]', remote_address: null, helo: null, raw: Buffer.from('x'),
+          });
+          const deadline = Date.now() + 30_000;
+          while (!writeLockWanted(opened.db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+          expect(writeLockWanted(opened.db)).toBe(true);
+        }
+        return id;
+      }, undefined, { holdMs: 60_000, yieldAfter: 1 });
+      await Promise.all([unit('wsk_a'), unit('wsk_b'), unit('wsk_c')]);
+      await acked;
+      // The writer committed between wsk_a's batch and wsk_b's: wsk_b's transaction sees the row.
+      expect(seen).toEqual({ wsk_a: [], wsk_b: ['inq_1'], wsk_c: ['inq_1'] });
+      expect(writeLockWanted(opened.db)).toBe(false);
+      expect(await ids()).toEqual(['wsk_a', 'wsk_b', 'wsk_c']);
+    } finally {
+      setWriteGate(opened.db, null);
+      await writer.close();
+    }
+  }, 60_000); // the writer thread starts through tsx here: seconds on a loaded machine
 
   it('a lone failing unit leaves nothing behind, and the queue keeps working', async () => {
     await expect(groupedTransaction(ctx, async (tx) => {
