@@ -114,23 +114,39 @@ export async function unsubscribe(ctx: AppContext, token: string, clientAddress:
   return { ...t, address: target, created };
 }
 
-// ---- per-address rate limit of the public routes (in memory: a window of one minute)
+// ---- per-address rate limits of the routes that need no key (in memory: a window of one minute)
 
 export const PUBLIC_RATE_LIMIT = 30;
+export const SIGN_IN_RATE_LIMIT = 30;
 export const PUBLIC_RATE_WINDOW_MS = MINUTE;
+
+/**
+ * Each bucket counts on its own: the web inbox's sign-in (`/ui/session`, a sign-in link's button)
+ * is not the public pages' (unsubscribe, billing). Shared, anyone on the owner's address — every
+ * local program on loopback — could lock the owner out of the inbox with 30 fetches of
+ * /v1/public/billing a minute (an outside tester's finding). Guessing keys through sign-in is
+ * bounded by this bucket and by the failed-authentication delay (services/auth-failures.ts).
+ */
+const BUCKETS = {
+  public: { limit: PUBLIC_RATE_LIMIT, what: 'the public routes' },
+  'sign-in': { limit: SIGN_IN_RATE_LIMIT, what: 'the web inbox sign-in' },
+} as const;
+export type PublicBucket = keyof typeof BUCKETS;
 const hits = new WeakMap<AppContext, Map<string, number[]>>();
 
 /** Spec: public routes need no key and are rate-limited per client address. */
-export function takePublicSlot(ctx: AppContext, clientAddress: string): void {
+export function takePublicSlot(ctx: AppContext, clientAddress: string, bucket: PublicBucket = 'public'): void {
+  const { limit, what } = BUCKETS[bucket];
   const now = ctx.clock.now();
   let m = hits.get(ctx);
   if (!m) hits.set(ctx, (m = new Map()));
   if (m.size > 10_000) for (const [k, v] of m) if (!v.length || v[v.length - 1] <= now - PUBLIC_RATE_WINDOW_MS) m.delete(k);
-  const log = (m.get(clientAddress) ?? []).filter((t) => t > now - PUBLIC_RATE_WINDOW_MS);
-  m.set(clientAddress, log);
-  if (log.length >= PUBLIC_RATE_LIMIT) {
+  const key = `${bucket} ${clientAddress}`;
+  const log = (m.get(key) ?? []).filter((t) => t > now - PUBLIC_RATE_WINDOW_MS);
+  m.set(key, log);
+  if (log.length >= limit) {
     const wait = log[0] + PUBLIC_RATE_WINDOW_MS - now;
-    throw Errors.limit('rate_limit_exceeded', `Too many requests from ${clientAddress}; at most ${PUBLIC_RATE_LIMIT} a minute reach the public routes.`,
+    throw Errors.limit('rate_limit_exceeded', `Too many requests from ${clientAddress}; at most ${limit} a minute reach ${what}.`,
       { resetsAt: isoAt(now + wait), retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) });
   }
   log.push(now);
