@@ -1,6 +1,9 @@
-import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, ListQuery, Page, IdParams, Opt } from './common.js';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Nullable, Timestamp, ListQuery, Page, IdParams, Opt, omitAbsent } from './common.js';
 import { route } from './route.js';
+import { Agent } from './agents.js';
+import { Draft } from './drafts.js';
+import { SentMessage } from './messages.js';
 
 /**
  * Every event type this service emits (spec: Events; compat.md: "Event types those clients know").
@@ -58,6 +61,64 @@ export const Event = Type.Object({
   created_at: Timestamp,
 });
 export type Event = Static<typeof Event>;
+
+/*
+ * What each event type carries in `data`, for the optional-field rule (api-foundation.md,
+ * "Absent fields are omitted, never null"): a field declared Opt() is left out when it has no
+ * value. `data` itself stays an open record at the API (more fields may come); these shapes only
+ * say which of the fields an emitter writes may be absent. spf_pass/dkim_pass are tri-state and
+ * keep their null.
+ */
+const ReceivedData = Type.Object({
+  message_id: Type.String(),
+  from: Type.String(),
+  from_name: Opt(Type.String()),
+  to: Type.String(),
+  plus_address: Opt(Type.String()),
+  subject: Opt(Type.String()),
+  body_text_excerpt: Opt(Type.String()),
+  extracted_text: Opt(Type.String()),
+  thread_id: Opt(Type.String()),
+  source_message_id: Type.String(),
+  in_reply_to_message_id: Opt(Type.String()),
+  rfc_message_id: Opt(Type.String()),
+  spf_pass: Type.Optional(Nullable(Type.Boolean())),
+  dkim_pass: Type.Optional(Nullable(Type.Boolean())),
+  over_limit: Opt(Type.String()),
+  received_at: Timestamp,
+});
+const ThreadData = Type.Object({
+  thread_id: Type.String(),
+  subject: Opt(Type.String()),
+  last_message_at: Opt(Timestamp),
+  trashed_at: Opt(Timestamp),
+});
+const SuppressionData = Type.Object({ agent_id: Opt(Type.String()), reason: Opt(Type.String()) });
+const AgentData = Type.Object({ agent: Agent });
+const MessageData = Type.Object({ ...SentMessage.properties, error_message: Opt(Type.String()) });
+
+const EVENT_DATA: Partial<Record<string, TSchema>> = {
+  'message.received': ReceivedData, 'message.received.unauthenticated': ReceivedData,
+  'message.received.over_limit': ReceivedData, 'reply.received': ReceivedData,
+  'thread.created': ThreadData, 'thread.updated': ThreadData, 'thread.deleted': ThreadData,
+  'suppression.added': SuppressionData,
+  'agent.created': AgentData, 'agent.paused': AgentData, 'agent.resumed': AgentData, 'agent.archived': AgentData,
+  'draft.created': Draft, 'draft.updated': Draft, 'draft.deleted': Draft, 'draft.scheduled': Draft, 'draft.sent': Draft, 'draft.failed': Draft,
+  'message.sent': MessageData, 'message.scheduled': MessageData, 'message.canceled': MessageData, 'message.failed': MessageData,
+};
+
+/**
+ * An event as it is stored, delivered to webhooks, streamed and listed: its absent fields left
+ * out, in its envelope and in its `data` (by the shape of its type). Changes `event` in place.
+ * The one place the rule is applied to events (services/events.ts when writing, db/repos/events.ts
+ * when reading rows written before).
+ */
+export function omitAbsentEvent(event: Event): Event {
+  omitAbsent(Event, event);
+  const shape = EVENT_DATA[event.type];
+  if (shape && event.data && typeof event.data === 'object') omitAbsent(shape, event.data);
+  return event;
+}
 
 /** The event types an endpoint may subscribe to: every known type, plus `*`. */
 export const WEBHOOK_EVENT_TYPES = ['*', ...EVENT_TYPES] as const;

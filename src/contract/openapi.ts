@@ -13,8 +13,17 @@ function scopeText(r: RouteDef): string {
   return 'anyOf' in r.scope ? `Scope: one of ${r.scope.anyOf.join(', ')}.` : `Scopes: ${r.scope.allOf.join(' and ')}.`;
 }
 
-/** The OpenAPI 3.1 document, generated from the same route table and schemas the server uses. */
-export function openApiDocument(version: string, serverUrl: string): Record<string, unknown> {
+/**
+ * The version of the API this contract implements (spec, Versioning: "The API version is 0.2.0").
+ * It is not the package's version: a release that changes no route keeps it.
+ */
+export const API_VERSION = '0.2.0';
+
+/**
+ * The OpenAPI 3.1 document, generated from the same route table and schemas the server uses.
+ * `info.version` is the API's version; the daemon's own version is `x-mailagent-version`.
+ */
+export function openApiDocument(serverVersion: string, serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, r] of Object.entries(routes) as [string, RouteDef][]) {
     const path = '/v1' + r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -47,7 +56,10 @@ export function openApiDocument(version: string, serverUrl: string): Record<stri
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'mailagent — Agent Email Service API', version, description: 'Every path is also served under /api/v1.' },
+    info: {
+      title: 'mailagent — Agent Email Service API', version: API_VERSION, 'x-mailagent-version': serverVersion,
+      description: 'Every path is also served under /api/v1.',
+    },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],
     components: {

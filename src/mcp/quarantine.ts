@@ -45,7 +45,11 @@ export function withholdClassification<C extends { entities?: unknown }>(c: C): 
 }
 
 /** The content fields of a received message (summary or full); everything else is metadata. */
-type Received = ReceivedMessageSummary & { body_text?: string | null; body_html?: string | null; headers?: { name: string; value: string }[] };
+type Received = ReceivedMessageSummary & {
+  body_text?: string | null; body_html?: string | null; headers?: { name: string; value: string }[];
+  in_reply_to?: string | null; references?: string[];
+  attachments?: { filename?: string | null; content_id?: string | null }[];
+};
 
 /** The sender of withheld mail: the address stays, the display name (free text) goes. */
 function withheldSender<F extends { address: string; name?: string | null }>(from: F): F {
@@ -80,14 +84,50 @@ export function withholdReceived<T extends Received>(m: T, include: boolean): T 
   delete out.body_html;
   // Any header can carry text (an `X-Note:` is as readable as a body); the parsed addresses stay.
   if ('headers' in m) out.headers = [];
+  // The sender chose these too: an RFC Message-ID (and the ids it refers to) can be a sentence
+  // between < and >, an attachment's file name or Content-ID an instruction. Our ids, the type,
+  // size and hash of each attachment stay (it can still be downloaded by id).
+  delete out.message_id;
+  delete out.in_reply_to;
+  if ('references' in m) out.references = [];
+  if (m.attachments) {
+    out.attachments = m.attachments.map((a) => {
+      const { filename: _f, content_id: _c, ...rest } = a;
+      return rest;
+    });
+  }
   return out;
 }
 
-/** message.received events carry an excerpt, the extracted text and the entities of the mail. */
-export function withholdEvent(e: Event, include: boolean): Event & { body_withheld?: boolean } {
-  if (!isWithheld(e, include)) return e;
+/**
+ * The subjects a thread's quarantined mail brought (compared without Re:/Fwd:): a thread's
+ * subject, its `thread.*` events' `data.subject` and the subject of a reply to such mail ("Re: "
+ * and the stranger's words) are withheld when they are one of these.
+ */
+export function heldSubjects(received: { quarantined?: boolean | null; subject: string }[]): Set<string> {
+  return new Set(received.filter((m) => m.quarantined === true).map((m) => bareSubject(m.subject)).filter((x) => x !== ''));
+}
+
+/** A thread (summary) whose subject a quarantined message wrote: the subject goes. */
+export function withholdThreadSubject<T extends { subject: string }>(t: T, held: Set<string>, include: boolean): T {
+  return !include && held.has(bareSubject(t.subject)) ? { ...t, subject: '' } : t;
+}
+
+/**
+ * message.received events carry an excerpt, the extracted text, the sender's Message-ID and the
+ * entities of the mail. Events that are not flagged themselves (thread.created, thread.updated:
+ * the thread's subject; a reply's message.sent: "Re: " and that subject) lose a subject that is
+ * one of `held` (heldSubjects of the event's thread).
+ */
+export function withholdEvent(e: Event, include: boolean, held: Set<string> = new Set()): Event & { body_withheld?: boolean } {
+  if (include) return e;
+  if (!isWithheld(e, include)) {
+    const subject = e.data?.subject;
+    return typeof subject === 'string' && held.has(bareSubject(subject)) ? { ...e, data: { ...e.data, subject: '' }, body_withheld: true } : e;
+  }
   const data = { ...e.data };
-  for (const k of ['body_text_excerpt', 'extracted_text', 'body_text', 'body_html', 'from_name']) if (k in data) data[k] = null;
+  // Absent rather than null: the optional-field rule (contract/common.ts).
+  for (const k of ['body_text_excerpt', 'extracted_text', 'body_text', 'body_html', 'from_name', 'rfc_message_id']) delete data[k];
   if ('subject' in data) data.subject = '';
   return { ...withholdClassification(e), data, body_withheld: true };
 }
@@ -108,11 +148,13 @@ export function withholdSimulated(r: Simulated, include: boolean): Simulated & {
 export function withholdThread(t: ThreadWithMessages, clean: Set<string>, include: boolean): ThreadWithMessages {
   if (include) return t;
   const held = (m: ThreadMessage) => m.direction === 'inbound' && !clean.has(m.id);
-  // The thread's own subject is the first message's: withheld when that is one of the withheld ones.
-  const heldSubjects = new Set(t.messages.filter(held).map((m) => bareSubject(m.subject)));
+  // The thread's own subject is the first message's: withheld when that is one of the withheld
+  // ones; so is the subject of the agent's reply to it ("Re: " and the stranger's words).
+  const subjects = heldSubjects(t.messages.filter(held).map((m) => ({ quarantined: true, subject: m.subject })));
   return {
-    ...t,
-    ...(heldSubjects.has(bareSubject(t.subject)) ? { subject: '' } : {}),
-    messages: t.messages.map((m): ThreadMessage & { body_withheld?: boolean } => (held(m) ? { ...withoutName(m), subject: '', snippet: '', body_withheld: true } : m)),
+    ...withholdThreadSubject(t, subjects, false),
+    messages: t.messages.map((m): ThreadMessage & { body_withheld?: boolean } => (held(m)
+      ? { ...withoutName(m), subject: '', snippet: '', body_withheld: true }
+      : m.direction === 'outbound' ? withholdThreadSubject(m, subjects, false) : m)),
   };
 }

@@ -18,7 +18,7 @@ import { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
 import type { RouteId } from '../contract/routes.js';
 import { describe, omit, required, toolInput } from './schema.js';
 import { cappedPage, EXCERPTED, RESULT_CAP } from './excerpt.js';
-import { INCLUDE_QUARANTINED, WITHHELD, withholdEvent, withholdReceived, withholdSimulated, withholdThread } from './quarantine.js';
+import { INCLUDE_QUARANTINED, WITHHELD, heldSubjects, withholdEvent, withholdReceived, withholdSimulated, withholdThread, withholdThreadSubject } from './quarantine.js';
 
 /**
  * What a tool runs against: the API's typed `call` (src/client). Over stdio that is the HTTP client
@@ -197,6 +197,25 @@ function afterSince(m: ReceivedMessageSummary, since: string | undefined): boole
   return Date.parse(m.received_at) >= t;
 }
 
+/**
+ * What a thread's received mail says for the quarantine rule (quarantine.ts): the ids of its
+ * messages known clean and the subjects its quarantined ones brought. Up to 10 pages of 100; a
+ * message past them is not known clean (withheld), a deleted thread has neither.
+ */
+async function threadReceived(call: ReturnType<typeof callOf>, threadId: string): Promise<{ clean: Set<string>; held: Set<string> }> {
+  const clean = new Set<string>();
+  const all: ReceivedMessageSummary[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 10; pages++) {
+    const page = await call<{ data: ReceivedMessageSummary[]; has_more: boolean; next_cursor?: string }>('received.list', { query: { thread_id: threadId, limit: 100, cursor } });
+    for (const m of page.data) if (!m.quarantined) clean.add(m.id);
+    all.push(...page.data);
+    if (!page.has_more || !page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return { clean, held: heldSubjects(all) };
+}
+
 // ---- the tools --------------------------------------------------------------------------------
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -281,11 +300,17 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.list_threads',
     title: 'List conversations',
-    description: `List conversations (threads), most recently active first, with subject, participants, message count and labels. Filter by agent_id, status, label or trashed; page with next_cursor. ${LIST_NOTE}`,
+    description: `List conversations (threads), most recently active first, with subject, participants, message count and labels. Filter by agent_id, status, label or trashed; page with next_cursor. A thread whose subject a quarantined message wrote has its subject withheld (""). ${LIST_NOTE}`,
     input: toolInput(ThreadListQuery.properties, LIST_FIELDS),
     output: Page(ThreadSummaryOut),
     annotations: READ,
-    run: (a, ctx) => cappedPage((limit) => callOf(ctx)<ListPage<Record<string, unknown>>>('threads.list', { query: { ...a, limit } }), a.limit as number | undefined, (t) => t),
+    run: async (a, ctx) => {
+      const call = callOf(ctx);
+      const page = await cappedPage((limit) => call<ListPage<{ id: string; subject: string }>>('threads.list', { query: { ...a, limit } }), a.limit as number | undefined, (t) => t);
+      // A thread's subject is its first message's: a quarantined stranger's words when that one is.
+      const data = await Promise.all(page.data.map(async (t) => withholdThreadSubject(t, (await threadReceived(call, t.id)).held, false)));
+      return { ...page, data };
+    },
   },
   {
     name: 'mails.get_thread',
@@ -297,17 +322,8 @@ export const tools: ToolDef[] = [
     run: async (a, ctx) => {
       const call = callOf(ctx);
       const thread = await call<ThreadWithMessages>('threads.get', { params: { id: a.thread_id } });
-      const clean = new Set<string>();
-      if (!include(a) && thread.messages.some((m) => m.direction === 'inbound')) {
-        // The thread view has no verdict per message: learn it from the thread's received mail.
-        let cursor: string | undefined;
-        for (let pages = 0; pages < 10; pages++) {
-          const page = await call<{ data: ReceivedMessageSummary[]; has_more: boolean; next_cursor?: string }>('received.list', { query: { thread_id: thread.id, limit: 100, cursor } });
-          for (const m of page.data) if (!m.quarantined) clean.add(m.id);
-          if (!page.has_more || !page.next_cursor) break;
-          cursor = page.next_cursor;
-        }
-      }
+      // The thread view has no verdict per message: learn it from the thread's received mail.
+      const clean = !include(a) && thread.messages.some((m) => m.direction === 'inbound') ? (await threadReceived(call, thread.id)).clean : new Set<string>();
       return withholdThread(thread, clean, include(a));
     },
   },
@@ -332,11 +348,17 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.get_event',
     title: 'Read an event',
-    description: 'Read one event (message.sent, message.received, message.bounced, ...) by id, with its data. Events of quarantined mail have their excerpt and entities withheld unless include_quarantined_body is true.',
+    description: 'Read one event (message.sent, message.received, message.bounced, ...) by id, with its data. Events of quarantined mail have their subject, excerpt, Message-ID and entities withheld unless include_quarantined_body is true; so has an event of the same thread (thread.created, ...) whose subject that mail wrote.',
     input: toolInput({ event_id: Id('The event id (evt_...).') }, INCLUDE_QUARANTINED),
     output: EventOut,
     annotations: READ,
-    run: async (a, ctx) => withholdEvent(await callOf(ctx)<Event>('events.get', { params: { id: a.event_id } }), include(a)),
+    run: async (a, ctx) => {
+      const call = callOf(ctx);
+      const e = await call<Event>('events.get', { params: { id: a.event_id } });
+      // thread.* events (and a reply's message.sent) carry the thread's subject without a verdict of their own.
+      const held = !include(a) && e.quarantined !== true && e.thread_id && typeof e.data?.subject === 'string' ? (await threadReceived(call, e.thread_id)).held : undefined;
+      return withholdEvent(e, include(a), held);
+    },
   },
   {
     name: 'mails.create_agent',

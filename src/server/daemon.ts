@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createOwnerLink } from '../services/web-sessions.js';
+import { keyIsValid } from '../services/auth.js';
 import { signInUrl } from './http/routes/web.js';
 import { openDatabase, migrate, isInitialised, checkpointOffThread, type OpenedDb } from '../db/open.js';
 import { migrateWithBackup } from './upgrade.js';
@@ -182,6 +183,11 @@ export class Daemon {
   async ownerSignInUrl(base: string): Promise<string | null> {
     const link = await createOwnerLink(this.ctx);
     return link ? signInUrl(base, link.token) : null;
+  }
+
+  /** Whether `key` authenticates against this daemon's database (serve's check of the CLI profiles). */
+  acceptsKey(key: string): Promise<boolean> {
+    return keyIsValid(this.ctx, key);
   }
 
   /** The address a started listener is bound to ('smtp', 'metrics'), or null. */

@@ -121,6 +121,16 @@ function bearerToken(authorization: string | undefined): string {
   return m[1];
 }
 
+/**
+ * Whether `key` is a live API key of this database (known, not revoked, not expired), without
+ * counting it as a use. `serve` asks it of the CLI profiles' keys: a restored copy of a data dir
+ * is served from a new path, and its keys are still the profile's.
+ */
+export async function keyIsValid(ctx: AppContext, key: string): Promise<boolean> {
+  const row = await keyByHash(ctx, hashKey(key));
+  return !!row && !row.revoked_at && !(row.expires_at && Date.parse(row.expires_at) <= ctx.clock.now());
+}
+
 /** Spec: Authentication. Bearer only; no query-string key, no other header. */
 export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthContext> {
   const token = bearerToken(authorization);

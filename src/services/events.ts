@@ -1,6 +1,5 @@
 import type { Event, EventType } from '../contract/events.js';
-import { WILDCARD_EXCLUDED, Event as EventSchema } from '../contract/events.js';
-import { omitAbsent } from '../contract/common.js';
+import { WILDCARD_EXCLUDED, omitAbsentEvent } from '../contract/events.js';
 import { insertEvent, orderEventWrite } from '../db/repos/events.js';
 import { idAt, newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -86,7 +85,7 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
     created_at: isoAt(now),
   };
   // Stored, delivered and streamed without its absent fields (the optional-field rule, contract/common.ts).
-  omitAbsent(EventSchema, event);
+  omitAbsentEvent(event);
   const written = insertEvent(tx.db, event);
   if (written) await written;
 

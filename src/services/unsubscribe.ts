@@ -57,8 +57,9 @@ export function unsubscribeUrl(ctx: AppContext, token: string): string {
  * The List-Unsubscribe headers of one live send (RFC 2369, RFC 8058). One wire copy reaches every
  * recipient, so only a single-recipient message can name its recipient in the link and offer
  * one-click (List-Unsubscribe-Post). With several recipients the link names the message and its
- * page lets the reader pick their own address; no one-click header is sent, since a mailbox
- * provider's POST could not say which recipient asked (RFC 8058 §3.1).
+ * page asks the reader to type their own address (it lists none: Bcc recipients get the same
+ * link); no one-click header is sent, since a mailbox provider's POST could not say which
+ * recipient asked (RFC 8058 §3.1).
  */
 export async function unsubscribeHeaders(
   ctx: AppContext, m: { workspaceId: string; agentId: string; recipient?: string; recipients?: string[]; messageId?: string },
@@ -76,9 +77,12 @@ export interface UnsubscribeTarget {
   agentId: string;
   agentEmail: string;
   workspaceId: string;
-  /** The one recipient the link names, or null for a message link (the reader picks). */
+  /** The one recipient the link names, or null for a message link (the reader types theirs). */
   recipient: string | null;
-  /** A message link: the addresses the message went to. */
+  /**
+   * A message link: the addresses the message went to, Bcc included. Never shown: the link is in
+   * every recipient's copy, so listing them would show each recipient the Bcc addresses.
+   */
   choices: string[];
 }
 
@@ -97,40 +101,59 @@ export async function resolveUnsubscribe(ctx: AppContext, token: string): Promis
 
 /**
  * Follow a link: that recipient is suppressed for that agent (type `unsubscribe`). Idempotent. On a
- * message link the reader names their address, which must be one the message went to.
+ * message link the reader types their address; it is suppressed only if the message went to it,
+ * and the answer is the same either way (`matched` stays on the server): a reader cannot learn who
+ * else, a Bcc recipient above all, the message went to.
  */
-export async function unsubscribe(ctx: AppContext, token: string, clientAddress: string | null, address?: string): Promise<UnsubscribeTarget & { address: string; created: boolean }> {
+export async function unsubscribe(ctx: AppContext, token: string, clientAddress: string | null, address?: string): Promise<UnsubscribeTarget & { address: string; created: boolean; matched: boolean }> {
   const t = await resolveUnsubscribe(ctx, token);
   let target = t.recipient;
   if (!target) {
-    if (!address) throw Errors.missingField('address', 'This message went to several people: choose your address.');
+    if (!address) throw Errors.missingField('address', 'This message went to several people: type your address.');
+    if (address.length > 320) throw Errors.invalidParam('address', 'An address is at most 320 characters.');
     target = normalizeAddress(address);
-    if (!t.choices.includes(target)) throw Errors.invalidParam('address', 'That address is not one this message was sent to.');
+    if (!t.choices.includes(target)) return { ...t, address: target, created: false, matched: false };
   }
   const { created } = await inTransaction(ctx, (tx) => addSuppression(ctx, tx, {
     workspaceId: t.workspaceId, agentId: t.agentId, address: target!, type: 'unsubscribe', scope: 'agent',
     reason: `unsubscribe link${clientAddress ? ` (from ${clientAddress})` : ''}`,
   }));
-  return { ...t, address: target, created };
+  return { ...t, address: target, created, matched: true };
 }
 
-// ---- per-address rate limit of the public routes (in memory: a window of one minute)
+// ---- per-address rate limits of the routes that need no key (in memory: a window of one minute)
 
 export const PUBLIC_RATE_LIMIT = 30;
+export const SIGN_IN_RATE_LIMIT = 30;
 export const PUBLIC_RATE_WINDOW_MS = MINUTE;
+
+/**
+ * Each bucket counts on its own: the web inbox's sign-in (`/ui/session`, a sign-in link's button)
+ * is not the public pages' (unsubscribe, billing). Shared, anyone on the owner's address — every
+ * local program on loopback — could lock the owner out of the inbox with 30 fetches of
+ * /v1/public/billing a minute (an outside tester's finding). Guessing keys through sign-in is
+ * bounded by this bucket and by the failed-authentication delay (services/auth-failures.ts).
+ */
+const BUCKETS = {
+  public: { limit: PUBLIC_RATE_LIMIT, what: 'the public routes' },
+  'sign-in': { limit: SIGN_IN_RATE_LIMIT, what: 'the web inbox sign-in' },
+} as const;
+export type PublicBucket = keyof typeof BUCKETS;
 const hits = new WeakMap<AppContext, Map<string, number[]>>();
 
 /** Spec: public routes need no key and are rate-limited per client address. */
-export function takePublicSlot(ctx: AppContext, clientAddress: string): void {
+export function takePublicSlot(ctx: AppContext, clientAddress: string, bucket: PublicBucket = 'public'): void {
+  const { limit, what } = BUCKETS[bucket];
   const now = ctx.clock.now();
   let m = hits.get(ctx);
   if (!m) hits.set(ctx, (m = new Map()));
   if (m.size > 10_000) for (const [k, v] of m) if (!v.length || v[v.length - 1] <= now - PUBLIC_RATE_WINDOW_MS) m.delete(k);
-  const log = (m.get(clientAddress) ?? []).filter((t) => t > now - PUBLIC_RATE_WINDOW_MS);
-  m.set(clientAddress, log);
-  if (log.length >= PUBLIC_RATE_LIMIT) {
+  const key = `${bucket} ${clientAddress}`;
+  const log = (m.get(key) ?? []).filter((t) => t > now - PUBLIC_RATE_WINDOW_MS);
+  m.set(key, log);
+  if (log.length >= limit) {
     const wait = log[0] + PUBLIC_RATE_WINDOW_MS - now;
-    throw Errors.limit('rate_limit_exceeded', `Too many requests from ${clientAddress}; at most ${PUBLIC_RATE_LIMIT} a minute reach the public routes.`,
+    throw Errors.limit('rate_limit_exceeded', `Too many requests from ${clientAddress}; at most ${limit} a minute reach ${what}.`,
       { resetsAt: isoAt(now + wait), retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) });
   }
   log.push(now);

@@ -394,12 +394,13 @@ const RAW_SHOWN = 1024 * 1024;
 function bodyTabs(m) {
   const panel = h('div.panel');
   const tabs = [];
-  const show = (name, render) => {
+  // Not `show`: that name is the page-wide text sanitiser the raw tab's callback needs.
+  const select = (name, render) => {
     for (const t of tabs) t.setAttribute('aria-selected', String(t.dataset.tab === name));
     panel.replaceChildren(render());
   };
   const tab = (name, label, render) => {
-    const b = h('button.tab', { type: 'button', role: 'tab', dataset: { tab: name }, onclick: () => show(name, render) }, label);
+    const b = h('button.tab', { type: 'button', role: 'tab', dataset: { tab: name }, onclick: () => select(name, render) }, label);
     tabs.push(b);
     return b;
   };
@@ -417,7 +418,7 @@ function bodyTabs(m) {
   const bar = h('div.tabs', { role: 'tablist' },
     m.body_html ? tab('html', 'HTML', html) : null, tab('text', 'Text', text), tab('headers', 'Headers', headers), m.raw_url !== null ? tab('raw', 'Raw source', raw) : null);
   const wrap = h('div', bar, panel);
-  show(m.body_html ? 'html' : 'text', m.body_html ? html : text);
+  select(m.body_html ? 'html' : 'text', m.body_html ? html : text);
   return wrap;
 }
 

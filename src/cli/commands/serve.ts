@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
-import { DEFAULT_PROFILE, configPath, readConfigFile, repointProfiles, saveNewProfile, savedProfileText } from '../profiles.js';
+import { DEFAULT_PROFILE, configPath, readConfigFile, repointProfiles, saveNewProfile, savedProfileText, type Profile } from '../profiles.js';
 import { printKeys } from './init.js';
 
 interface ServeOptions {
@@ -180,7 +180,13 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
       say.warn(`could not update the CLI profiles: ${(err as Error).message}`);
     }
   }
-  if (!daemon.bootstrapped && !ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)) {
+  const keyed = !daemon.bootstrapped && !ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)
+    // Saved for another path (a restored or moved copy of the data dir): a profile whose key
+    // authenticates against this database holds its keys all the same.
+    ? await profileWhoseKeysWork(ctx.env, (key) => daemon.acceptsKey(key)) : undefined;
+  if (keyed) {
+    say.line(`Profile "${keyed.name}" in ${configPath(ctx.env)} holds keys of this data (it was saved for ${keyed.dataDir ?? 'another data dir'}).`);
+  } else if (keyed === null) {
     // Initialised earlier, but no profile here has its keys (shown once, only hashes stored):
     // say how to get one instead of leaving the operator with a daemon nobody can call.
     say.line(`${config.dataDir} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
@@ -238,6 +244,20 @@ function profileHoldsKeysFor(dataDir: string, env: NodeJS.ProcessEnv): boolean {
   } catch {
     return true; // an unreadable CLI config: say nothing rather than something wrong
   }
+}
+
+/** The first CLI profile with a key that `works` (null: none; an unreadable config counts as none). */
+async function profileWhoseKeysWork(env: NodeJS.ProcessEnv, works: (key: string) => Promise<boolean>): Promise<{ name: string; dataDir: string | null } | null> {
+  let profiles: Record<string, Profile>;
+  try {
+    profiles = readConfigFile(configPath(env)).profiles;
+  } catch {
+    return null;
+  }
+  for (const [name, p] of Object.entries(profiles)) {
+    for (const key of [p.live_key, p.test_key]) if (key && await works(key)) return { name, dataDir: p.data_dir ?? null };
+  }
+  return null;
 }
 
 /**

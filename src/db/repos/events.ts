@@ -1,10 +1,9 @@
 import type { Db, EventsTable } from '../schema.js';
 import { insertRow, insertRowNow } from '../insert-row.js';
-import { Event as EventSchema, type Event } from '../../contract/events.js';
-import { omitAbsent } from '../../contract/common.js';
+import { omitAbsentEvent, type Event } from '../../contract/events.js';
 
 /** Events written before the optional-field rule kept `null` for absent fields; read them as written now. */
-const parseEvent = (payload: string): Event => omitAbsent(EventSchema, JSON.parse(payload) as Event);
+const parseEvent = (payload: string): Event => omitAbsentEvent(JSON.parse(payload) as Event);
 import { paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { sql } from 'kysely';
 import { dialectOf } from '../dialect.js';
@@ -42,7 +41,7 @@ async function takeEventTurn(db: Db, nowMs: number): Promise<number> {
 export async function eventsAfter(db: Db, afterId: string | null, limit: number): Promise<Event[]> {
   let q = db.selectFrom('events').select('payload').orderBy('id').limit(limit);
   if (afterId) q = q.where('id', '>', afterId);
-  return (await q.execute()).map((r) => JSON.parse(r.payload) as Event);
+  return (await q.execute()).map((r) => parseEvent(r.payload));
 }
 
 export async function lastEventId(db: Db): Promise<string | null> {

@@ -2,12 +2,13 @@
  * What an outside tester found following the README, each case end to end: the real CLI against
  * a real `mailagent serve` (test/helpers/daemon.ts).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, isolatedEnv, spawnCli, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
 import { startSink } from '../../helpers/sink.js';
 import { freePort } from '../../helpers/postgres.js';
+import { onPostgres } from '../../helpers/db.js';
 
 let d: TestDaemon;
 
@@ -16,6 +17,44 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await d?.stop();
+});
+
+describe('serve on a restored copy of the data dir', () => {
+  it('knows the profile whose keys authenticate against it, though saved for another path; warns only when none does', async (c) => {
+    c.skip(onPostgres, 'SQLite only: the copy is of the SQLite file in the data dir');
+    const home = tempHome();
+    try {
+      const env = isolatedEnv(home);
+      const profileFile = join(env.XDG_CONFIG_HOME!, 'mailagent', 'config.json');
+      const dataDir = join(home, 'data', 'mailagent');
+      const first = await startDaemon({ home, dataDir });
+      expect(first.stderr()).toMatch(/Saved profile "default"/);
+      await first.stop({ keep: true });
+      // As `mailagent restore` to a new path: the same database, another directory.
+      const copy = join(home, 'restored');
+      cpSync(dataDir, copy, { recursive: true });
+      const again = await startDaemon({ home, dataDir: copy });
+      try {
+        expect(again.stderr()).not.toMatch(/holds its keys|admin keys create/);
+        expect(again.stderr()).toContain(`Profile "default" in ${profileFile} holds keys of this data (it was saved for ${dataDir}).`);
+        // And they do work against it.
+        const me = await fetch(`${again.url}/v1/me`, { headers: { authorization: `Bearer ${first.liveKey}` } });
+        expect(me.status).toBe(200);
+      } finally {
+        await again.stop({ keep: true });
+      }
+      // A profile whose keys this database does not know: the warning stays.
+      const cfg = JSON.parse(readFileSync(profileFile, 'utf8'));
+      cfg.profiles.default.live_key = 'mk_live_' + '0'.repeat(32);
+      cfg.profiles.default.test_key = 'mk_test_' + '0'.repeat(32);
+      writeFileSync(profileFile, JSON.stringify(cfg));
+      const third = await startDaemon({ home, dataDir: copy });
+      await third.stop({ keep: true });
+      expect(third.stderr()).toContain(`${copy} is already initialised, but no CLI profile in ${profileFile} holds its keys`);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe('serve with a port in use', () => {

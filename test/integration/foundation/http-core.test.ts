@@ -248,7 +248,9 @@ describe('GET /v1/health and /v1/openapi.json', () => {
     expect(String(r.headers['content-type'])).toContain('application/json');
     const doc = r.body;
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe(t.config.version);
+    // The API's version (spec, Versioning), not the package's; the daemon's version rides beside it.
+    expect(doc.info.version).toBe('0.2.0');
+    expect(doc.info['x-mailagent-version']).toBe(t.config.version);
     expect(doc.servers[0].url).toBe(t.config.publicUrl);
     const ops = new Map<string, { method: string; path: string }>();
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>)) {

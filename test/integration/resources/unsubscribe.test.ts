@@ -56,24 +56,38 @@ describe('List-Unsubscribe on live sends', () => {
     expect(refused.body.error.code).toBe('recipient_suppressed');
   });
 
-  it('a message to several people links to a page where the reader picks their address', async () => {
+  it('a message to several people links to a page that lists no address (no Bcc leak) and answers alike for any typed address', async () => {
     const third = (await t.req('POST', '/v1/agents', { body: { name: 'third' } })).body;
-    const s = await t.req('POST', '/v1/messages', { body: { agent: 'other', to: [t.boot.agent.email, third.email], subject: 'Team lunch', body_text: 'Lunch is at noon on Friday in the usual place.' } });
+    const hidden = (await t.req('POST', '/v1/agents', { body: { name: 'hidden' } })).body;
+    const s = await t.req('POST', '/v1/messages', { body: { agent: 'other', to: [t.boot.agent.email, third.email], bcc: [hidden.email], subject: 'Team lunch', body_text: 'Lunch is at noon on Friday in the usual place.' } });
     expect(s.status, s.text).toBe(201);
-    const head = unfold(await lastRawTo(third.id));
+    const raw = await lastRawTo(third.id);
+    expect(raw).not.toContain(hidden.email);
+    const head = unfold(raw);
     const token = /^List-Unsubscribe: <[^>]*\/v1\/unsubscribe\/([^>]+)>$/m.exec(head)![1];
     expect(head).not.toMatch(/List-Unsubscribe-Post/);
+    // The link is in every copy, the Bcc recipient's too: its page names none of the recipients.
     const page = await t.req('GET', `/api/v1/unsubscribe/${token}`, { key: null });
-    expect(page.text).toContain(third.email);
-    expect(page.text).toContain(t.boot.agent.email);
+    expect(page.status).toBe(200);
+    for (const a of [hidden.email, third.email, t.boot.agent.email]) expect(page.text).not.toContain(a);
+    expect(page.text).toMatch(/<input type="email" name="address"/);
+    const post = (address: string) => t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: `address=${encodeURIComponent(address)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     const none = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(none.body.error).toMatchObject({ code: 'missing_field', param: 'address' });
-    const wrong = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: 'address=someone%40else.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(wrong.body.error.param).toBe('address');
-    const ok = await t.req('POST', `/v1/unsubscribe/${token}`, { key: null, rawBody: `address=${encodeURIComponent(third.email.toUpperCase())}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    // An address the message did not go to: the same answer as one it did (no oracle of who got
+    // it), and nothing suppressed.
+    const wrong = await post('someone@else.com');
+    expect(wrong.status, wrong.text).toBe(200);
+    expect(wrong.text).toContain('If this message was sent to <b>someone@else.com</b>');
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, 'someone@else.com')).toBeNull();
+    const ok = await post(third.email.toUpperCase());
     expect(ok.status, ok.text).toBe(200);
+    expect(ok.text.replace(third.email, 'X')).toBe(wrong.text.replace('someone@else.com', 'X'));
     expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, third.email)).toMatchObject({ type: 'unsubscribe' });
     expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, t.boot.agent.email)).toBeNull();
+    // The Bcc recipient unsubscribes itself by typing its own address.
+    expect((await post(hidden.email)).status).toBe(200);
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, hidden.email)).toMatchObject({ type: 'unsubscribe' });
   });
 });
 

@@ -120,6 +120,22 @@ describe.skipIf(!haveChromium)(`web inbox in Chromium (${CHROMIUM})`, () => {
     await page.locator('pre.text', { hasText: 'the invoice is attached' }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'message.png'), fullPage: true });
 
+    // The Raw source tab loads the message as received (its tab switcher once shadowed the page's
+    // text sanitiser, so the tab stayed on "Loading…" and the page threw a TypeError).
+    const errors: string[] = [];
+    const onError = (e: Error) => errors.push(String(e));
+    page.on('pageerror', onError);
+    await page.locator('button.tab', { hasText: 'Raw source' }).click();
+    expect(await page.locator('button.tab', { hasText: 'Raw source' }).getAttribute('aria-selected')).toBe('true');
+    const raw = page.locator('pre.raw');
+    await expect.poll(async () => raw.innerText(), { timeout: 10_000 }).toContain('Subject: Invoice 7731 for November');
+    expect(await raw.innerText()).toMatch(/^From: .*alice@sender\.test/m);
+    expect(await raw.innerText()).toContain('filename=invoice-7731.txt');
+    page.off('pageerror', onError);
+    expect(errors).toEqual([]);
+    await page.locator('button.tab', { hasText: 'Text' }).click();
+    await page.locator('pre.text', { hasText: 'the invoice is attached' }).waitFor();
+
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('a', { hasText: 'invoice-7731.txt' }).click()]);
     expect(download.suggestedFilename()).toBe('invoice-7731.txt');
     expect(readFileSync((await download.path())!, 'utf8')).toBe('INVOICE 7731 TOTAL 99 EUR');

@@ -159,3 +159,29 @@ describe('sign-in', () => {
     expect(r.body.api_key.mode).toBe('live');
   });
 });
+
+describe('sign-in rate limit', () => {
+  it('has its own bucket: traffic to the public pages cannot lock the owner out of the inbox; it is capped by itself', async () => {
+    const t3 = await createTestApp();
+    try {
+      const billing = () => t3.app.inject({ method: 'GET', url: '/v1/public/billing', remoteAddress: '127.0.0.1' });
+      for (let i = 0; i < 30; i++) expect((await billing()).statusCode).toBe(200);
+      expect((await billing()).statusCode).toBe(429);
+      const signIn3 = () => t3.app.inject({ method: 'POST', url: '/ui/session', remoteAddress: '127.0.0.1', headers: { 'content-type': 'application/json', host: 'localhost' }, payload: JSON.stringify({ api_key: t3.testKey }) });
+      const first = await signIn3();
+      expect(first.statusCode, first.body).toBe(200);
+      // Its own cap: 30 a minute per address, then 429 naming the sign-in.
+      for (let i = 1; i < 30; i++) expect((await signIn3()).statusCode).toBe(200);
+      const over = await signIn3();
+      expect(over.statusCode).toBe(429);
+      expect(over.json().error).toMatchObject({ code: 'rate_limit_exceeded' });
+      expect(over.json().error.message).toContain('web inbox sign-in');
+      // A minute later both buckets are open again.
+      t3.clock.advance(60_000);
+      expect((await signIn3()).statusCode).toBe(200);
+      expect((await billing()).statusCode).toBe(200);
+    } finally {
+      await t3.close();
+    }
+  });
+});

@@ -109,7 +109,9 @@ describe('quarantine', () => {
     const thread = { id: 't', object: 'thread' as const, agent_id: 'a', subject: 's', last_message_at: 'x', message_count: 3, participants: [], labels: [], status: 'open' as const, trashed_at: null, has_live_mail: false, created_at: 'x', updated_at: 'x', messages: [msg('rcv_ok', 'inbound'), msg('rcv_bad', 'inbound'), msg('msg_1', 'outbound')] };
     const t = withholdThread(thread, new Set(['rcv_ok']), false);
     expect(t.messages.map((m) => m.snippet)).toEqual(['text of rcv_ok', '', 'text of msg_1']);
-    expect(t.messages.map((m) => m.subject)).toEqual(['s', '', 's']);
+    // The agent's own reply to withheld mail carries the stranger's subject ("Re: s"): withheld; a
+    // clean received message keeps its own.
+    expect(t.messages.map((m) => m.subject)).toEqual(['s', '', '']);
     // The thread's subject is the withheld message's (after Re:): withheld too; another stays.
     expect(withholdThread({ ...thread, subject: 'Re: S' }, new Set(['rcv_ok']), false).subject).toBe('');
     expect(withholdThread({ ...thread, subject: 'Other' }, new Set(['rcv_ok']), false).subject).toBe('Other');

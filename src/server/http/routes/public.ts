@@ -33,8 +33,9 @@ export const publicHandlers = defineHandlers({
     reply.headers(PUBLIC_PAGE_HEADERS);
     const who = t.recipient
       ? `<p>Stop mail from <b>${esc(t.agentEmail)}</b> to <b>${esc(t.recipient)}</b>?</p>`
-      : `<p>Stop mail from <b>${esc(t.agentEmail)}</b> to:</p>` + t.choices.map((c, i) =>
-        `<label><input type="radio" name="address" value="${esc(c)}"${i === 0 ? ' checked' : ''}> ${esc(c)}</label><br>`).join('');
+      // A message link is in every recipient's copy: it lists no address (a Bcc recipient's would show).
+      : `<p>This message went to several people. Stop mail from <b>${esc(t.agentEmail)}</b> to your address:</p>`
+        + '<p><label>Your address <input type="email" name="address" required maxlength="320" autocomplete="email"></label></p>';
     return page('Unsubscribe', `<form method="post">${who}<p><button type="submit">Unsubscribe</button></p></form>`);
   },
   'unsubscribe.confirm': async ({ ctx, params, body, req, reply }) => {
@@ -43,7 +44,10 @@ export const publicHandlers = defineHandlers({
     const address = typeof form.address === 'string' ? form.address : undefined;
     const r = await unsubscribe(ctx, params.token, req.ip, address);
     reply.headers(PUBLIC_PAGE_HEADERS);
-    return page('Unsubscribed', `<p><b>${esc(r.address)}</b> will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`);
+    // The same answer whether or not a typed address was a recipient (services/unsubscribe.ts).
+    return page('Unsubscribed', r.recipient
+      ? `<p><b>${esc(r.address)}</b> will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`
+      : `<p>If this message was sent to <b>${esc(r.address)}</b>, that address will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`);
   },
   'billing.page': async ({ ctx, query, req, reply }) => {
     takePublicSlot(ctx, req.ip);

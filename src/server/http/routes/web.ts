@@ -140,7 +140,7 @@ export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
   app.post('/ui/sign-in/:token', async (req, reply) => {
     securityHeaders(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     try {
-      takePublicSlot(ctx, req.ip);
+      takePublicSlot(ctx, req.ip, 'sign-in');
       // Login CSRF: another site's form must not sign this browser in with the attacker's link.
       if (!fromOwnPage(req)) throw Errors.insufficientScope('Sign-in links are accepted only from the sign-in page itself; open the link again.');
       const s = await redeemSignInLink(ctx, (req.params as { token: string }).token);
@@ -155,7 +155,7 @@ export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
   // Sign in with an API key (JSON only: a cross-site form cannot send it without a preflight).
   app.post('/ui/session', async (req, reply) => {
     securityHeaders(reply).header('cache-control', 'no-store');
-    takePublicSlot(ctx, req.ip);
+    takePublicSlot(ctx, req.ip, 'sign-in');
     if (!sameOrigin(req)) throw Errors.insufficientScope('Sign-in is accepted only from the web inbox\'s own page.');
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
       throw Errors.invalidField('Content-Type', 'Send the key as JSON: {"api_key": "mk_..."}.');
