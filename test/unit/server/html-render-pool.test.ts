@@ -43,13 +43,21 @@ describe('HTML renders in the pipeline pool', () => {
   });
 
   it('a render past the budget answers { cut }: its worker is replaced', async () => {
-    p = createPipeline({ workers: 1, budgetMs: 1000, log: silentLogger });
+    // 100 ms: 2 MiB of nested <div>s take 0.4–0.5 s of sanitize-html on a quiet machine (a 1 s budget
+    // was met there: the test assumed a loaded one).
+    p = createPipeline({ workers: 1, budgetMs: 100, log: silentLogger });
     await p.ready();
-    // The first render loads sanitize-html in the worker (inside the budget): out of the way first.
-    expect(await p.work.sanitizeHtml('<i>ok</i>', { remoteImages: false })).toMatchObject({ html: '<i>ok</i>' });
-    // 2 MiB of nested <div>s (sanitizeMailHtml's cap): seconds of sanitize-html.
+    // The first render loads sanitize-html in the worker; on a loaded machine that alone may overrun
+    // 100 ms (the worker is then replaced), so ask until a small render comes back.
+    let warm: unknown;
+    for (let i = 0; i < 20 && !(warm && typeof warm === 'object' && 'html' in warm); i++) warm = await p.work.sanitizeHtml('<i>ok</i>', { remoteImages: false });
+    expect(warm).toMatchObject({ html: '<i>ok</i>' });
+    const before = p.stats();
+    // 2 MiB of nested <div>s (sanitizeMailHtml's cap).
     const out = await p.work.sanitizeHtml('<div>'.repeat(400_000), { remoteImages: false });
-    expect(out).toEqual({ cut: 'over its 1000 ms budget' });
-    expect(p.stats()).toMatchObject({ overruns: 1, restarts: 1 });
+    expect(out).toEqual({ cut: 'over its 100 ms budget' });
+    const after = p.stats();
+    expect(after.overruns - before.overruns).toBe(1);
+    expect(after.restarts - before.restarts).toBe(1);
   });
 });
