@@ -47,7 +47,7 @@ describe('server/message-log: one line per message, mail-derived text neutralise
     const ev = { type: 'message.sent', source_message_id: 'msg_1', test_mode: true, get data() { reads++; return { from: 'a@x.test', to: ['b@y.test'], subject: 's', status: 'sent' }; } };
     for (const [logLevel, built] of [['silent', 0], ['warn', 0], ['error', 0], ['info', 1], ['debug', 1]] as const) {
       reads = 0;
-      const stop = logMessages({ bus, log: app.log, config: { logLevel } } as unknown as AppContext);
+      const stop = logMessages({ bus, log: app.log } as unknown as AppContext, logLevel);
       bus.emit('event', ev);
       stop();
       expect(reads, logLevel).toBe(built);
