@@ -90,7 +90,7 @@ describe('insertRow', () => {
     const a = (id: string, extra: Record<string, unknown> = {}) => ({ id, workspace_id: 'wsk_1', payload: `{"id":"${id}"}`, type: 'message.sent', test_mode: 1, created_at: `2026-01-0${id.slice(-1)}`, ...extra });
     const rows: Record<string, unknown>[] = [
       a('evt_1'), a('evt_2', { agent_id: undefined }), a('evt_3', { thread_id: 'thrd_3' }),
-      { ...a('evt_4'), created_at: undefined, test_mode: 0, type: 'message.failed', ...{ created_at: '2026-01-04' } },
+      { ...a('evt_4', { created_at: undefined }), test_mode: 0, type: 'message.failed', created_at: '2026-01-04' }, // same keys, one moved last
       { type: 'message.bounced', id: 'evt_5', workspace_id: 'wsk_1', payload: '{"id":"evt_5"}', test_mode: 1, created_at: '2026-01-05' },
       a('evt_6', { agent_id: null }), a('evt_7', { agent_id: undefined, thread_id: undefined }), a('evt_8'),
     ];

@@ -11,9 +11,11 @@ import { countEvents, queueDepths } from '../../../src/db/repos/stats.js';
 import { threadHasSending } from '../../../src/db/repos/threads.js';
 import { listEvents } from '../../../src/db/repos/events.js';
 import { idFloorAt, newIdAt } from '../../../src/shared/ids.js';
+import { listLogs } from '../../../src/db/repos/logs.js';
+import { oldLogIds } from '../../../src/db/repos/retention.js';
 
-// Migration 0028 (issue #13): sent_messages_due holds scheduled sends only (partial index) and
-// events_created_at is gone. Every query that used them must still be served by an index, never
+// Migration 0028 (issue #13): sent_messages_due holds scheduled sends only (partial index),
+// events_created_at is gone, and logs_workspace leaves out the request log's rows. Every query that used them must still be served by an index, never
 // by a scan of the table (SQLite's plans here; the same implications hold on PostgreSQL).
 let dir: string;
 let sqlite: BetterSqlite3.Database;
@@ -44,7 +46,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mailagent-sendidx-'));
   sqlite = new BetterSqlite3(join(dir, 's.db'));
   db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: (e) => { if (e.level === 'query') queries.push(e.query); } });
-  expect(await migrate(db)).toContain('0028_send_indexes');
+  expect(await migrate(db)).toContain('0028_hot_path_indexes');
   sqlite.pragma('foreign_keys = OFF');
   const ins = (i: number, status: string, due: string | null) => db.insertInto('sent_messages').values(sentRow(`msg_${String(i).padStart(4, '0')}`, status, due, `thrd_${i % 40}`) as never).execute();
   for (let i = 0; i < 200; i++) await ins(i, i % 2 ? 'sent' : 'sending', null); // immediate sends: no due_at
@@ -119,5 +121,36 @@ describe('migration 0028: fewer index entries per send', () => {
     for (let i = 0; i < 50; i++) expect(newIdAt('evt', ms + i) >= floor).toBe(true);
     expect(idFloorAt('evt', ms - 1) < floor).toBe(true);
     expect(floor.length).toBe(newIdAt('evt', ms).length);
+  });
+
+  it('logs: the request log\'s rows are not in logs_workspace; every listing still uses an index and answers the same', async () => {
+    const row = (i: number, category: string, action: string, ws = WS) => ({
+      id: `log_${String(i).padStart(4, '0')}`, workspace_id: ws, category, action, target_resource_id: null, agent_id: i % 3 ? 'agt_1' : null,
+      key_id: 'key_1', metadata: '{}', created_at: `2026-03-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00.000Z`,
+    });
+    const rows = [];
+    for (let i = 0; i < 300; i++) rows.push(i % 10 === 0 ? row(i, 'agent', i % 20 ? 'agent.created' : 'agent.updated') : row(i, 'request', i % 7 ? 'GET /v1/me' : 'POST /v1/messages'));
+    rows.push(row(900, 'agent', 'agent.created', 'wsk_2'), row(901, 'request', 'GET /v1/me', 'wsk_2'));
+    await db.insertInto('logs').values(rows).execute();
+    const inWorkspaceIndex = (sqlite.prepare("select count(*) as n from logs indexed by logs_workspace where workspace_id >= '' and category <> 'request'").get() as { n: number }).n;
+    expect(inWorkspaceIndex).toBe(31);
+    const ids = (f: (r: (typeof rows)[number]) => boolean) => rows.filter((r) => r.workspace_id === WS && f(r)).map((r) => r.id).sort().reverse().slice(0, 20);
+    const cases: [Parameters<typeof listLogs>[2], (r: (typeof rows)[number]) => boolean, RegExp][] = [
+      [{ excludeCategories: ['request'] }, (r) => r.category !== 'request', /USING INDEX logs_workspace/],
+      [{ excludeCategories: ['request'], agentId: 'agt_1' }, (r) => r.category !== 'request' && r.agent_id === 'agt_1', /USING INDEX logs_workspace/],
+      [{ excludeCategories: ['request'], action: 'agent.updated' }, (r) => r.action === 'agent.updated', /USING INDEX logs_action/],
+      [{ category: 'request' }, (r) => r.category === 'request', /USING INDEX logs_category/],
+      [{ category: 'request', action: 'POST /v1/messages' }, (r) => r.action === 'POST /v1/messages', /USING INDEX logs_(action|category)/],
+      [{ category: 'agent' }, (r) => r.category === 'agent', /USING INDEX logs_category/],
+    ];
+    for (const [filter, want, index] of cases) {
+      let got: string[] = [];
+      const [plan] = await planOf(async () => { got = (await listLogs(db, WS, filter, { limit: 20 })).rows.map((r) => r.id); });
+      expect(got, JSON.stringify(filter)).toEqual(ids(want));
+      expect(plan, plan).toMatch(index);
+      expect(plan, plan).not.toMatch(/TEMP B-TREE|SCAN logs(?! USING)/);
+    }
+    const [retention] = await planOf(async () => expect((await oldLogIds(db, 'request', '2026-03-02T00:00:00.000Z', 100)).length).toBe(8));
+    expect(retention).toMatch(/USING (COVERING )?INDEX logs_category_created/);
   });
 });
