@@ -128,7 +128,7 @@ describe('migration 0028: fewer index entries per send', () => {
       id: `log_${String(i).padStart(4, '0')}`, workspace_id: ws, category, action, target_resource_id: null, agent_id: i % 3 ? 'agt_1' : null,
       key_id: 'key_1', metadata: '{}', created_at: `2026-03-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00.000Z`,
     });
-    const rows = [];
+    const rows: ReturnType<typeof row>[] = [];
     for (let i = 0; i < 300; i++) rows.push(i % 10 === 0 ? row(i, 'agent', i % 20 ? 'agent.created' : 'agent.updated') : row(i, 'request', i % 7 ? 'GET /v1/me' : 'POST /v1/messages'));
     rows.push(row(900, 'agent', 'agent.created', 'wsk_2'), row(901, 'request', 'GET /v1/me', 'wsk_2'));
     await db.insertInto('logs').values(rows).execute();
