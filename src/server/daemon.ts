@@ -124,7 +124,7 @@ export class Daemon {
       if (!opts.quiet) ctx.log = app.log;
       // What an upgrade did to the database, in the log (traceable afterwards; a new database says nothing).
       if (upgrade.upgraded) ctx.log.info({ migrations: upgrade.applied, backup: upgrade.backup }, upgrade.backup ? `database migrated; the copy taken before is ${upgrade.backup}` : 'database migrated');
-      logMessages(ctx);
+      logMessages(ctx, config.logLevel);
       // Parsing and classification leave the main thread (src/server/pipeline); the workers start
       // while the rest boots, and a worker that cannot start fails the boot here.
       pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log, workerUrl: opts.pipelineWorkerUrl });

@@ -12,11 +12,11 @@ const INBOUND = new Set(['message.received', 'reply.received', 'message.received
  * from mail, and the log is read on terminals (pino-pretty's lines, `journalctl`): they are
  * neutralised (contract/neutralize.ts) — JSON escapes C0 controls but not C1 or bidi controls.
  */
-export function logMessages(ctx: AppContext): () => void {
+export function logMessages(ctx: AppContext, level?: string): () => void {
   const onEvent = (ev: Event) => {
     // Below info (--log-level warn/silent) the line would be dropped: do not build it (every send
     // and every inbound message passes here).
-    if (ctx.log.isLevelEnabled && !ctx.log.isLevelEnabled('info')) return;
+    if (!infoLogged(ctx, level)) return;
     const raw = ev.data as Record<string, unknown>;
     const d: Record<string, unknown> = { ...raw, from: shown(raw.from), to: shown(raw.to), subject: shown(raw.subject) };
     if (INBOUND.has(ev.type)) {
@@ -31,6 +31,15 @@ export function logMessages(ctx: AppContext): () => void {
   };
   ctx.bus.on('event', onEvent);
   return () => ctx.bus.off('event', onEvent);
+}
+
+/**
+ * Whether info lines are written. With `--log-level silent` the daemon's logger is fastify's
+ * stand-in for no logger, which has no isLevelEnabled: the configured level answers then.
+ */
+function infoLogged(ctx: AppContext, level: string | undefined): boolean {
+  if (ctx.log.isLevelEnabled) return ctx.log.isLevelEnabled('info');
+  return level === undefined || level === 'info' || level === 'debug';
 }
 
 /** A mail-derived field as the log shows it: strings (and lists of them) neutralised, on one line. */

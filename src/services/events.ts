@@ -1,7 +1,7 @@
 import type { Event, EventType } from '../contract/events.js';
 import { WILDCARD_EXCLUDED, omitAbsentEvent } from '../contract/events.js';
 import { insertEvent, orderEventWrite } from '../db/repos/events.js';
-import { idAt, newId } from '../shared/ids.js';
+import { idAt, newId, newIdAt } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { AppContext, Tx } from './context.js';
 import { ReadCache } from './read-cache.js';
@@ -69,7 +69,9 @@ export async function emitEvent(ctx: AppContext, tx: Tx, input: EmitInput): Prom
   // Neither step makes a promise on SQLite (a send's two events pass here inside its transaction).
   const turn = orderEventWrite(tx.db, now);
   const orderedAt = turn === null ? null : await turn;
-  const id = orderedAt === null ? newId('evt', ctx.clock) : idAt('evt', orderedAt);
+  // The id's time is never before `now`, the event's created_at (a `since` filter bounds the id
+  // on that: repos/events.ts listEvents).
+  const id = orderedAt === null ? newIdAt('evt', now) : idAt('evt', orderedAt);
   const event: Event = {
     id,
     object: 'event',

@@ -120,7 +120,7 @@ export async function deleteThreadForGood(ctx: AppContext, auth: AuthContext, id
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {
     const t = await requireThread(ctx, auth, id, tx.db);
-    if ((await threadHasSending(tx.db, t.id)) || (await threadDraftSending(tx, t.id))) {
+    if ((await threadHasSending(tx.db, t.workspace_id, t.id)) || (await threadDraftSending(tx, t.id))) {
       throw Errors.duplicate(`A message of thread ${t.id} is being sent right now; delete the thread once it has gone out.`);
     }
     const purged = await purgeThread(tx.db, auth.workspaceId, t.id, at);

@@ -23,8 +23,17 @@ export class ManualClock implements Clock {
   }
 }
 
+// The last instant formatted: a send or an inbound message formats the same `now` a dozen times
+// (its rows' and events' timestamps), and every one allocated a Date and a string.
+let lastMs = NaN;
+let lastIso = '';
+
 export function isoAt(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms === lastMs) return lastIso;
+  const iso = new Date(ms).toISOString(); // throws RangeError on NaN or out of range, as before
+  lastMs = ms;
+  lastIso = iso;
+  return iso;
 }
 
 export function nowIso(clock: Clock): string {

@@ -69,6 +69,20 @@ export function newId(prefix: IdPrefix, clock: Clock): string {
   return `${prefix}_${monotonicPart(clock.now())}`;
 }
 
+/** newId for an instant the caller already read (`ms`): its time part is never below `ms`. */
+export function newIdAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${monotonicPart(ms)}`;
+}
+
+/**
+ * The smallest id whose time part is `ms` or later: every id made at or after `ms` (newId,
+ * newIdAt, idAt) is >= it, so `created_at >= since` can also bound an id-ordered index when ids
+ * are never earlier than their row's created_at (events: repos/events.ts).
+ */
+export function idFloorAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encode(Math.max(0, Math.floor(ms)), 10)}${'0'.repeat(16)}`;
+}
+
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
   return id.startsWith(prefix + '_');
 }

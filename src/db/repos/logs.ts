@@ -1,6 +1,8 @@
 import type { Db, Decoded } from '../schema.js';
 import type { LogsTable } from '../tables/resources.js';
 import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { sql, type SqlBool } from 'kysely';
+import { REQUEST_CATEGORY } from '../request-log-rows.js';
 
 export type LogRow = Decoded<LogsTable, { metadata: Record<string, unknown> }>;
 
@@ -28,7 +30,13 @@ export interface LogFilter {
 export async function listLogs(db: Db, workspaceId: string, f: LogFilter, page: PageRequest): Promise<PageResult<LogRow>> {
   let q = db.selectFrom('logs').selectAll().where('workspace_id', '=', workspaceId);
   if (f.category) q = q.where('category', '=', f.category);
-  else if (f.excludeCategories?.length) q = q.where('category', 'not in', f.excludeCategories);
+  else {
+    for (const c of f.excludeCategories ?? []) {
+      // Written as the partial index logs_workspace states it (migration 0028: the request log's
+      // rows, one per authenticated request, are not in it), so SQLite and PostgreSQL use it.
+      q = c === REQUEST_CATEGORY ? q.where(sql<SqlBool>`category <> ${sql.lit(REQUEST_CATEGORY)}`) : q.where('category', '!=', c);
+    }
+  }
   if (f.action) q = q.where('action', '=', f.action);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   const res = await paginate<LogsTable>(q, 'id', page);

@@ -80,7 +80,9 @@ export async function countSuppressed(db: Db, workspaceId: string, agentId: stri
 
 /** Work waiting in the database's queues (metrics): scheduled sends and webhook deliveries still owed. */
 export async function queueDepths(db: Db): Promise<{ scheduledSends: number; pendingWebhookDeliveries: number }> {
-  const s = await db.selectFrom('sent_messages').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'scheduled').executeTakeFirst();
+  // A scheduled send always has a due_at; saying so lets the count use sent_messages_due, which holds only those rows (migration 0028).
+  const s = await db.selectFrom('sent_messages').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'scheduled')
+    .where('due_at', 'is not', null).executeTakeFirst();
   const d = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll().as('n'))
     .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'failed'), eb('next_retry_at', 'is not', null)])]))
     .executeTakeFirst();

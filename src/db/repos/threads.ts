@@ -163,8 +163,10 @@ export async function threadMessages(db: Db, workspaceId: string, threadId: stri
 }
 
 /** Is one of the thread's messages being handed to a transport right now? */
-export async function threadHasSending(db: Db, threadId: string): Promise<boolean> {
-  const r = await db.selectFrom('sent_messages').select('id').where('thread_id', '=', threadId).where('status', '=', 'sending').limit(1).executeTakeFirst();
+export async function threadHasSending(db: Db, workspaceId: string, threadId: string): Promise<boolean> {
+  // Through sent_messages_thread (workspace, thread): the status index holds scheduled sends only (migration 0028).
+  const r = await db.selectFrom('sent_messages').select('id').where('workspace_id', '=', workspaceId).where('thread_id', '=', threadId)
+    .where('status', '=', 'sending').limit(1).executeTakeFirst();
   return r !== undefined;
 }
 

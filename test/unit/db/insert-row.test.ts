@@ -82,4 +82,32 @@ describe('insertRow', () => {
     const ids = (await db.selectFrom('events').select('id').orderBy('id').execute()).map((r) => r.id);
     expect(ids).toEqual(sqlite ? ['evt_3', 'evt_4'] : ['evt_3']);
   });
+
+  it('insertRowNow: rows of other shapes after the remembered one (a column left out, one more, another order) write their own values', async () => {
+    if (store.spec.kind !== 'sqlite') return; // at once only on SQLite (above)
+    const db = opened.db;
+    // Shapes no other test compiles: type and payload in the other order.
+    const a = (id: string, extra: Record<string, unknown> = {}) => ({ id, workspace_id: 'wsk_1', payload: `{"id":"${id}"}`, type: 'message.sent', test_mode: 1, created_at: `2026-01-0${id.slice(-1)}`, ...extra });
+    const rows: Record<string, unknown>[] = [
+      a('evt_1'), a('evt_2', { agent_id: undefined }), a('evt_3', { thread_id: 'thrd_3' }),
+      { ...a('evt_4', { created_at: undefined }), test_mode: 0, type: 'message.failed', created_at: '2026-01-04' }, // same keys, one moved last
+      { type: 'message.bounced', id: 'evt_5', workspace_id: 'wsk_1', payload: '{"id":"evt_5"}', test_mode: 1, created_at: '2026-01-05' },
+      a('evt_6', { agent_id: null }), a('evt_7', { agent_id: undefined, thread_id: undefined }), a('evt_8'),
+    ];
+    for (const r of rows) await insertRow(db, 'events', r as never); // compiles every shape once
+    await db.deleteFrom('events').execute();
+    const done = await runTransaction(db, async (trx) => rows.map((r) => insertRowNow(trx, 'events', r as never)));
+    expect(done).toEqual(rows.map(() => true));
+    const got = await db.selectFrom('events').select(['id', 'type', 'thread_id', 'test_mode', 'payload', 'created_at']).orderBy('id').execute();
+    expect(got).toEqual([
+      { id: 'evt_1', type: 'message.sent', thread_id: null, test_mode: 1, payload: '{"id":"evt_1"}', created_at: '2026-01-01' },
+      { id: 'evt_2', type: 'message.sent', thread_id: null, test_mode: 1, payload: '{"id":"evt_2"}', created_at: '2026-01-02' },
+      { id: 'evt_3', type: 'message.sent', thread_id: 'thrd_3', test_mode: 1, payload: '{"id":"evt_3"}', created_at: '2026-01-03' },
+      { id: 'evt_4', type: 'message.failed', thread_id: null, test_mode: 0, payload: '{"id":"evt_4"}', created_at: '2026-01-04' },
+      { id: 'evt_5', type: 'message.bounced', thread_id: null, test_mode: 1, payload: '{"id":"evt_5"}', created_at: '2026-01-05' },
+      { id: 'evt_6', type: 'message.sent', thread_id: null, test_mode: 1, payload: '{"id":"evt_6"}', created_at: '2026-01-06' },
+      { id: 'evt_7', type: 'message.sent', thread_id: null, test_mode: 1, payload: '{"id":"evt_7"}', created_at: '2026-01-07' },
+      { id: 'evt_8', type: 'message.sent', thread_id: null, test_mode: 1, payload: '{"id":"evt_8"}', created_at: '2026-01-08' },
+    ]);
+  });
 });

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
 import { logMessages } from '../../../src/server/message-log.js';
 import type { AppContext } from '../../../src/services/context.js';
 
@@ -36,5 +37,20 @@ describe('server/message-log: one line per message, mail-derived text neutralise
     bus.emit('event', ev);
     expect(lines).toHaveLength(1);
     stop();
+  });
+
+  it('builds no line at --log-level silent, where the logger is fastify\'s stand-in without isLevelEnabled', () => {
+    const app = Fastify({ logger: false }); // what the daemon's ctx.log is at --log-level silent
+    expect((app.log as { isLevelEnabled?: unknown }).isLevelEnabled).toBeUndefined();
+    const bus = new EventEmitter();
+    let reads = 0;
+    const ev = { type: 'message.sent', source_message_id: 'msg_1', test_mode: true, get data() { reads++; return { from: 'a@x.test', to: ['b@y.test'], subject: 's', status: 'sent' }; } };
+    for (const [logLevel, built] of [['silent', 0], ['warn', 0], ['error', 0], ['info', 1], ['debug', 1]] as const) {
+      reads = 0;
+      const stop = logMessages({ bus, log: app.log } as unknown as AppContext, logLevel);
+      bus.emit('event', ev);
+      stop();
+      expect(reads, logLevel).toBe(built);
+    }
   });
 });

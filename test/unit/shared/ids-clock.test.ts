@@ -53,3 +53,13 @@ describe('ManualClock', () => {
     expect(c.now()).toBe(5);
   });
 });
+
+describe('isoAt', () => {
+  it('formats each instant as Date does, the same instant again and alternating ones included', () => {
+    const at = [0, 0, 1, 1, 0, 1_764_300_000_123, 1_764_300_000_123, 1_764_300_000_124, -1, 1.5, 1.7, 8.64e15];
+    for (const ms of at) expect(isoAt(ms)).toBe(new Date(ms).toISOString());
+    expect(() => isoAt(NaN)).toThrow(RangeError);
+    expect(() => isoAt(8.64e15 + 1)).toThrow(RangeError);
+    expect(isoAt(8.64e15)).toBe('+275760-09-13T00:00:00.000Z');
+  });
+});
