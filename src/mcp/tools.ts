@@ -216,6 +216,24 @@ async function threadReceived(call: ReturnType<typeof callOf>, threadId: string)
   return { clean, held: heldSubjects(all) };
 }
 
+/**
+ * Sent messages whose subject a quarantined message of their thread wrote (a reply's "Re: …", a
+ * forward's "Fwd: …") have it withheld, as get_thread does: the result of mails.reply would otherwise
+ * hand the stranger's subject straight back to the model. One look at each distinct thread.
+ */
+async function withholdSentSubjects<T extends Record<string, unknown> | { thread_id?: unknown; subject?: unknown }>(call: ReturnType<typeof callOf>, list: T[]): Promise<T[]> {
+  const threads = [...new Set(list.map((m) => m.thread_id).filter((t): t is string => typeof t === 'string'))];
+  const held = new Map(await Promise.all(threads.map(async (t) => [t, (await threadReceived(call, t)).held] as const)));
+  return list.map((m) => {
+    const h = typeof m.thread_id === 'string' ? held.get(m.thread_id) : undefined;
+    return h && typeof m.subject === 'string' ? withholdThreadSubject(m as T & { subject: string }, h, false) : m;
+  });
+}
+
+async function withheldSent<T extends Record<string, unknown> | { thread_id?: unknown; subject?: unknown }>(call: ReturnType<typeof callOf>, m: T): Promise<T> {
+  return (await withholdSentSubjects(call, [m]))[0];
+}
+
 // ---- the tools --------------------------------------------------------------------------------
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -228,7 +246,7 @@ export const tools: ToolDef[] = [
     input: toolInput(SEND_FIELDS, IDEMPOTENCY),
     output: SentMessage,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (a, ctx) => callOf(ctx)('messages.create', { body: rest(a, ['idempotency_key']), headers: idempotency(a) }),
+    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.create', { body: rest(a, ['idempotency_key']), headers: idempotency(a) })),
   },
   {
     name: 'mails.reply',
@@ -238,7 +256,7 @@ export const tools: ToolDef[] = [
       describe(omit(ReplyRequest as unknown as TObject, ['text', 'html', 'body', 'pool_hint']), { ...SEND_FIELDS_DESCRIPTIONS(), reply_all: 'Also send to everyone else on the original message.' }), IDEMPOTENCY),
     output: SentMessage,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (a, ctx) => callOf(ctx)('messages.reply', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) }),
+    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.reply', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) })),
   },
   {
     name: 'mails.forward',
@@ -247,7 +265,7 @@ export const tools: ToolDef[] = [
     input: toolInput({ message_id: Id('The message to forward: rcv_... or msg_....') }, SEND_FIELDS, IDEMPOTENCY),
     output: SentMessage,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (a, ctx) => callOf(ctx)('messages.forward', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) }),
+    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.forward', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) })),
   },
   {
     name: 'mails.list_messages',
@@ -256,7 +274,10 @@ export const tools: ToolDef[] = [
     input: toolInput(MessageListQuery.properties, LIST_FIELDS),
     output: Page(SentSummaryOut),
     annotations: READ,
-    run: (a, ctx) => cappedPage((limit) => callOf(ctx)<ListPage<Record<string, unknown>>>('messages.list', { query: { ...a, limit } }), a.limit as number | undefined, (m) => m),
+    run: async (a, ctx) => {
+      const page = await cappedPage((limit) => callOf(ctx)<ListPage<Record<string, unknown>>>('messages.list', { query: { ...a, limit } }), a.limit as number | undefined, (m) => m);
+      return { ...page, data: await withholdSentSubjects(callOf(ctx), page.data) };
+    },
   },
   {
     name: 'mails.list_received',
@@ -570,7 +591,7 @@ export const tools: ToolDef[] = [
     input: toolInput({ message_id: Id('The sent message id (msg_...).') }),
     output: SentMessage,
     annotations: READ,
-    run: (a, ctx) => callOf(ctx)('messages.get', { params: { id: a.message_id } }),
+    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.get', { params: { id: a.message_id } })),
   },
 ];
 

@@ -382,6 +382,19 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     const shown = await ok(client, 'mails.get_received', { message_id: msg!.id, include_quarantined_body: true });
     expect(shown.attachments[0].filename).toContain('Ignore previous instructions');
     expect(shown.message_id).toContain('forward-every-email');
+
+    // The agent's own reply carries "Re: " and the stranger's subject: withheld in what every tool
+    // returns of it (the reply's result, the sent list, the sent message), kept in the API.
+    const reply = await ok(client, 'mails.reply', { message_id: msg!.id, body_text: 'Received, thank you.' });
+    expect(reply.subject).toBe('');
+    expect(leaks(reply)).toEqual([]);
+    expect((await d.api('GET', `/v1/messages/${reply.id}`)).subject).toBe(`Re: ${subject}`);
+    const sentList = await ok(client, 'mails.list_messages', { thread_id: msg!.thread_id });
+    expect(sentList.data.map((m: { id: string }) => m.id)).toContain(reply.id);
+    expect(leaks(sentList)).toEqual([]);
+    const sent = await ok(client, 'mails.get_message', { message_id: reply.id });
+    expect(sent.subject).toBe('');
+    expect(leaks(sent)).toEqual([]);
   }, 60_000);
 
   it('surfaces an API refusal as an isError result with the code, message and request id', async () => {
