@@ -202,7 +202,7 @@ function afterSince(m: ReceivedMessageSummary, since: string | undefined): boole
  * messages known clean and the subjects its quarantined ones brought. Up to 10 pages of 100; a
  * message past them is not known clean (withheld), a deleted thread has neither.
  */
-async function threadReceived(call: ReturnType<typeof callOf>, threadId: string): Promise<{ clean: Set<string>; held: Set<string> }> {
+async function threadReceived(call: ReturnType<typeof callOf>, threadId: string): Promise<{ clean: Set<string>; held: Set<string>; heldIds: Set<string> }> {
   const clean = new Set<string>();
   const all: ReceivedMessageSummary[] = [];
   let cursor: string | undefined;
@@ -213,20 +213,29 @@ async function threadReceived(call: ReturnType<typeof callOf>, threadId: string)
     if (!page.has_more || !page.next_cursor) break;
     cursor = page.next_cursor;
   }
-  return { clean, held: heldSubjects(all) };
+  const heldIds = new Set(all.filter((m) => m.quarantined === true && m.message_id).map((m) => bareMessageId(m.message_id!)));
+  return { clean, held: heldSubjects(all), heldIds };
 }
+
+const bareMessageId = (id: string) => id.trim().replace(/^<|>$/g, '');
 
 /**
  * Sent messages whose subject a quarantined message of their thread wrote (a reply's "Re: …", a
- * forward's "Fwd: …") have it withheld, as get_thread does: the result of mails.reply would otherwise
- * hand the stranger's subject straight back to the model. One look at each distinct thread.
+ * forward's "Fwd: …") have it withheld, as get_thread does, and the quarantined messages' Message-IDs
+ * leave their `references`: the result of mails.reply would otherwise hand the stranger's words
+ * straight back to the model. One look at each distinct thread.
  */
 async function withholdSentSubjects<T extends Record<string, unknown> | { thread_id?: unknown; subject?: unknown }>(call: ReturnType<typeof callOf>, list: T[]): Promise<T[]> {
   const threads = [...new Set(list.map((m) => m.thread_id).filter((t): t is string => typeof t === 'string'))];
-  const held = new Map(await Promise.all(threads.map(async (t) => [t, (await threadReceived(call, t)).held] as const)));
+  const seen = new Map(await Promise.all(threads.map(async (t) => [t, await threadReceived(call, t)] as const)));
   return list.map((m) => {
-    const h = typeof m.thread_id === 'string' ? held.get(m.thread_id) : undefined;
-    return h && typeof m.subject === 'string' ? withholdThreadSubject(m as T & { subject: string }, h, false) : m;
+    const r = typeof m.thread_id === 'string' ? seen.get(m.thread_id) : undefined;
+    if (!r) return m;
+    let out = typeof m.subject === 'string' ? withholdThreadSubject(m as T & { subject: string }, r.held, false) : m;
+    // A reply's References name the stranger's Message-ID, which the stranger wrote.
+    const refs = (out as { references?: unknown }).references;
+    if (Array.isArray(refs) && r.heldIds.size) out = { ...out, references: refs.filter((x) => typeof x !== 'string' || !r.heldIds.has(bareMessageId(x))) };
+    return out;
   });
 }
 
