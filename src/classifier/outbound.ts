@@ -2,7 +2,7 @@
 // compat.md: classifier_warning). Score 0 = clearly transactional, 1 =
 // clearly cold. Learned `cold` + `spam` models, plus named rule signals that
 // both move the score and explain the decision.
-import { htmlToText, scanInvisible, bounded, unseenSentences } from './text.js';
+import { htmlToText, scanInvisible, bounded, unseenSentences, type HtmlText } from './text.js';
 import { modelProbs, wordCount } from './intent.js';
 
 export type ColdReason = 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear';
@@ -135,15 +135,14 @@ const CONVERSATION = /\b(as (we )?discussed|per our (call|conversation|meeting|c
 
 const PITCH_WORDS = /\b(we help|our (platform|solution|agency|service)|book a demo|free (audit|trial|demo)|increase your|save \d+%)\b/;
 
-function outboundText(input: OutboundInput): { text: string; hidden: string } {
+/** `html`: the HTML part's text when the caller has it already (analyseShown), else parsed here. */
+function outboundText(input: OutboundInput, html: HtmlText | null = htmlOf(input)): { text: string; hidden: string } {
   const subject = bounded(input?.subject ?? '', 2000);
   let text = bounded(input?.text ?? '');
   let hidden = '';
-  const html = bounded(input?.html ?? '', MAX_HTML_SCREENED);
   if (html) {
-    const h = htmlToText(html);
-    if (!text.trim()) text = h.visible;
-    hidden = h.hidden;
+    if (!text.trim()) text = html.visible;
+    hidden = html.hidden;
   }
   const inv = scanInvisible(subject + '\n' + text);
   return { text: inv.clean.slice(0, 16 * 1024), hidden: (hidden + ' ' + inv.tagText).trim() };
@@ -168,8 +167,16 @@ function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
 
-function analyse(input: OutboundInput): Analysis {
-  const { text, hidden } = outboundText(input);
+/** The HTML prefix the screen parses. */
+const MAX_HTML_SCREENED = 128 * 1024;
+
+function htmlOf(input: OutboundInput): HtmlText | null {
+  const html = bounded(input?.html ?? '', MAX_HTML_SCREENED);
+  return html ? htmlToText(html) : null;
+}
+
+function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input)): Analysis {
+  const { text, hidden } = outboundText(input, html);
   const lower = text.toLowerCase();
   const all = hidden ? lower + '\n' + hidden.toLowerCase() : lower;
   const [rawCold, rawSpam] = modelProbs(['cold', 'spam'], lower, 6000);
@@ -272,16 +279,15 @@ function decide(a: Analysis): ScreenResult {
  * score decides. A pitch in the HTML behind a one-line plain part passed the screen before.
  */
 function analyseShown(input: OutboundInput): { a: Analysis; shown: OutboundInput } {
-  const a = analyse(input);
+  const html = htmlOf(input); // parsed once for both analyses
+  const a = analyse(input, html);
   const text = bounded(input?.text ?? '');
-  const html = bounded(input?.html ?? '', MAX_HTML_SCREENED);
-  if (!html || !text.trim() || !unseenSentences(htmlToText(html).visible, text)) return { a, shown: input };
+  if (!html || !text.trim() || !unseenSentences(html.visible, text)) return { a, shown: input };
   const htmlOnly = { ...input, text: '' };
-  const b = analyse(htmlOnly);
+  const b = analyse(htmlOnly, html);
   return b.score > a.score ? { a: b, shown: htmlOnly } : { a, shown: input };
 }
 
-const MAX_HTML_SCREENED = 128 * 1024;
 
 export function screenOutbound(input: OutboundInput): ScreenResult {
   try {

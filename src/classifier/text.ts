@@ -344,8 +344,10 @@ export function unseenSentences(htmlVisible: string, plain: string): string {
   if (!htmlVisible.trim()) return '';
   const seen = new Set<string>();
   const pw = wordsOf(plain.length > MAX_INPUT_CHARS ? plain.slice(0, MAX_INPUT_CHARS) : plain);
-  for (let i = 0; i < pw.length; i++) seen.add(i + 1 < pw.length ? pw[i] + ' ' + pw[i + 1] : pw[i]);
-  for (const w of pw) seen.add(w);
+  for (let i = 0; i < pw.length; i++) {
+    seen.add(pw[i]); // for one-word lines
+    if (i + 1 < pw.length) seen.add(pw[i] + ' ' + pw[i + 1]);
+  }
   const out: string[] = [];
   let kept = 0;
   const html = htmlVisible.length > MAX_INPUT_CHARS ? htmlVisible.slice(0, MAX_INPUT_CHARS) : htmlVisible;

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { Errors } from '../shared/errors.js';
 
 /**
@@ -61,3 +61,22 @@ export function json<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined || text === '') return fallback;
   return JSON.parse(text) as T;
 }
+
+/**
+ * How much of a text body a list of sent messages or drafts reads: their items carry an excerpt
+ * (services: `body_text_excerpt`), not the bodies — a page of 100 with 1 MB bodies was 200 MB of
+ * JSON built on the main thread (an outside tester, round 2 session 9).
+ */
+export const LIST_BODY_CHARS = 1000;
+
+/** `body_text` cut to LIST_BODY_CHARS in SQL (SQLite and PostgreSQL), so the rest is never read. */
+export function listBodyText(): RawBuilder<string | null> {
+  return sql<string | null>`substr(body_text, 1, ${sql.lit(LIST_BODY_CHARS)})`;
+}
+
+/**
+ * `true` only when `Listed` and `Omitted` together name every column of `Table`: a list's column
+ * list typed `const complete: ListsEveryColumn<…> = true` fails to compile once a column is added
+ * to the table and to neither.
+ */
+export type ListsEveryColumn<Table, Listed extends keyof Table, Omitted extends keyof Table> = [Exclude<keyof Table, Listed | Omitted>] extends [never] ? true : never;

@@ -303,12 +303,16 @@ export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
   };
 }
 
-/** The attachments' file names the injection scan reads (the classifier reads at most 10). */
+/** Attachment file names the injection scan reads: how many, and how much of each (docs/classifier.md). */
+export const SCANNED_ATTACHMENT_NAMES = 10;
+export const SCANNED_ATTACHMENT_NAME_CHARS = 320;
+
+/** The attachments' file names for the injection scan (sender-chosen text a model is shown). */
 export function attachmentNames(attachments: readonly ParsedAttachment[]): string[] {
   const out: string[] = [];
   for (const a of attachments) {
-    if (out.length >= 10) break;
-    if (a.filename) out.push(a.filename.slice(0, 320));
+    if (out.length >= SCANNED_ATTACHMENT_NAMES) break;
+    if (a.filename) out.push(a.filename.slice(0, SCANNED_ATTACHMENT_NAME_CHARS));
   }
   return out;
 }

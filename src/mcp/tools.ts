@@ -239,8 +239,9 @@ async function withholdSentSubjects<T extends Record<string, unknown> | { thread
   });
 }
 
-async function withheldSent<T extends Record<string, unknown> | { thread_id?: unknown; subject?: unknown }>(call: ReturnType<typeof callOf>, m: T): Promise<T> {
-  return (await withholdSentSubjects(call, [m]))[0];
+/** One sent message from `get` (a send, reply, forward or read), through withholdSentSubjects. */
+async function withheldSent<T extends { thread_id?: unknown; subject?: unknown }>(call: ReturnType<typeof callOf>, get: (call: ReturnType<typeof callOf>) => Promise<T>): Promise<T> {
+  return (await withholdSentSubjects(call, [await get(call)]))[0];
 }
 
 // ---- the tools --------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ export const tools: ToolDef[] = [
     input: toolInput(SEND_FIELDS, IDEMPOTENCY),
     output: SentMessage,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.create', { body: rest(a, ['idempotency_key']), headers: idempotency(a) })),
+    run: (a, ctx) => withheldSent(callOf(ctx), (call) => call<{ thread_id: string; subject: string }>('messages.create', { body: rest(a, ['idempotency_key']), headers: idempotency(a) })),
   },
   {
     name: 'mails.reply',
@@ -265,7 +266,7 @@ export const tools: ToolDef[] = [
       describe(omit(ReplyRequest as unknown as TObject, ['text', 'html', 'body', 'pool_hint']), { ...SEND_FIELDS_DESCRIPTIONS(), reply_all: 'Also send to everyone else on the original message.' }), IDEMPOTENCY),
     output: SentMessage,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.reply', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) })),
+    run: (a, ctx) => withheldSent(callOf(ctx), (call) => call<{ thread_id: string; subject: string }>('messages.reply', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) })),
   },
   {
     name: 'mails.forward',
@@ -274,7 +275,7 @@ export const tools: ToolDef[] = [
     input: toolInput({ message_id: Id('The message to forward: rcv_... or msg_....') }, SEND_FIELDS, IDEMPOTENCY),
     output: SentMessage,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.forward', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) })),
+    run: (a, ctx) => withheldSent(callOf(ctx), (call) => call<{ thread_id: string; subject: string }>('messages.forward', { params: { id: a.message_id }, body: rest(a, ['message_id', 'idempotency_key']), headers: idempotency(a) })),
   },
   {
     name: 'mails.list_messages',
@@ -600,7 +601,7 @@ export const tools: ToolDef[] = [
     input: toolInput({ message_id: Id('The sent message id (msg_...).') }),
     output: SentMessage,
     annotations: READ,
-    run: async (a, ctx) => withheldSent(callOf(ctx), await callOf(ctx)<{ thread_id: string; subject: string }>('messages.get', { params: { id: a.message_id } })),
+    run: (a, ctx) => withheldSent(callOf(ctx), (call) => call<{ thread_id: string; subject: string }>('messages.get', { params: { id: a.message_id } })),
   },
 ];
 

@@ -37,9 +37,11 @@ export function logMessages(ctx: AppContext, level?: string): () => void {
  * Whether info lines are written. With `--log-level silent` the daemon's logger is fastify's
  * stand-in for no logger, which has no isLevelEnabled: the configured level answers then.
  */
+const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
+
 function infoLogged(ctx: AppContext, level: string | undefined): boolean {
   if (ctx.log.isLevelEnabled) return ctx.log.isLevelEnabled('info');
-  return level === undefined || level === 'info' || level === 'debug';
+  return level === undefined || !QUIETER_THAN_INFO.has(level);
 }
 
 /** A mail-derived field as the log shows it: strings (and lists of them) neutralised, on one line. */

@@ -128,7 +128,19 @@ function bearerToken(authorization: string | undefined): string {
  */
 export async function keyIsValid(ctx: AppContext, key: string): Promise<boolean> {
   const row = await keyByHash(ctx, hashKey(key));
-  return !!row && !row.revoked_at && !(row.expires_at && Date.parse(row.expires_at) <= ctx.clock.now());
+  try {
+    assertKeyLive(row, ctx.clock.now());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A key row that authenticates: known, not revoked, not expired (else the spec's refusal). */
+function assertKeyLive(row: ApiKeyRow | undefined, now: number): asserts row is ApiKeyRow {
+  if (!row) throw Errors.invalidApiKey();
+  if (row.revoked_at) throw Errors.revokedApiKey(row.revoked_at);
+  if (row.expires_at && Date.parse(row.expires_at) <= now) throw Errors.expiredApiKey(row.expires_at);
 }
 
 /** Spec: Authentication. Bearer only; no query-string key, no other header. */
@@ -152,10 +164,8 @@ export function authenticateCached(ctx: AppContext, authorization: string | unde
 }
 
 function keyAuth(ctx: AppContext, row: ApiKeyRow | undefined): AuthContext {
-  if (!row) throw Errors.invalidApiKey();
   const now = ctx.clock.now();
-  if (row.revoked_at) throw Errors.revokedApiKey(row.revoked_at);
-  if (row.expires_at && Date.parse(row.expires_at) <= now) throw Errors.expiredApiKey(row.expires_at);
+  assertKeyLive(row, now);
   if (!row.last_used_at || now - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY) noteLastUsed(ctx, row, isoAt(now));
   return {
     keyId: row.id,

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { skipLocked } from '../dialect.js';
 import type { Db, Decoded } from '../schema.js';
 import type { DraftsTable } from '../tables/resources.js';
-import { json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { json, listBodyText, paginate, type ListsEveryColumn, type PageRequest, type PageResult } from '../paginate.js';
 
 export type DraftStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'failed' | 'canceled';
 
@@ -73,11 +73,8 @@ const LIST_COLUMNS = [
   'created_at', 'updated_at', 'deleted_at',
 ] as const;
 // A column added to the table must be added above (or to the three left out): this fails to compile until it is.
-const listColumnsComplete: Exclude<keyof DraftsTable, (typeof LIST_COLUMNS)[number] | 'body_text' | 'body_html' | 'extra'> extends never ? true : never = true;
+const listColumnsComplete: ListsEveryColumn<DraftsTable, (typeof LIST_COLUMNS)[number], 'body_text' | 'body_html' | 'extra'> = true;
 void listColumnsComplete;
-
-/** How much of a draft's text body a list reads (its items carry an excerpt: services/drafts.ts). */
-export const LIST_BODY_CHARS = 1000;
 
 /**
  * A page of drafts, newest first. The rows' `body_text` is its first LIST_BODY_CHARS characters,
@@ -86,7 +83,7 @@ export const LIST_BODY_CHARS = 1000;
  */
 export async function listDrafts(db: Db, workspaceId: string, f: { agentId?: string | null; status?: string | null }, page: PageRequest): Promise<PageResult<DraftRow>> {
   let q = db.selectFrom('drafts').select(LIST_COLUMNS)
-    .select(sql<string | null>`substr(body_text, 1, ${sql.lit(LIST_BODY_CHARS)})`.as('body_text'))
+    .select(listBodyText().as('body_text'))
     .select(sql<null>`null`.as('body_html'))
     .select(sql<string>`'{}'`.as('extra'))
     .where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);

@@ -4,7 +4,7 @@ import type { Db, Decoded } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
 import { insertRow, insertRowNow } from '../insert-row.js';
 import { defineQuery } from '../prepared.js';
-import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { bool, json, listBodyText, paginate, type ListsEveryColumn, type PageRequest, type PageResult } from '../paginate.js';
 import { sentConditions, type MessageSearch } from './search.js';
 
 export type SentStatus = 'sending' | 'sent' | 'scheduled' | 'canceled' | 'failed';
@@ -110,11 +110,8 @@ const LIST_COLUMNS = [
   'scheduled_at', 'due_at', 'sent_at', 'delivered_at', 'canceled_at', 'error_message', 'created_at', 'updated_at',
 ] as const;
 // A column added to the table must be added above (or to the bodies): this fails to compile until it is.
-const listColumnsComplete: Exclude<keyof SentMessagesTable, (typeof LIST_COLUMNS)[number] | 'body_text' | 'body_html'> extends never ? true : never = true;
+const listColumnsComplete: ListsEveryColumn<SentMessagesTable, (typeof LIST_COLUMNS)[number], 'body_text' | 'body_html'> = true;
 void listColumnsComplete;
-
-/** How much of a sent message's text body a list reads (its items carry an excerpt, not the bodies). */
-export const LIST_BODY_CHARS = 1000;
 
 /**
  * A page of sent messages, newest first. The rows' `body_text` is the first LIST_BODY_CHARS
@@ -126,7 +123,7 @@ export async function listSentMessages(
   db: Db, workspaceId: string, f: { agentId?: string | null; threadId?: string | null; search?: MessageSearch | null }, page: PageRequest,
 ): Promise<PageResult<SentMessageRow>> {
   let q = db.selectFrom('sent_messages').select(LIST_COLUMNS)
-    .select(sql<string | null>`substr(body_text, 1, ${sql.lit(LIST_BODY_CHARS)})`.as('body_text'))
+    .select(listBodyText().as('body_text'))
     .select(sql<null>`null`.as('body_html'))
     .where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
