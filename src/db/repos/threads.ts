@@ -1,6 +1,6 @@
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
-import type { Db, Decoded, ThreadsTable } from '../schema.js';
+import type { Db, Decoded, MessageRefsTable, ThreadsTable } from '../schema.js';
 import { insertRow, insertRowNow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
@@ -74,7 +74,7 @@ export async function findRefThread(db: Db, agentId: string, rfcIds: string[]): 
 
 const REF_KEY = ['agent_id', 'rfc_message_id'];
 
-export async function insertRef(db: Db, ref: { agent_id: string; rfc_message_id: string; workspace_id: string; message_id: string; thread_id: string; direction: string; created_at: string }): Promise<void> {
+export async function insertRef(db: Db, ref: MessageRefsTable): Promise<void> {
   if (!insertRowNow(db, 'message_refs', ref, REF_KEY)) await insertRow(db, 'message_refs', ref, REF_KEY);
 }
 
