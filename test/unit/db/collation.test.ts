@@ -3,6 +3,23 @@ import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { openDatabase, migrate, migrationState, nonBinaryTextColumns, schemaProblems, type OpenedDb } from '../../../src/db/open.js';
 import { migrations } from '../../../src/db/migrations/index.js';
 import { adminQuery, databaseUrl, onPostgres } from '../../helpers/postgres.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../src/server/config.js';
+import { runDoctor } from '../../../src/server/doctor.js';
+
+/** `mailagent doctor`'s database check on this database. */
+async function doctorDatabase(url: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'mailagent-coll-'));
+  try {
+    const config = loadConfig({ dataDir: dir, port: 0, smtpPort: 0, minFreeDiskMb: 0, databaseUrl: url }, {});
+    const checks = await runDoctor(config, { freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now(), timeoutMs: 2000 });
+    return checks.find((c) => c.check === 'database');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 // PostgreSQL on a database whose default collation is not "C" (Debian's initdb default is
 // C.UTF-8): every migration must apply, the text columns end up "C" (ids and timestamps sort as
@@ -51,9 +68,12 @@ describe.skipIf(!onPostgres)('PostgreSQL on a database whose default collation i
     expect(error).toBeUndefined();
     expect((await nonBinaryTextColumns(opened.db)).length).toBeGreaterThan(0);
     expect((await schemaProblems(opened.db))[0]).toMatch(/not in the "C" collation/);
+    // doctor said "schema up to date" here; it now fails the check and names the repair.
+    expect(await doctorDatabase(databaseUrl(admin(), name))).toMatchObject({ status: 'fail', detail: expect.stringMatching(/not in the "C" collation/) });
     const before = await triggers(opened.db);
     expect(await migrate(opened.db)).toEqual([]);
     expect(await schemaProblems(opened.db)).toEqual([]);
+    expect(await doctorDatabase(databaseUrl(admin(), name))).toMatchObject({ status: 'ok', detail: expect.stringMatching(/schema up to date/) });
     expect(await triggers(opened.db)).toEqual(before); // dropped and created again as they were
   });
 
