@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one file. Repositories and migrations ask
@@ -58,17 +58,25 @@ export async function hasTable(db: AnyDb, name: string): Promise<boolean> {
 
 /**
  * Work claims (docs/scale-out.md → Work done once). A claim is one statement: `UPDATE … SET
- * lease/status … WHERE id IN (SELECT id … LIMIT n <this>) RETURNING …`. On PostgreSQL the
+ * lease/status … WHERE <claimIn(db, 'id', SELECT id … LIMIT n)> RETURNING …`. On PostgreSQL the
  * sub-select takes `FOR UPDATE SKIP LOCKED`: rows another daemon is claiming at this instant are
  * skipped (it gets them, this daemon takes the next ones) instead of waited for, and a row whose
  * claim committed meanwhile is re-checked against the WHERE (no double claim). SQLite has one
- * writer: the sub-select is left as it is. Apply with `.$call(skipLocked(db))`. The claim must
- * run outside a SERIALIZABLE transaction (READ COMMITTED: the root db, not runTransaction), or a
- * concurrent claim would surface as a serialization failure instead of a skip.
+ * writer: the sub-select is left as it is. The claim must run outside a SERIALIZABLE transaction
+ * (READ COMMITTED: the root db, not runTransaction), or a concurrent claim would surface as a
+ * serialization failure instead of a skip.
+ *
+ * The sub-select must run once. As `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` PostgreSQL
+ * may plan a semi-join that re-runs it for every candidate row, and each re-run skips the rows
+ * this statement has just updated (its own lock on a row it modified: skipped) and returns the
+ * next one: `LIMIT 1` claimed every due row, and the caller, expecting one, sent the first and
+ * left the others `sending` (issue: five sends due in the same second, one sent, four stuck until
+ * the 10-minute lease). `id = ANY(ARRAY(SELECT …))` is an uncorrelated sub-plan, run once.
  */
-export function skipLocked(db: AnyDb) {
-  const pg = dialectOf(db) === 'postgres';
-  return <QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB): QB => (pg ? qb.forUpdate().skipLocked() : qb);
+export function claimIn<QB extends Expression<unknown> & { forUpdate(): QB; skipLocked(): QB }>(db: AnyDb, column: string, sub: QB): Expression<SqlBool> {
+  return dialectOf(db) === 'postgres'
+    ? sql<SqlBool>`${sql.ref(column)} = any(array(${sub.forUpdate().skipLocked()}))`
+    : sql<SqlBool>`${sql.ref(column)} in (${sub})`;
 }
 
 /**

@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { loadPg } from './pg-module.js';
 import {
   Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver,
-  type QueryResult, type TransactionSettings, type Transaction,
+  type QueryResult, type TransactionSettings, type Transaction, type Migration,
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createPrivateFile, makePrivateDir, tightenFile } from '../shared/private-fs.js';
@@ -928,47 +928,92 @@ export class DatabaseTooNewError extends Error {
  * DatabaseTooNewError when the database holds migrations this binary does not know (an older
  * binary on a newer database must refuse to touch it, not fail half-way).
  */
-export async function migrationState(db: Kysely<Database>): Promise<{ applied: string[]; pending: string[] }> {
+export async function migrationState(db: Kysely<Database>, list: Record<string, Migration> = migrations): Promise<{ applied: string[]; pending: string[] }> {
   const applied = (await hasTable(db, 'kysely_migration'))
     ? (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name)
     : [];
-  const unknown = applied.filter((n) => !(n in migrations));
+  const unknown = applied.filter((n) => !(n in list));
   if (unknown.length) throw new DatabaseTooNewError(unknown);
-  return { applied, pending: Object.keys(migrations).filter((n) => !applied.includes(n)).sort() };
+  return { applied, pending: Object.keys(list).filter((n) => !applied.includes(n)).sort() };
 }
 
-export async function migrate(db: Kysely<Database>): Promise<string[]> {
-  await migrationState(db);
+export async function migrate(db: Kysely<Database>, list: Record<string, Migration> = migrations): Promise<string[]> {
+  await migrationState(db, list);
+  const pg = dialectOf(db) === 'postgres';
+  // On PostgreSQL kysely runs every pending migration in one transaction (transactional DDL): a
+  // failure records none of them. The "C" collation step runs inside each migration's `up`, in
+  // that transaction, so it is part of the same all-or-nothing (before: it ran after the commit,
+  // and when it failed every migration was recorded over a schema that could not be used).
+  const run = pg
+    ? Object.fromEntries(Object.entries(list).map(([name, m]) => [name, {
+      ...m, up: async (trx: Kysely<any>) => { await m.up(trx); await binaryCollation(trx); },
+    }]))
+    : list;
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => run },
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
-  if (dialectOf(db) === 'postgres') await binaryCollation(db);
+  // A database every migration of which was recorded before the step ran inside them (or whose
+  // step failed then: a non-"C" default collation with triggers on text columns) is repaired here.
+  if (pg) await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(7420017)`.execute(trx);
+    await binaryCollation(trx);
+  });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The text columns of this schema's tables whose collation is not byte-wise ("C" or "POSIX"). */
+export async function nonBinaryTextColumns(db: Kysely<any>): Promise<{ table_name: string; column_name: string }[]> {
+  const { rows } = await sql<{ table_name: string; column_name: string }>`
+    select c.table_name, c.column_name from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+    where c.table_schema = current_schema() and c.data_type = 'text'
+      and coalesce(c.collation_name, (select datcollate from pg_database where datname = current_database())) not in ('C', 'POSIX')
+    order by c.table_name, c.ordinal_position`.execute(db);
+  return rows;
+}
+
+/**
+ * What makes a migrated schema unusable though every migration is recorded, as far as it can be
+ * told cheaply: on PostgreSQL, text columns left outside the "C" collation (the collation step
+ * did not complete: before it ran inside the migrations' transaction, a failure there left every
+ * migration recorded). Checking that each recorded migration's objects really exist would mean
+ * restating every migration's DDL; the transaction makes a recorded migration a committed one.
+ * `mailagent doctor` reports these; the next `serve` or `init` repairs them (migrate()).
+ */
+export async function schemaProblems(db: Kysely<Database>): Promise<string[]> {
+  if (dialectOf(db) !== 'postgres') return [];
+  const cols = await nonBinaryTextColumns(db);
+  return cols.length
+    ? [`${cols.length} text column(s) not in the "C" collation (${cols.slice(0, 3).map((c) => `${c.table_name}.${c.column_name}`).join(', ')}${cols.length > 3 ? ', …' : ''}): the step after the migrations did not complete`]
+    : [];
 }
 
 /**
  * Text compares byte-wise, as in SQLite: ids and ISO timestamps are keyset cursors and must sort
  * the same on both engines, and a database created with a linguistic default collation
- * (en_US.UTF-8: case- and punctuation-insensitive first pass) would not. Any text column not
- * already "C" is switched to it (a no-op on a database created with LC_COLLATE=C); run after
- * every migration so columns added by later migrations are covered too. Under an advisory
- * lock: two daemons starting together do this once.
+ * (en_US.UTF-8, Debian's C.UTF-8: case- and punctuation-insensitive first pass) would not. Any
+ * text column not already "C" is switched to it (a no-op on a database created with
+ * LC_COLLATE=C). PostgreSQL refuses to change the type of a column a trigger names (`UPDATE OF
+ * col`, the search triggers of migration 0011): the table's own triggers are dropped and created
+ * again from their definitions (pg_get_triggerdef) around its ALTERs. Runs in `trx`, the
+ * migrations' transaction (or the repair pass's, under an advisory lock: two daemons starting
+ * together do it once).
  */
-async function binaryCollation(db: Kysely<Database>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(7420017)`.execute(trx);
-    const { rows } = await sql<{ table_name: string; column_name: string }>`
-      select c.table_name, c.column_name from information_schema.columns c
-      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
-      where c.table_schema = current_schema() and c.data_type = 'text'
-        and coalesce(c.collation_name, (select datcollate from pg_database where datname = current_database())) not in ('C', 'POSIX')`.execute(trx);
-    for (const r of rows) {
-      await sql`alter table ${sql.id(r.table_name)} alter column ${sql.id(r.column_name)} type text collate "C"`.execute(trx);
-    }
-  });
+async function binaryCollation(trx: Kysely<any>): Promise<void> {
+  const cols = await nonBinaryTextColumns(trx);
+  const byTable = new Map<string, string[]>();
+  for (const c of cols) byTable.set(c.table_name, [...(byTable.get(c.table_name) ?? []), c.column_name]);
+  for (const [table, columns] of byTable) {
+    const { rows: triggers } = await sql<{ name: string; def: string }>`
+      select tgname as name, pg_get_triggerdef(oid) as def from pg_trigger
+      where tgrelid = quote_ident(${table})::regclass and not tgisinternal order by tgname`.execute(trx);
+    for (const t of triggers) await sql`drop trigger ${sql.id(t.name)} on ${sql.id(table)}`.execute(trx);
+    for (const c of columns) await sql`alter table ${sql.id(table)} alter column ${sql.id(c)} type text collate "C"`.execute(trx);
+    for (const t of triggers) await sql.raw(t.def).execute(trx);
+  }
 }
 
 /** True when the database already holds a workspace (the data dir is initialised). */

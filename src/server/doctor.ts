@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, rmSync, writeFileSync } from 'node:f
 import { createServer, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
-import { openDatabase, migrationState, isInitialised } from '../db/open.js';
+import { openDatabase, migrationState, isInitialised, schemaProblems } from '../db/open.js';
 import { firstWorkspace } from '../db/repos/workspaces.js';
 import { listDomains } from '../db/repos/domains.js';
 import { toDomain } from '../services/domains.js';
@@ -111,9 +111,12 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
       // throws here, and must be a failed check naming the file, not doctor's own crash.
       opened = openDatabase(config.database);
       const state = await migrationState(opened.db);
-      out.push(state.pending.length
-        ? { check: 'database', status: 'warn', detail: `${state.pending.length} migration(s) pending: ${state.pending.join(', ')}`, fix: 'they run at the next `mailagent serve` (a backup is taken first)' }
-        : { check: 'database', status: 'ok', detail: `${where}, schema up to date (${state.applied.length} migrations)` });
+      const problems = await schemaProblems(opened.db);
+      out.push(problems.length
+        ? { check: 'database', status: 'fail', detail: `${where}: ${problems.join('; ')}`, fix: 'run `mailagent serve` or `mailagent init` with this database: the migration step repairs it' }
+        : state.pending.length
+          ? { check: 'database', status: 'warn', detail: `${state.pending.length} migration(s) pending: ${state.pending.join(', ')}`, fix: 'they run at the next `mailagent serve` (a backup is taken first)' }
+          : { check: 'database', status: 'ok', detail: `${where}, schema up to date (${state.applied.length} migrations)` });
       if (!state.pending.length && (await isInitialised(opened.db))) {
         const ws = await firstWorkspace(opened.db);
         const ctx = createContext(config, opened.db, systemClock);

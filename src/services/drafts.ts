@@ -339,7 +339,8 @@ export async function runDueDrafts(ctx: AppContext, max = 50): Promise<number> {
   let handled = 0;
   // One draft claimed `sending` at a time (another daemon skips it), just before it is sent: the
   // stalled-draft lease then bounds one send, not a batch queued behind slow ones.
-  for (let r; handled < max && (r = (await claimDueDrafts(ctx.db, isoAt(ctx.clock.now()), 1))[0]);) {
+  // Every claimed row is sent, however many a claim returns (dialect.ts claimIn).
+  for (let rows; handled < max && (rows = await claimDueDrafts(ctx.db, isoAt(ctx.clock.now()), 1)).length;) for (const r of rows) {
     handled++;
     try {
       await sendClaimed(ctx, schedulerAuth(r), r, (err) => {

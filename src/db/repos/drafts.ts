@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { skipLocked } from '../dialect.js';
+import { claimIn } from '../dialect.js';
 import type { Db, Decoded } from '../schema.js';
 import type { DraftsTable } from '../tables/resources.js';
 import { json, listBodyText, paginate, type ListsEveryColumn, type PageRequest, type PageResult } from '../paginate.js';
@@ -103,14 +103,14 @@ export async function stalledDrafts(db: Db, staleBefore: string, max: number): P
 /**
  * Claim scheduled drafts whose time (and retry time, if any) has come, oldest first, in one
  * statement: each moves `scheduled → sending` for this daemon only (rows another daemon is
- * claiming right now are skipped: dialect.ts skipLocked). stalledDrafts is their lease.
+ * claiming right now are skipped: dialect.ts claimIn). stalledDrafts is their lease.
  */
 export async function claimDueDrafts(db: Db, nowIso: string, max: number): Promise<DraftRow[]> {
   const rows = await db.updateTable('drafts').set({ status: 'sending', sending_started_at: nowIso, updated_at: nowIso })
-    .where('id', 'in', (eb) => eb.selectFrom('drafts').select('id').where('status', '=', 'scheduled').where('deleted_at', 'is', null)
+    .where(claimIn(db, 'id', db.selectFrom('drafts').select('id').where('status', '=', 'scheduled').where('deleted_at', 'is', null)
       .where('send_at', '<=', nowIso)
       .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', nowIso)]))
-      .orderBy('send_at').limit(max).$call(skipLocked(db)))
+      .orderBy('send_at').limit(max)))
     .where('status', '=', 'scheduled')
     .returningAll().execute();
   return rows.map(decode).sort((x, y) => (x.send_at ?? '').localeCompare(y.send_at ?? ''));

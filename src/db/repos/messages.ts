@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { skipLocked } from '../dialect.js';
+import { claimIn } from '../dialect.js';
 import type { Db, Decoded } from '../schema.js';
 import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound.js';
 import { insertRow, insertRowNow } from '../insert-row.js';
@@ -145,12 +145,12 @@ export async function listAttachments(db: Db, messageId: string): Promise<Attach
 /**
  * Claim scheduled sends whose time has come, oldest first, in one statement: each row moves
  * `scheduled → sending` for this daemon only (rows another daemon is claiming right now are
- * skipped: dialect.ts skipLocked). Returns the claimed rows; requeueStalledSends is their lease.
+ * skipped: dialect.ts claimIn). Returns the claimed rows; requeueStalledSends is their lease.
  */
 export async function claimDueScheduled(db: Db, nowIso: string, max: number): Promise<SentMessageRow[]> {
   const rows = await db.updateTable('sent_messages').set({ status: 'sending', updated_at: nowIso })
-    .where('id', 'in', (eb) => eb.selectFrom('sent_messages').select('id').where('status', '=', 'scheduled')
-      .where('due_at', '<=', nowIso).orderBy('due_at').limit(max).$call(skipLocked(db)))
+    .where(claimIn(db, 'id', db.selectFrom('sent_messages').select('id').where('status', '=', 'scheduled')
+      .where('due_at', '<=', nowIso).orderBy('due_at').limit(max)))
     .where('status', '=', 'scheduled')
     .returningAll().execute();
   return rows.map(decode).sort((x, y) => (x.due_at ?? '').localeCompare(y.due_at ?? ''));
@@ -173,14 +173,14 @@ export async function insertSimulatedReply(db: Db, r: { message_id: string; work
 /**
  * Lease due test-address replies to this daemon until `leaseUntil`, oldest first, in one
  * statement; replies another daemon holds (lease not run out) or is claiming right now are not
- * taken (dialect.ts skipLocked). A daemon that dies while delivering leaves the lease to run out,
+ * taken (dialect.ts claimIn). A daemon that dies while delivering leaves the lease to run out,
  * and another takes the reply.
  */
 export async function claimDueSimulatedReplies(db: Db, nowIso: string, max: number, leaseUntil: string): Promise<{ message_id: string; workspace_id: string }[]> {
   const due = (w: Db) => w.selectFrom('simulated_replies').select('message_id').where('done_at', 'is', null).where('due_at', '<=', nowIso)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]));
   const rows = await db.updateTable('simulated_replies').set({ lease_until: leaseUntil })
-    .where('message_id', 'in', due(db).orderBy('due_at').limit(max).$call(skipLocked(db)))
+    .where(claimIn(db, 'message_id', due(db).orderBy('due_at').limit(max)))
     .where('done_at', 'is', null)
     .returning(['message_id', 'workspace_id', 'due_at']).execute();
   return rows.sort((x, y) => x.due_at.localeCompare(y.due_at)).map(({ message_id, workspace_id }) => ({ message_id, workspace_id }));

@@ -1,4 +1,4 @@
-import { skipLocked } from '../dialect.js';
+import { claimIn } from '../dialect.js';
 import type { Db, Decoded, WebhookEndpointsTable, WebhookDeliveriesTable } from '../schema.js';
 import type { WebhookDeliveryAttemptsTable } from '../tables/webhooks.js';
 import { paginate, bool, int, json, type PageRequest, type PageResult } from '../paginate.js';
@@ -124,16 +124,15 @@ export async function dueDeliveries(db: Db, now: string, limit: number): Promise
 /**
  * Lease deliveries for an attempt until `leaseUntil`, in one statement; returns the ids won. A
  * delivery another daemon has leased (lease not run out) or is leasing right now (PostgreSQL:
- * row locked, skipped rather than waited for: dialect.ts skipLocked) is not won. A daemon killed
+ * row locked, skipped rather than waited for: dialect.ts claimIn) is not won. A daemon killed
  * mid-attempt leaves its lease to run out; the delivery is then due for any daemon.
  */
 export async function claimDeliveries(db: Db, ids: string[], now: string, leaseUntil: string): Promise<string[]> {
   if (!ids.length) return [];
   const rows = await db.updateTable('webhook_deliveries').set({ lease_until: leaseUntil })
-    .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id')
+    .where(claimIn(db, 'id', db.selectFrom('webhook_deliveries').select('id')
       .where('id', 'in', ids).where('status', 'in', ['pending', 'failed'])
-      .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
-      .$call(skipLocked(db)))
+      .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))))
     .returning('id').execute();
   return rows.map((r) => r.id);
 }

@@ -24,6 +24,7 @@ import { DiskGuard, type DiskState, type Ops } from '../ops/index.js';
 import { clientErrorHandler } from './client-error.js';
 import { forSerializer } from './serializer-schema.js';
 import { RouteSuggester } from './route-suggest.js';
+import { redactUrl, requestForLog } from './log-redact.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -69,7 +70,10 @@ export function warmUpApp(app: FastifyInstance, afterMs?: number): { done: Promi
 /** Build the HTTP app on a context; no listen (the daemon and the tests decide that). */
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    // Request lines (debug) and error lines carry the URL with its secrets redacted (log-redact.ts).
+    logger: opts.logger
+      ? { ...(opts.logger === true ? {} : opts.logger), serializers: { ...((opts.logger as { serializers?: object }).serializers), req: requestForLog } }
+      : false,
     logController: new LogController({ disableRequestLogging: opts.requestLogging === false }),
     // Only the configured proxies' X-Forwarded-* headers are believed (req.ip, req.protocol).
     trustProxy: opts.trustProxy?.length ? [...opts.trustProxy] : false,
@@ -354,6 +358,6 @@ function toApiError(error: FastifyError | ApiError, req: FastifyRequest, ctx: Ap
   if (fe.statusCode === 400) return Errors.invalidField('body', fe.message);
   // Anything else is ours: log the cause, never echo it.
   // ctx.log is the daemon's logger (fastify's, when logging is on), also when the app's own is off.
-  ctx.log.error({ err: error, request_id: req.id, method: req.method, url: req.url }, 'unhandled error');
+  ctx.log.error({ err: error, request_id: req.id, method: req.method, url: redactUrl(req.url) }, 'unhandled error');
   return Errors.internal();
 }

@@ -37,14 +37,19 @@ export class OutboundScheduler implements Worker {
       const now = isoAt(ctx.clock.now());
       // One send claimed at a time (status `sending`; another daemon skips it), just before it is
       // sent: SEND_LEASE_MS then bounds one send, not a batch queued behind slow ones.
+      // Every row a claim returns is dispatched (a claim that returned more than it was asked
+      // for once left the rest `sending` until the lease: dialect.ts claimIn).
       let sends = 0;
-      for (let row; sends < 50 && (row = (await claimDueScheduled(ctx.db, isoAt(ctx.clock.now()), 1))[0]); sends++) {
-        try {
-          await dispatchScheduled(ctx, row);
-        } catch (err) {
-          ctx.log.error({ err, message_id: row.id }, 'scheduled send failed');
+      for (let rows; sends < 50 && (rows = await claimDueScheduled(ctx.db, isoAt(ctx.clock.now()), 1)).length;) {
+        for (const row of rows) {
+          try {
+            await dispatchScheduled(ctx, row);
+          } catch (err) {
+            ctx.log.error({ err, message_id: row.id }, 'scheduled send failed');
+          }
+          handled++;
+          sends++;
         }
-        handled++;
       }
       // Leased first (another daemon skips them), then each marked done and delivered in one
       // transaction: delivered exactly once, and a crash in between leaves it to the next lease.

@@ -83,6 +83,23 @@ describe('scheduling', () => {
     expect((await t.req('GET', `/v1/messages/${r.body.id}`)).body.status).toBe('canceled');
   });
 
+  it('several sends due at the same instant all go out in one pass (PostgreSQL claimed them all and sent one)', async () => {
+    relay.messages.length = 0;
+    const at = isoAt(t.clock.now() + MINUTE);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await t.req('POST', '/v1/messages', { body: { to: `same${i}@example.com`, ...TX, scheduled_at: at } });
+      expect(r.status, r.text).toBe(201);
+      ids.push(r.body.id);
+    }
+    t.clock.advance(2 * MINUTE);
+    expect(await scheduler.runDue()).toBe(5);
+    expect(relay.messages.map((m) => m.rcptTo[0]).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `same${i}@example.com`));
+    for (const id of ids) expect((await t.req('GET', `/v1/messages/${id}`)).body.status).toBe('sent');
+    const stuck = await t.ctx.db.selectFrom('sent_messages').select('id').where('status', '=', 'sending').execute();
+    expect(stuck).toEqual([]);
+  });
+
   it('scheduled sends survive a restart (a new context and app on the same database)', async () => {
     relay.messages.length = 0;
     const r = await t.req('POST', '/v1/messages', { body: { to: 'carol@example.com', ...TX, scheduled_at: isoAt(t.clock.now() + MINUTE) } });

@@ -180,6 +180,19 @@ describe('send', () => {
     expect(await runDueDrafts(t.ctx)).toBe(0);
   });
 
+  it('several drafts due at the same instant all go out in one pass (PostgreSQL claimed them all and sent one)', async () => {
+    const when = t.clock.now() + MINUTE;
+    const ds = [];
+    for (let i = 0; i < 3; i++) {
+      ds.push((await t.req('POST', '/v1/drafts', { key: t.testKey, body: { agent: 'agent', to: TEST_ADDR, subject: `same instant ${i}`, body_text: 'x', send_at: iso(when) } })).body);
+    }
+    t.clock.advance(MINUTE);
+    expect(await runDueDrafts(t.ctx)).toBe(3);
+    for (const d of ds) expect((await t.req('GET', `/v1/drafts/${d.id}`)).body.status).toBe('sent');
+    const left = await t.ctx.db.selectFrom('drafts').select('id').where('status', '=', 'sending').execute();
+    expect(left).toEqual([]);
+  });
+
   it('a draft left `sending` by a daemon that died fails after the lease (draft.failed), never sent twice', async () => {
     const when = t.clock.now() + MINUTE;
     const d = (await t.req('POST', '/v1/drafts', { key: t.testKey, body: { agent: 'agent', to: TEST_ADDR, subject: 'orphan', body_text: 'x', send_at: iso(when) } })).body;
