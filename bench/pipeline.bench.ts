@@ -540,6 +540,7 @@ const LIST_ENDPOINTS = [
 /** Event types the bulk copy does not copy (a rare filter): see bulkCopy. */
 const RARE_EVENTS = ['thread.updated', 'agent.created'];
 const LIST_N = Number(process.env.LIST_REQUESTS ?? 200);
+const LIST_SECS = Number(process.env.LIST_SECS ?? 20);
 
 /** `&page=2`: the second page, through the first page's next_cursor (what a client paging does). */
 async function listUrl(url: string, key: string, path: string, agent: string): Promise<string> {
@@ -550,15 +551,18 @@ async function listUrl(url: string, key: string, path: string, agent: string): P
   return `${url}${first}&cursor=${body.next_cursor}`;
 }
 
-/** p50 of LIST_N sequential GETs of each list (after 20 unmeasured ones), ms; and the rows of one answer. */
-async function listP50s(url: string, key: string, agent: string): Promise<Map<string, { p50: number; rows: number; status: number }>> {
-  const out = new Map<string, { p50: number; rows: number; status: number }>();
+/** p50 of LIST_N sequential GETs of each list (after 20 unmeasured ones; fewer past LIST_SECS), ms; and the rows of one answer and how many were timed. */
+async function listP50s(url: string, key: string, agent: string): Promise<Map<string, { p50: number; rows: number; status: number; n: number }>> {
+  const out = new Map<string, { p50: number; rows: number; status: number; n: number }>();
   for (const path of LIST_ENDPOINTS) {
     const target = await listUrl(url, key, path, agent);
     const lat: number[] = [];
     let rows = 0;
     let status = 0;
-    for (let i = 0; i < LIST_N + 20; i++) {
+    // LIST_N requests, or as many as fit in LIST_SECS (20) once 10 are measured: a list that reads
+    // every row takes seconds per request at 1,000,000.
+    const until = performance.now() + LIST_SECS * 1000;
+    for (let i = 0; i < LIST_N + 20 && (i < 30 || performance.now() < until); i++) {
       const t0 = performance.now();
       const r = await fetch(target, { headers: { authorization: `Bearer ${key}` } });
       const body = await r.json() as { data?: unknown[] };
@@ -567,7 +571,7 @@ async function listP50s(url: string, key: string, agent: string): Promise<Map<st
       status = r.status;
     }
     lat.sort((a, b) => a - b);
-    out.set(path, { p50: lat[Math.floor(lat.length / 2)], rows, status });
+    out.set(path, { p50: lat[Math.floor(lat.length / 2)], rows, status, n: lat.length });
   }
   return out;
 }
@@ -611,7 +615,7 @@ function listAgent(dataDir: string): string {
 
 /**
  * The bulk path to 1,000× the rows: each stored row of the lists' tables copied 999 times in SQL,
- * whole, with the copy number in its ids (`rcv_0` + 4 digits + the original's id: they sort before
+ * whole, with the copy number in its ids (`rcv_0` + 4 digits + the rest of the original's id: they sort before
  * every original, i.e. older) and in its timestamps' year (copy k in year 1000 + k): the copies
  * keep the originals' order and are older than them. Ids that join (thread_id) are rewritten
  * alike. The triggers queue each copied message for the search index, which is then written in
@@ -625,7 +629,9 @@ async function bulkCopy(dataDir: string): Promise<{ secs: number; counts: Record
   db.pragma('journal_mode = delete');
   db.pragma('synchronous = off');
   db.pragma('cache_size = -262144');
-  const tables = { received_messages: 'rcv_', sent_messages: 'msg_', threads: 'thr_', events: 'evt_' };
+  const tables = ['received_messages', 'sent_messages', 'threads', 'events'] as const;
+  // Each table's id prefix (through its "_": rcv_, msg_, thrd_, evt_): copies are prefix + '0' + k.
+  const prefixOf = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select substr(id, 1, instr(id, '_')) p from ${t} limit 1`).get() as { p: string }).p]));
   // The copies are plain: unlabelled, open, not trashed, unread; the rare event types are not
   // copied. So those filters match as many rows at 1,000,000 as at 1,000 (a few threads labelled
   // among a million), where a list that filters while it walks the page order reads every row.
@@ -634,16 +640,16 @@ async function bulkCopy(dataDir: string): Promise<{ secs: number; counts: Record
   };
   const sqlOf = (table: string) => {
     const cols = (db.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
-    const expr = cols.map((c) => plain[`${table}.${c}`] ?? (c === 'id' || c === 'thread_id' ? `substr("${c}", 1, 4) || '0' || printf('%04d', @k) || substr("${c}", 5)`
+    const expr = cols.map((c) => plain[`${table}.${c}`] ?? (c === 'id' || c === 'thread_id' ? `substr("${c}", 1, instr("${c}", '_')) || '0' || printf('%04d', @k) || substr("${c}", instr("${c}", '_') + 1)`
       : c.endsWith('_at') ? `printf('%04d', 1000 + @k) || substr("${c}", 5)` : `"${c}"`));
-    const prefix = (tables as Record<string, string>)[table];
+    const prefix = prefixOf[table];
     return db.prepare(`insert into ${table} (${cols.map((c) => `"${c}"`).join(', ')}) select ${expr.join(', ')} from ${table} where id >= '${prefix}01'${table === 'events' ? ` and type not in (${RARE_EVENTS.map((t) => `'${t}'`).join(', ')})` : ''}`);
   };
-  for (const [table, prefix] of Object.entries(tables)) {
-    const originals = (db.prepare(`select count(*) n from ${table} where id >= '${prefix}01'`).get() as { n: number }).n;
-    if (!originals) throw new Error(`bulk copy: no ${table} rows with ids from ${prefix}01`);
-  }
-  const stmts = Object.keys(tables).map(sqlOf);
+  // Only the originals are copied (ids from prefix + '01'; every copy sorts before them): a copy
+  // copied again would double the table at every step.
+  const originals = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) n from ${t} where id >= '${prefixOf[t]}01'`).get() as { n: number }).n]));
+  for (const t of tables) if (!originals[t]) throw new Error(`bulk copy: no ${t} rows with ids from ${prefixOf[t]}01`);
+  const stmts = tables.map(sqlOf);
   const copies = Number(process.env.LIST_COPIES ?? 999);
   for (let k = 1; k <= copies; k += 50) {
     db.transaction(() => { for (let j = k; j <= Math.min(copies, k + 49); j++) for (const s of stmts) s.run({ k: j }); })();
@@ -651,29 +657,35 @@ async function bulkCopy(dataDir: string): Promise<{ secs: number; counts: Record
   const direct = { get: (s: string, p: readonly unknown[]) => db.prepare(s).get(...p), run: (s: string, p: readonly unknown[]) => db.prepare(s).run(...p).changes };
   while (db.transaction(() => indexPendingBatch(direct, 50_000))() > 0);
   db.pragma('journal_mode = wal');
-  const counts = Object.fromEntries(Object.keys(tables).map((t) => [t, (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n]));
+  const counts = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n]));
+  const rare = `type in (${RARE_EVENTS.map((t) => `'${t}'`).join(', ')})`;
+  for (const t of tables) {
+    const copied = originals[t] - (t === 'events' ? (db.prepare(`select count(*) n from events where id >= '${prefixOf[t]}01' and ${rare}`).get() as { n: number }).n : 0);
+    const made = (db.prepare(`select count(*) n from ${t} where id < '${prefixOf[t]}01'`).get() as { n: number }).n;
+    if (made !== copied * copies) throw new Error(`bulk copy: ${t} has ${made} copies, not ${copied} × ${copies}`);
+  }
   db.close();
   return { secs: (performance.now() - t0) / 1000, counts };
 }
 
-function printListTable(results: Map<string, Map<string, { p50: number; rows: number; status: number }>>) {
+function printListTable(results: Map<string, Map<string, { p50: number; rows: number; status: number; n: number }>>) {
   const cols = builds.flatMap((b) => [`${b.name} 1k`, `${b.name} 1M`]);
   say(`\n| list | ${cols.join(' | ')} | ${builds.map((b) => `${b.name} 1M/1k`).join(' | ')} |\n|---|${cols.map(() => '---|').join('')}${builds.map(() => '---|').join('')}`);
   for (const path of LIST_ENDPOINTS) {
-    const cell = (k: string) => { const r = results.get(k)?.get(path); return r ? `${r.p50.toFixed(2)} ms (${r.status === 200 ? `${r.rows} rows` : `HTTP ${r.status}`})` : '—'; };
+    const cell = (k: string) => { const r = results.get(k)?.get(path); return r ? `${r.p50.toFixed(2)} ms (${r.status === 200 ? `${r.rows} rows` : `HTTP ${r.status}`}${r.n < LIST_N ? `, ${r.n} timed` : ''})` : '—'; };
     const ratio = (b: string) => { const s = results.get(`${b} 1k`)?.get(path); const l = results.get(`${b} 1M`)?.get(path); return s && l ? `${(l.p50 / s.p50).toFixed(2)}×` : '—'; };
     say(`| \`${path.replace('/v1', '')}\` | ${cols.map(cell).join(' | ')} | ${builds.map((b) => ratio(b.name)).join(' | ')} |`);
   }
 }
 
 async function benchList() {
-  say(`\n## Lists at 1,000 vs 1,000,000 stored messages: p50 of ${LIST_N} sequential GETs each (load ${load()})`);
+  say(`\n## Lists at 1,000 vs 1,000,000 stored messages: p50 of ${LIST_N} sequential GETs each, fewer past ${LIST_SECS} s (load ${load()})`);
   // The seed is made by the oldest build given (the newer one migrates a copy forward; an older
   // build refuses a database a newer one migrated).
   const seeder = builds[builds.length - 1];
   const home = mkdtempSync(join(tmpdir(), 'mailagent-list-'));
   const dataDir = join(home, 'data');
-  const results = new Map<string, Map<string, { p50: number; rows: number; status: number }>>();
+  const results = new Map<string, Map<string, { p50: number; rows: number; status: number; n: number }>>();
   const measure = async (b: { name: string; root: string }, dir: string, size: string, keys: { live: string; test: string }, agent: string) => {
     const t0 = performance.now();
     const d = await serve(b.root, dir);
