@@ -3,8 +3,12 @@
  * the same run, for this tree ("after") and, with --base DIR, another build of the project
  * ("before": e.g. a `git worktree` of main with `npx tsc -p tsconfig.build.json` run in it).
  *
- *   smtp   Postfix smtp-source → daemon vs smtp-source → smtp-sink: 8 sessions, 2 KB messages, a
- *          new connection per message and reused connections (-d); then counts what was stored.
+ *   smtp   Postfix smtp-source → daemon vs smtp-source → smtp-sink and → the issue's bare anchor
+ *          (smtp-server + mailparser + one SQLite insert per message, synchronous=FULL: tools/bare-smtp.mjs):
+ *          8 sessions, 2 KB messages, a new connection per message and reused connections (-d); each
+ *          build also with processing held back (acknowledgements only: tools/ack-daemon.mjs); then
+ *          counts what was stored; CPU per message per thread of each server's process. Each build's
+ *          daemon is measured cold (just started) and warm (the same daemon after 2,000 more).
  *   p99    end of DATA → 250 at half the peak rate (8 persistent sessions, paced).
  *   http   wrk, 16 keep-alive connections: GET /v1/me and test-mode POST /v1/messages vs a bare
  *          fastify route returning a constant, in its own process.
@@ -36,6 +40,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { SmtpPipe } from '../test/integration/inbound/smtp-client.js';
+import { perThread, threadTicks } from './tools/thread-cpu.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i === -1 ? undefined : process.argv[i + 1]; };
@@ -131,10 +136,10 @@ function counts(dataDir: string): { stored: number; events: number; queued: numb
  * From each message's 250 (received_at, the acknowledgement's time) to the commit that stored it
  * (its message.received event's created_at), ms: the median and the longest.
  */
-function ackToStored(dataDir: string): { median: number; longest: number } {
+function ackToStored(dataDir: string, since = ''): { median: number; longest: number } {
   const db = new Database(join(dataDir, 'mailagent.db'), { readonly: true });
   const w = (db.prepare(`select (julianday(e.created_at) - julianday(m.received_at)) * 86400000.0 ms from events e
-    join received_messages m on m.event_id = e.id order by ms`).all() as { ms: number }[]).map((r) => r.ms);
+    join received_messages m on m.event_id = e.id where m.received_at >= ? order by ms`).all(since) as { ms: number }[]).map((r) => r.ms);
   db.close();
   return { median: w[w.length >> 1] ?? NaN, longest: w[w.length - 1] ?? NaN };
 }
@@ -153,8 +158,49 @@ async function untilStored(dataDir: string, n: number, t0: number, timeoutMs = 6
 
 // ---------------------------------------------------------------- smtp
 const peak: Record<string, number> = {};
+/** "main 0.41, others 0.22 (t1 0.15, t2 0.03)": CPU ms per message per thread (thread-cpu.ts). */
+const cpuCell = (per: Record<string, number>) => `main ${per.main.toFixed(2)}, others ${per.others.toFixed(2)} (${Object.entries(per).filter(([k, v]) => /^t\d/.test(k) && v >= 0.01).slice(0, 4).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}) = ${(per.main + per.others).toFixed(2)} ms`;
+/** Messages smtp-source sends first to a bare or acknowledgement-only server, not counted (JIT warm-up). */
+const SMTP_WARM = 1_000;
+/**
+ * Messages a warm daemon has processed before its measured run (the cold run's 3,000 and these):
+ * V8 is still compiling the pipeline's code on its helper threads through the first ~4,000
+ * messages (CPU per message falls by ~half, bench/README.md session 10).
+ */
+const SMTP_WARM_DAEMON = 2_000;
+
+/** The issue's bare anchor (bench/tools/bare-smtp.mjs) in its own process. */
+async function bareServer(): Promise<{ port: number; pid: number; rows(): number; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mailagent-bare-'));
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'tools', 'bare-smtp.mjs'), dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = Number(await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r)));
+  return {
+    port, pid: child.pid!,
+    rows: () => { const db = new Database(join(dir, 'bare.db'), { readonly: true }); const n = (db.prepare('select count(*) n from messages').get() as { n: number }).n; db.close(); return n; },
+    async stop() { child.kill('SIGTERM'); await new Promise((r) => child.once('exit', r)); rmSync(dir, { recursive: true, force: true }); },
+  };
+}
+
+/** A build's daemon with processing held back (bench/tools/ack-daemon.mjs): the acknowledgement path alone. */
+async function ackOnlyDaemon(root: string): Promise<{ port: number; pid: number; drain(): Promise<void>; dataDir: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mailagent-ack-'));
+  const home = join(dir, 'home');
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'xdg'), ...DAEMON_ENV };
+  for (const k of Object.keys(env)) if (k.startsWith('MAILAGENT_') && !(k in DAEMON_ENV)) delete env[k];
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'tools', 'ack-daemon.mjs'), join(root, 'dist'), join(dir, 'data')], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const next = () => new Promise<string>((r) => lines.once('line', r));
+  const ready = JSON.parse(await next()) as { smtp: number };
+  return {
+    port: ready.smtp, pid: child.pid!, dataDir: join(dir, 'data'),
+    async drain() { const d = next(); child.stdin!.write('release\n'); await d; },
+    async stop() { child.stdin!.write('stop\n'); await new Promise((r) => child.once('exit', r)); rmSync(dir, { recursive: true, force: true }); },
+  };
+}
+
 async function benchSmtp() {
   say(`\n## SMTP ingest: smtp-source, 8 sessions, 2 KB messages (load ${load()})${Object.keys(DAEMON_ENV).length ? `; daemons with ${Object.entries(DAEMON_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
+  say(`Bare anchor: smtp-server + mailparser + one SQLite insert per message (synchronous=FULL, WAL), its own process (bench/tools/bare-smtp.mjs). Acknowledgements only: the build's daemon with processing held back until the run ends (bench/tools/ack-daemon.mjs). Bare and acknowledgement-only servers get ${SMTP_WARM} messages first, not counted. CPU: ms per message per thread of the server's process (main thread; others summed, the busiest as t1, t2…), over the acknowledgements (bare, acknowledgements only) or until every message is stored (mailagent).`);
   const sinkPort = await freePort();
   const sink = spawn(SMTP_SINK, ['-u', 'nobody', `127.0.0.1:${sinkPort}`, '256'], { stdio: 'ignore' });
   await sleep(300);
@@ -162,30 +208,75 @@ async function benchSmtp() {
   const N = 3_000;
   const rows: string[] = [];
   for (const reuse of [false, true]) {
+    const mode = reuse ? 'reused (-d)' : 'new connection per message';
     const s = smtpSource(sinkPort, N_SINK, reuse);
     const sinkRate = N_SINK / s.secs;
-    rows.push(`| ${reuse ? 'reused (-d)' : 'new connection per message'} | smtp-sink | ${sinkRate.toFixed(0)} msg/s | 1.00× | — | load ${load()} |`);
+    rows.push(`| ${mode} | smtp-sink | ${sinkRate.toFixed(0)} msg/s | 1.00× | — | — | — | load ${load()} |`);
+    const bare = await bareServer();
+    let bareRate = NaN;
+    try {
+      smtpSource(bare.port, SMTP_WARM, reuse);
+      const before = threadTicks(bare.pid);
+      const r = smtpSource(bare.port, N, reuse);
+      const per = perThread(before, threadTicks(bare.pid), bare.pid, N);
+      bareRate = N / r.secs;
+      rows.push(`| ${mode} | bare smtp-server + mailparser + SQLite insert | ${bareRate.toFixed(0)} msg/s | ${(bareRate / sinkRate).toFixed(3)}× | 1.00× | — | ${cpuCell(per)} | load ${load()}; stored ${bare.rows() - SMTP_WARM}/${N} |`);
+    } finally {
+      await bare.stop();
+    }
+    for (const b of builds) {
+      const a = await ackOnlyDaemon(b.root);
+      try {
+        smtpSource(a.port, SMTP_WARM, reuse);
+        const before = threadTicks(a.pid);
+        const r = smtpSource(a.port, N, reuse);
+        const per = perThread(before, threadTicks(a.pid), a.pid, N);
+        const rate = N / r.secs;
+        await a.drain();
+        const c = counts(a.dataDir);
+        rows.push(`| ${mode} | mailagent ${b.name}, acknowledgements only | ${rate.toFixed(0)} msg/s | ${(rate / sinkRate).toFixed(3)}× | ${(rate / bareRate).toFixed(2)}× | — | ${cpuCell(per)} | load ${load()}; after the release stored ${c.stored}/${N + SMTP_WARM}, events ${c.events} |`);
+      } finally {
+        await a.stop();
+      }
+    }
     for (const b of builds) {
       const d = await serve(b.root);
       try {
         scaleWorkspace(d.dataDir);
+        const before = threadTicks(d.pid);
         const t0 = performance.now();
         const r = smtpSource(d.smtpPort, N, reuse, t0);
         const queuedAtEnd = counts(d.dataDir).queued;
         const all = await untilStored(d.dataDir, N, t0);
+        const per = perThread(before, threadTicks(d.pid), d.pid, N);
         const c = all.c;
         const wait = ackToStored(d.dataDir);
         const rate = N / r.secs;
         const storedRate = N / all.secs;
         if (reuse) peak[b.name] = rate;
-        rows.push(`| ${reuse ? 'reused (-d)' : 'new connection per message'} | mailagent ${b.name} | ${rate.toFixed(0)} msg/s | ${(rate / sinkRate).toFixed(3)}× | ${storedRate.toFixed(0)} msg/s (${(storedRate / sinkRate).toFixed(3)}×) | load ${load()}; stored ${c.stored}/${N}, events ${c.events}; ${queuedAtEnd} still queued when smtp-source ended; 250 → stored: median ${wait.median.toFixed(0)} ms, longest ${wait.longest.toFixed(0)} ms |`);
+        rows.push(`| ${mode} | mailagent ${b.name}, cold (just started) | ${rate.toFixed(0)} msg/s | ${(rate / sinkRate).toFixed(3)}× | ${(rate / bareRate).toFixed(2)}× | ${storedRate.toFixed(0)} msg/s (${(storedRate / sinkRate).toFixed(3)}×) | ${cpuCell(per)} | load ${load()}; stored ${c.stored}/${N}, events ${c.events}; ${queuedAtEnd} still queued when smtp-source ended; 250 → stored: median ${wait.median.toFixed(0)} ms, longest ${wait.longest.toFixed(0)} ms |`);
+        // The same daemon warm: SMTP_WARM_DAEMON more first, then N measured the same way.
+        const w0 = performance.now();
+        smtpSource(d.smtpPort, SMTP_WARM_DAEMON, reuse, w0);
+        await untilStored(d.dataDir, N + SMTP_WARM_DAEMON, w0);
+        await sleep(500);
+        const since = new Date().toISOString();
+        const before2 = threadTicks(d.pid);
+        const t1 = performance.now();
+        const r2 = smtpSource(d.smtpPort, N, reuse, t1);
+        const all2 = await untilStored(d.dataDir, 2 * N + SMTP_WARM_DAEMON, t1);
+        const per2 = perThread(before2, threadTicks(d.pid), d.pid, N);
+        const wait2 = ackToStored(d.dataDir, since);
+        const rate2 = N / r2.secs;
+        const storedRate2 = N / all2.secs;
+        rows.push(`| ${mode} | mailagent ${b.name}, warm (after ${N + SMTP_WARM_DAEMON}) | ${rate2.toFixed(0)} msg/s | ${(rate2 / sinkRate).toFixed(3)}× | ${(rate2 / bareRate).toFixed(2)}× | ${storedRate2.toFixed(0)} msg/s (${(storedRate2 / sinkRate).toFixed(3)}×) | ${cpuCell(per2)} | load ${load()}; stored ${all2.c.stored - N - SMTP_WARM_DAEMON}/${N}, events ${all2.c.events - N - SMTP_WARM_DAEMON}; 250 → stored: median ${wait2.median.toFixed(0)} ms, longest ${wait2.longest.toFixed(0)} ms |`);
       } finally {
         await d.stop();
       }
     }
   }
   sink.kill();
-  say('| connections | server | acknowledged (250s) | × sink (same run) | all stored and evented | notes |\n|---|---|---|---|---|---|\n' + rows.join('\n'));
+  say('| connections | server | acknowledged (250s) | × sink (same run) | × bare (same run) | all stored and evented | CPU per message, per thread | notes |\n|---|---|---|---|---|---|---|---|\n' + rows.join('\n'));
 }
 
 // ---------------------------------------------------------------- p99

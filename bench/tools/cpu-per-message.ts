@@ -15,11 +15,12 @@
  *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] [--prof DIR] <build root>[,MAILAGENT_X=V…] [<build root> …]
  * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 ../base . (each root built: dist/; ../base e.g. a `git worktree add --detach ../base main` built there)
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { perThread, threadTicks as threads } from './thread-cpu.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string) => { const i = argv.indexOf(name); if (i === -1) return dflt; const v = argv[i + 1]; argv.splice(i, 2); return v; };
@@ -39,23 +40,9 @@ const rootDir = (root: string) => root.split(',')[0];
 const rootEnv = (root: string): Record<string, string> => Object.fromEntries(root.split(',').slice(1).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const label = (root: string) => [basename(rootDir(root)), ...root.split(',').slice(1)].join(' ');
 if (!roots.length) throw new Error('usage: cpu-per-message.ts [--rounds R] [-n N] [-d] <build root> …');
-const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
 const AGENT = 'agent@local.mailagent.localhost';
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU ticks per thread: tid → ticks. */
-function threads(pid: number): Map<number, { ticks: number }> {
-  const out = new Map<number, { ticks: number }>();
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const s = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(t), { ticks: Number(f[11]) + Number(f[12]) });
-    } catch { /* the thread ended */ }
-  }
-  return out;
-}
 
 async function one(root: string): Promise<Record<string, number> & { rate: number }> {
   const home = mkdtempSync(join(tmpdir(), 'mailagent-cpm-'));
@@ -95,20 +82,9 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
     const secs = (performance.now() - t0) / 1000;
     const after = threads(pid);
     db.close();
-    // main (tid = pid) and every other thread: pool workers, the queue writer, the checkpointer,
-    // V8's platform threads (GC, compiler), libuv's pool (the group commit's fdatasync). Node names
-    // none of them, and start times do not tell them apart reliably on a loaded machine, so they are
-    // summed ("others") and the busiest are listed as t1, t2… (the two pool workers are usually
-    // the top two, the queue writer next).
-    const per: Record<string, number> = { main: 0, others: 0 };
-    const ts: number[] = [];
-    for (const [tid, a] of after) {
-      const ms = ((a.ticks - (before.get(tid)?.ticks ?? 0)) * TICK_MS) / N;
-      if (tid === pid) per.main += ms;
-      else ts.push(ms);
-    }
-    per.others = ts.reduce((x, y) => x + y, 0);
-    ts.sort((x, y) => y - x).slice(0, 6).forEach((ms, i) => { per[`t${i + 1}`] = ms; });
+    // main (tid = pid) and every other thread, the busiest listed as t1, t2… (thread-cpu.ts; the two
+    // pool workers are usually the top two, the queue writer next).
+    const per = perThread(before, after, pid, N);
     return Object.assign(per, { rate: N / secs });
   } finally {
     child.kill('SIGTERM');

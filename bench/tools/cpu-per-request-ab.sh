@@ -7,6 +7,8 @@
 # excluded: work moved to a thread shows as a saving); summed per build over the rounds.
 #   bench/tools/cpu-per-request-ab.sh <me|send> <seconds per burst> <rounds> <build root> <build root> [...]
 # e.g. bench/tools/cpu-per-request-ab.sh me 2 10 ../base .
+# CONNS=32 (default 16): wrk's connections, e.g. to see what a send costs per group-commit batch
+# (at -c16 the batches hold ~7 sends; bench/README.md, round 2 session 10).
 set -e
 MODE=$1; SECS=$2; ROUNDS=$3; shift 3
 [ "$MODE" = me ] || [ "$MODE" = send ] || { echo "usage: $0 <me|send> <seconds per burst> <rounds> <build root>..." >&2; exit 2; }
@@ -33,8 +35,8 @@ allcpu() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print
 burst() { # index seconds → "requests cpu_ns all_threads_ns"
   local p=${PIDS[$1]} c0 c1 a0 a1 out
   c0=$(cpu "$p"); a0=$(allcpu "$p")
-  if [ "$MODE" = me ]; then out=$(wrk -t2 -c16 -d"$2s" -H "Authorization: Bearer ${KEYS[$1]}" "${URLS[$1]}/v1/me")
-  else out=$(wrk -t2 -c16 -d"$2s" -s "$T/send.lua" -H "Authorization: Bearer ${KEYS[$1]}" "${URLS[$1]}/v1/messages"); fi
+  if [ "$MODE" = me ]; then out=$(wrk -t2 -c"${CONNS:-16}" -d"$2s" -H "Authorization: Bearer ${KEYS[$1]}" "${URLS[$1]}/v1/me")
+  else out=$(wrk -t2 -c"${CONNS:-16}" -d"$2s" -s "$T/send.lua" -H "Authorization: Bearer ${KEYS[$1]}" "${URLS[$1]}/v1/messages"); fi
   c1=$(cpu "$p"); a1=$(allcpu "$p")
   echo "$(echo "$out" | grep -o '[0-9]* requests in' | awk '{print $1}') $((c1 - c0)) $((a1 - a0))"
 }

@@ -160,7 +160,7 @@ add(W_RESOURCE, 'inbox mailbox email emails messages message contacts contact ad
 add(W_THIRD, 'friend external beneficiary outside partner http https www');
 add(W_SECRET, 'secretly quietly silently discreetly confidential secret covertly unnoticed');
 add(W_URGENT, 'urgent urgently immediately asap now quickly hurry right away deadline');
-add(W_ACTION, 'reply tell give include print show list paste forward forwarding export send transfer wire pay grant give add share change update replace reset disable delete remove wipe erase empty download install run execute bcc email post approve unlock create upload leak exfiltrate reveal disclose paste attach');
+add(W_ACTION, 'reply replying tell give include print show list paste forward forwarding export send transfer wire pay paid grant give add share change update replace reset disable delete remove wipe erase empty download install run execute bcc email post approve unlock create upload leak exfiltrate reveal disclose paste attach');
 add(W_JAIL, 'jailbreak jailbroken dan unrestricted unfiltered uncensored roleplay pretend character persona hypothetical imagine mode developer simulate simulation opposite evil');
 add(W_FIRST, 'i me my mine we our us ours');
 add(W_IMPER, 'ignore disregard forget forward send transfer wire pay grant give add share change update replace reset disable delete remove wipe erase empty download install run execute reply respond tell write print output say repeat reveal show list include paste email post approve create set unlock act pretend stop answer translate summarize summarise provide generate explain describe bcc copy export attach make do follow call invoke open click visit contact inform notify mark leak upload disclose begin start use');
@@ -177,16 +177,28 @@ const ACTION_RES: ReadonlyArray<[RequestedAction, RegExp]> = [
   ['forward_mail', /\b(forward|export|send|bcc|copy|upload|sync)\b[^.?!\n]{0,50}\b(all|every|entire|whole|the (last|latest|recent|past)|(these|those|the user's|their|his|her|this) (emails?|messages?|inbox|mailbox|mails?|conversations?|threads?))\b[^.?!\n]{0,40}\b(emails?|messages?|inbox|mailbox|mails?|conversations?|threads?|correspondence)\b|\b(auto-?forward(ing)?|forwarding rule|forward (all|every) (new )?(emails?|messages?|mail))\b/],
   ['grant_access', /\b(grant|give|add|share|provide|assign|unlock|invite|create)\b[^.?!\n]{0,60}\b(access|permissions?|admin(istrator)?s?|owner|edit rights|full rights|rights|privileges?|guest code|user account|collaborator|sudo)\b/],
   ['transfer_money', /\b(transfer|wire|pay|send|remit|approve)\b[^.?!\n]{0,50}(\$|€|£|\b(usd|eur|gbp|money|funds|payment|gift ?cards?|bitcoin|btc|crypto|balance|invoice)\b)/],
-  ['change_payment_details', /\b(change|update|replace|switch|amend|new)\b[^.?!\n]{0,50}\b(bank (details|account)|payment (details|account|information|method)|iban|account (number|details)|routing|deposit account|beneficiary|remittance|wire instructions)\b/],
+  // "be paid to the new account below": a payee changed by mail, the usual invoice fraud.
+  ['change_payment_details', /\b(pay|paid|payments?|send|sent|transfer(red)?|wire[ds]?|remit(ted)?|deposit(ed)?)\b[^.?!\n]{0,40}\b(to|into) (the|a|our|this|my) (new|updated|different|other) (bank )?account\b|\b(change|update|replace|switch|amend|new)\b[^.?!\n]{0,50}\b(bank (details|account)|payment (details|account|information|method)|iban|account (number|details)|routing|deposit account|beneficiary|remittance|wire instructions)\b/],
   ['change_credentials', /\b(reset|change|disable|turn off|remove|update|add)\b[^.?!\n]{0,40}\b(password|passcode|2fa|two-factor|mfa|multi-factor|recovery (email|phone|address)|ssh key|security questions?|authenticat\w*)\b/],
-  ['reveal_secrets', /\b(reveal|send|share|tell|give|reply with|include|paste|print|show|disclose|leak|list)\b[^.?!\n]{0,50}\b(api keys?|tokens?|passwords?|credentials|secrets?|verification codes?|one-time (codes?|passwords?)|otp|system prompt|\.env|private key|access codes?|password reset (email|link)s?)\b/],
+  // Secrets, and what a code-by-mail or a bank login gives away: "reply to this email with the
+  // 6-digit code we just sent", "send me the login details for the bank portal", "a summary
+  // including the account numbers".
+  ['reveal_secrets', /\b(reveal|send|share|tell|give|reply(ing)?( to (this|my|the) (e-?mail|message))? with|include|paste|print|show|disclose|leak|list)\b[^.?!\n]{0,50}\b(api keys?|tokens?|passwords?|credentials|secrets?|verification codes?|one-time (codes?|passwords?)|otp|system prompt|\.env|private key|access codes?|password reset (email|link)s?|(log-?in|sign-?in|logon) (details|credentials|info(rmation)?)|usernames? and passwords?|\d-digit (code|pin)|(security|confirmation|authori[sz]ation|sms|2fa|mfa) codes?|the code (we|you|that) (just )?(sent|received|got)|(bank |credit )?(card|account) numbers?|cvv|social security numbers?|ssn)\b/],
   ['delete_data', /\b(delete|remove|wipe|erase|purge|empty|destroy|drop)\b[^.?!\n]{0,40}\b(all|every|emails?|messages?|logs?|audit|records?|folders?|files?|backups?|trash|history|alerts?|database|account)\b/],
   ['contact_third_party', /\b(email|message|contact|write to|send (a message|an email) to|post|reply to all|notify)\b[^.?!\n]{0,60}([\w.+-]+@[\w-]+\.[\w.]+|\bevery(one| contact)\b|\ball (contacts|recipients)\b|\baddress book\b)/],
   ['install_or_run', /\b(download|install|run|execute|open|launch)\b[^.?!\n]{0,60}(\b(installer|script|command|extension|plugin|macro|binary|executable|package|update from)\b|\.(exe|sh|ps1|bat|msi|crx|dmg|apk)\b|\bcurl\b|\|\s*(ba)?sh\b)/],
 ];
 
+/**
+ * A request passed on rather than made: "the CEO asked that the invoices be paid to…", "she wants
+ * you to send…". Marks a segment's actions as asked for (a bit above the ACTIONS bits); not a
+ * window feature, so the models' inputs do not change.
+ */
+const REPORTED_REQUEST_RE = /\b(asked|asks|requested|requests|instructed|wants|wanted|would like|needs) (that|you|us|me|for)\b/;
+const REPORTED_REQUEST = 1 << 15;
+
 // secrecy and "skip the human" phrases
-const SECRECY_RE = /\b(do not|don't|dont|never|without) (tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|ask|asking|reveal|confirm|confirming|bother)\b|\b(keep (this|it) (between us|secret|confidential|private|quiet))|\bdelete (this|the) (email|message) (afterwards|after|when)|\b(skip|no need (for|to)|without) (the )?(confirm|confirmation|approval|verif)\w*|\bpre-?approved\b|\b(secretly|quietly|silently|discreetly)\b/;
+const SECRECY_RE = /\b(do not|don't|dont|never|without) (tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|ask|asking|reveal|confirm|confirming|bother)\b|\b(keep (this|it) (between us|secret|confidential|private|quiet))|\bdelete (this|the) (email|message) (afterwards|after|when)|\b(skip|no need (for|to)|without|bypass(ing)?) (the )?((usual|normal|standard|regular) )?(confirm|confirmation|approval|verif|sign-?off)\w*|\bpre-?approved\b|\b(secretly|quietly|silently|discreetly)\b/;
 
 // ---------------------------------------------------------------- features
 /** Names of the window features, in vector order (the tree model indexes them). */
@@ -306,10 +318,11 @@ export function segmentFeatures(doc: string, segs: readonly Segment[], out?: Seg
       const t = doc.slice(a, b);
       let bits = 0;
       for (let k = 0; k < ACTION_RES.length; k++) if (ACTION_RES[k][1].test(t)) bits |= 1 << k;
-      f.actions[s] = bits;
       let cnt = 0;
       for (let x = bits; x; x &= x - 1) cnt++;
       rows[r + 11] = cnt;
+      if (bits && REPORTED_REQUEST_RE.test(t)) bits |= REPORTED_REQUEST;
+      f.actions[s] = bits;
     }
   }
   return f;
@@ -386,7 +399,9 @@ export function buildScanDoc(subjectLower: string, visibleLower: string, hiddenL
  */
 export function requestedActions(f: SegFeatures, n: number): RequestedAction[] {
   let bits = 0;
-  for (let s = 0; s < n; s++) if (f.actions[s] && (f.rows[s * SEG_STRIDE + 3] > 0 || f.rows[s * SEG_STRIDE + 4] > 0)) bits |= f.actions[s];
+  for (let s = 0; s < n; s++) {
+    if (f.actions[s] && (f.rows[s * SEG_STRIDE + 3] > 0 || f.rows[s * SEG_STRIDE + 4] > 0 || f.actions[s] & REPORTED_REQUEST)) bits |= f.actions[s];
+  }
   const out: RequestedAction[] = [];
   for (let k = 0; k < ACTIONS.length; k++) if (bits & (1 << k)) out.push(ACTIONS[k]);
   return out;

@@ -56,9 +56,12 @@ function startWriter(): void {
   const BLOB_TX_BYTES = 16 * BLOB_CHUNK_BYTES;
 
   const insertLog = db.prepare(`insert into logs (id, workspace_id, category, action, target_resource_id, agent_id, key_id, metadata, created_at)
-    values (@id, @workspace_id, @category, @action, @target_resource_id, @agent_id, @key_id, @metadata, @created_at)`);
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const writeLogs = db.transaction((batches: unknown[][]) => {
-    for (const b of batches) for (const r of requestLogRows(b)) insertLog.run({ ...r, metadata: JSON.stringify(r.metadata) });
+    for (const b of batches) for (const r of requestLogRows(b)) {
+      // Positional parameters: no object spread and no named look-ups per row (request log: hot7, issue #13).
+      insertLog.run(r.id, r.workspace_id, r.category, r.action, r.target_resource_id, r.agent_id, r.key_id, JSON.stringify(r.metadata), r.created_at);
+    }
   });
 
   /** Run fn holding the write lock shared with the main thread (db/queue-writer.ts): this thread may block on it. */

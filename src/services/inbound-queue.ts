@@ -52,6 +52,13 @@ export interface InboundQueueOptions {
    */
   maxDelayMs?: number;
   /**
+   * Holding back for a burst also ends once the backlog is what processing clears in this long
+   * (ms) at the rate it was measured to process (at least one round, `concurrency`): whatever the
+   * delay, mail acknowledged in a burst is then stored about this long after the burst ends.
+   * Default AFTER_BURST_MS.
+   */
+  afterBurstMs?: number;
+  /**
    * Whether SMTP mail arrives in a burst now; default: an acknowledgement in the last QUIET_MS and
    * the main thread busy for at least BUSY_UTILISATION of the last ELU_SAMPLE_MS (tests set it).
    */
@@ -129,6 +136,12 @@ export class InboundQueue {
   private mainBusy = false;
   /** Set while processing holds back for a burst: the pump looks again when it fires. */
   private holdTimer: NodeJS.Timeout | null = null;
+  /**
+   * The processing rate (drainBound): messages processed and the wall time, ms, during which some
+   * were in flight, decayed so it follows the recent rate; the start a prior of PRIOR_RATE.
+   */
+  private drained = { n: PRIOR_RATE / 10, ms: 100 };
+  private busySince: number | null = null;
 
   constructor(private readonly ctx: AppContext, private readonly opts: InboundQueueOptions) {
     this.shared = isSharedStore(ctx.db);
@@ -298,8 +311,31 @@ export class InboundQueue {
     const maxDelay = this.opts.maxDelayMs ?? 0;
     if (maxDelay <= 0 || this.waiters.length) return false;
     if (this.backlog.length >= this.opts.maxDepth / 2) return false;
+    if (this.backlog.length >= this.drainBound(now)) return false;
     if (now - (this.ackedAt.get(this.backlog[0]) ?? -Infinity) >= maxDelay) return false;
     return this.opts.burst ? this.opts.burst() : this.burstNow(now);
+  }
+
+  /**
+   * How many waiting messages processing clears in afterBurstMs at its measured rate (at least one
+   * round): holding back never leaves more than that for after the burst.
+   */
+  private drainBound(now: number): number {
+    const ms = this.drained.ms + (this.busySince === null ? 0 : now - this.busySince);
+    const rate = this.drained.n / Math.max(1, ms);
+    return Math.max(this.opts.concurrency, Math.floor(rate * (this.opts.afterBurstMs ?? AFTER_BURST_MS)));
+  }
+
+  /** Processing's busy time (drainBound): some message in flight, from the first taken to the last done. */
+  private busy(now: number, processed: number): void {
+    if (this.busySince !== null) this.drained.ms += now - this.busySince;
+    this.drained.n += processed;
+    this.busySince = this.inflight.size ? now : null;
+    // Decay: the last ~RATE_WINDOW_MS of processing count.
+    if (this.drained.ms > RATE_WINDOW_MS) {
+      this.drained.n /= 2;
+      this.drained.ms /= 2;
+    }
   }
 
   /** The default burst test (InboundQueueOptions.burst). */
@@ -355,8 +391,10 @@ export class InboundQueue {
           this.maybeFlush();
         });
         this.inflight.set(id, p);
+        if (this.busySince === null) this.busySince = performance.now();
         void p.finally(() => {
           this.inflight.delete(id);
+          this.busy(performance.now(), 1);
           this.pump();
         });
       }
@@ -516,6 +554,16 @@ const STORE_GROUP_MAX = 32;
 const STORE_YIELD_AFTER = 8;
 /** How long one store transaction runs its units at most before it commits, ms (see STORE_GROUP_MAX). */
 const STORE_HOLD_MS = 8;
+
+/**
+ * Holding back for a burst leaves at most what processing clears in this long, ms (drainBound):
+ * mail acknowledged in a burst is stored about this long after it ends, however long the hold.
+ */
+const AFTER_BURST_MS = 1_000;
+/** The processing rate assumed before any was measured, messages a second (drainBound). */
+const PRIOR_RATE = 200;
+/** The processing rate follows about the last this much of processing time, ms. */
+const RATE_WINDOW_MS = 4_000;
 
 /** How long prepared messages wait for the others of their round before they are stored anyway, ms. */
 const COLLECT_MS = 20;

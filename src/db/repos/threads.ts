@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
-import type { Db, Decoded, ThreadsTable } from '../schema.js';
+import type { Db, Decoded, MessageRefsTable, ThreadsTable } from '../schema.js';
 import { insertRow, insertRowNow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
 import { threadConditions, type MessageSearch } from './search.js';
@@ -75,7 +75,7 @@ export async function findRefThread(db: Db, agentId: string, rfcIds: string[]): 
 
 const REF_KEY = ['agent_id', 'rfc_message_id'];
 
-export async function insertRef(db: Db, ref: { agent_id: string; rfc_message_id: string; workspace_id: string; message_id: string; thread_id: string; direction: string; created_at: string }): Promise<void> {
+export async function insertRef(db: Db, ref: MessageRefsTable): Promise<void> {
   if (!insertRowNow(db, 'message_refs', ref, REF_KEY)) await insertRow(db, 'message_refs', ref, REF_KEY);
 }
 
@@ -89,7 +89,7 @@ export async function agentHasLiveThreads(db: Db, agentId: string): Promise<bool
 export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
   let q = db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
-  // The partial indexes of migration 0029 hold filed, labelled and trashed threads only: the
+  // The partial indexes of migration 0030 hold filed, labelled and trashed threads only: the
   // redundant literal conditions let SQLite see that they apply (a bound value does not).
   if (f.status) q = q.where('status', '=', f.status);
   if (f.status && f.status !== 'open') q = q.where(sql<SqlBool>`status <> 'open'`);

@@ -40,7 +40,7 @@ export interface SmtpListenerOptions {
    * Acknowledge after a durable raw store and process afterwards (services/inbound-queue.ts;
    * the daemon sets it). Absent: every message is processed and committed before its 250.
    */
-  queue?: { maxDepth: number; concurrency?: number; leaseMs: number; file?: string | null; maxDelayMs?: number; burst?: () => boolean };
+  queue?: { maxDepth: number; concurrency?: number; leaseMs: number; file?: string | null; maxDelayMs?: number; afterBurstMs?: number; burst?: () => boolean };
 }
 
 /** RFC 5321 §4.5.3.1.8 requires room for 100 recipients; more are answered 452 (§4.5.3.1.10). */
@@ -94,7 +94,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
   }, check);
   const queue = opts.queue ? new InboundQueue(ctx, {
     authenticate, maxDepth: opts.queue.maxDepth, concurrency: opts.queue.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
-    leaseMs: opts.queue.leaseMs, file: opts.queue.file, maxDelayMs: opts.queue.maxDelayMs, burst: opts.queue.burst,
+    leaseMs: opts.queue.leaseMs, file: opts.queue.file, maxDelayMs: opts.queue.maxDelayMs, afterBurstMs: opts.queue.afterBurstMs, burst: opts.queue.burst,
     pollMs: 2_000, retryMs: 5_000,
   }) : null;
   /** RFC 3463 4.3.2 "system not accepting network messages": the queue is too deep; retry later. */

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { MAX_BODY_CHARS } from '../../../src/mail/parse.js';
-import { healthProbe } from '../../helpers/health-probe.js';
+import { FROZEN_MS, healthProbe } from '../../helpers/health-probe.js';
 
 /**
  * The worker pool (src/server/pipeline) against a real daemon over real SMTP and HTTP: one message
@@ -53,7 +53,7 @@ async function receivedSoon(id: string): Promise<any> {
 }
 
 describe('pipeline: one message cannot freeze the daemon', () => {
-  it('over SMTP: health answers within 1 s, other mail is delivered, the message is stored and flagged', async () => {
+  it('over SMTP: health keeps answering (no freeze), other mail is delivered, the message is stored and flagged', async () => {
     const probe = healthProbe(d.url);
     const tr = transport();
     const crafted = tr.sendMail({ envelope: { from: 'mallory@crafted.test', to: [AGENT] }, raw: craftedEml('nested divs') });
@@ -69,7 +69,7 @@ describe('pipeline: one message cannot freeze the daemon', () => {
     const msg = await receivedSoon(idOf(info.response));
     const { worst, answers } = await probe.end();
     expect(answers).toBeGreaterThan(0);
-    expect(worst, 'slowest /v1/health answer while the message was received and processed (ms)').toBeLessThan(1000);
+    expect(worst, 'slowest /v1/health answer while the message was received and processed (ms)').toBeLessThan(FROZEN_MS);
 
     expect(msg.extraction_truncated).toBe(true);
     expect(msg.subject).toBe('nested divs');
@@ -115,7 +115,7 @@ describe('pipeline: one message cannot freeze the daemon', () => {
     }
   }, 120_000);
 
-  it('over POST /v1/classify {raw}: health answers within 1 s and the classification comes back', async () => {
+  it('over POST /v1/classify {raw}: health keeps answering (no freeze) and the classification comes back', async () => {
     const probe = healthProbe(d.url);
     const res = await fetch(`${d.url}/v1/classify`, {
       method: 'POST',
@@ -128,6 +128,6 @@ describe('pipeline: one message cannot freeze the daemon', () => {
     const body = await res.json() as { classification: { intent: string }; quarantined: boolean };
     expect(typeof body.classification.intent).toBe('string');
     expect(answers).toBeGreaterThan(3);
-    expect(worst).toBeLessThan(1000);
+    expect(worst).toBeLessThan(FROZEN_MS);
   }, 90_000);
 });

@@ -206,6 +206,17 @@ describe('inbound queue in a burst', () => {
     await untilStored(2);
   });
 
+  it('never leaves more for after the burst than processing clears in afterBurstMs (at least one round), whatever the delay', async () => {
+    // One round is 2 messages here; 1 ms of processing at any measured rate is less than that.
+    smtp = await startSmtp(t, { queue: { maxDepth: 10_000, concurrency: 2, leaseMs: 60_000, file: file(), maxDelayMs: 60_000, afterBurstMs: 1, burst: () => true } });
+    release();
+    expect(await send('first of a round')).toMatch(/^250/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await storedCount()).toBe(0); // held: less than a round waits
+    expect(await send('completes the round')).toMatch(/^250/);
+    await untilStored(2);
+  });
+
   it('smtpProcessingDelayMs=0 processes at once, burst or not', async () => {
     smtp = await startSmtp(t, { queue: { maxDepth: 10_000, leaseMs: 60_000, file: file(), maxDelayMs: 0, burst: () => true } });
     release();

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { mailHtmlPage, sanitizeMailHtml } from '../../../src/mail/html-sanitize.js';
-import { healthProbe } from '../../helpers/health-probe.js';
+import { FROZEN_MS, healthProbe } from '../../helpers/health-probe.js';
 
 /**
  * GET /v1/messages/received/{id}/html sanitises off the main thread (the pipeline pool), under the
@@ -57,7 +57,7 @@ describe('HTML views run in the worker pool', () => {
     await d?.stop();
   });
 
-  it('six parallel views of crafted nested HTML: /v1/health keeps answering within 1 s, an SMTP banner comes at once', async () => {
+  it('six parallel views of crafted nested HTML: /v1/health keeps answering and an SMTP banner comes (no freeze)', async () => {
     const info = await h.transport().sendMail({ envelope: { from: 'mallory@crafted.test', to: [AGENT] }, raw: craftedEml('nested views') });
     const id = idOf(info.response);
     const msg = await h.received(id);
@@ -75,8 +75,8 @@ describe('HTML views run in the worker pool', () => {
     const { worst, answers } = await probe.end();
 
     expect(answers).toBeGreaterThan(2);
-    expect(worst, 'slowest /v1/health answer while the views rendered (ms)').toBeLessThan(1000);
-    expect(banner, 'SMTP connect + EHLO while the views rendered (ms)').toBeLessThan(1000);
+    expect(worst, 'slowest /v1/health answer while the views rendered (ms)').toBeLessThan(FROZEN_MS);
+    expect(banner, 'SMTP connect + EHLO while the views rendered (ms)').toBeLessThan(FROZEN_MS);
     for (const p of pages) {
       expect(p.status).toBe(200);
       expect(p.csp).toContain("default-src 'none'");

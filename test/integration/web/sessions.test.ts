@@ -153,6 +153,33 @@ describe('sign-in', () => {
     }
   });
 
+  it('behind a proxy: sign-in links point at the public URL whatever Host says, and the public origin may sign in', async () => {
+    const t2 = await createTestApp({ publicUrl: 'https://mail.example.com', trustedProxies: '127.0.0.1' });
+    try {
+      // nginx's default passes its upstream address as Host; an attacker may send any Host.
+      for (const host of ['127.0.0.1:7420', 'evil.example.com']) {
+        const l = await t2.req('POST', '/v1/web/sign-in-links', { key: t2.testKey, headers: { host } });
+        expect(l.status).toBe(201);
+        expect(l.body.url).toMatch(/^https:\/\/mail\.example\.com\/ui\/sign-in\/mwl_/);
+      }
+      const viaProxy = (origin: string) => t2.app.inject({
+        method: 'POST', url: '/ui/session', remoteAddress: '127.0.0.1',
+        headers: { 'content-type': 'application/json', host: '127.0.0.1:7420', origin, 'x-forwarded-proto': 'https' },
+        payload: JSON.stringify({ api_key: t2.testKey }),
+      });
+      expect((await viaProxy('https://mail.example.com')).statusCode).toBe(200);
+      expect((await viaProxy('https://evil.example.com')).statusCode).toBe(403);
+      expect((await viaProxy('http://mail.example.com')).statusCode).toBe(403); // another origin: scheme differs
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('a local daemon (loopback public URL) links to the address the caller used', async () => {
+    const l = await t.req('POST', '/v1/web/sign-in-links', { key: t.testKey, headers: { host: 'localhost:7420' } });
+    expect(l.body.url).toMatch(/^http:\/\/localhost:7420\/ui\/sign-in\/mwl_/);
+  });
+
   it('a Bearer key still wins over a cookie (API clients are unaffected)', async () => {
     const r = await t.req('GET', '/v1/me', { key: t.liveKey, headers: { cookie: 'mailagent_session=mws_garbage' } });
     expect(r.status).toBe(200);

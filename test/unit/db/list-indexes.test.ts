@@ -13,7 +13,7 @@ import { listEvents } from '../../../src/db/repos/events.js';
 import { parseSearch } from '../../../src/services/search.js';
 import { newIdAt } from '../../../src/shared/ids.js';
 
-// Migration 0029 and the events query shape (issue #13: lists at 1,000,000 stored messages). A
+// Migration 0030 and the events query shape (issue #13: lists at 1,000,000 stored messages). A
 // filter that few rows match must not walk every row of the workspace: each list below must be
 // served by an index range holding only rows it can match (SQLite's plans), and answer exactly
 // what the filter means (checked against the rows themselves), page after page. The answers are
@@ -123,7 +123,7 @@ async function allPages<T>(list: (cursor?: string) => Promise<{ rows: T[]; next_
 
 const byActivity = (a: ThreadSeed, b: ThreadSeed) => (a.last === b.last ? (a.id < b.id ? 1 : -1) : a.last < b.last ? 1 : -1);
 
-describe('migration 0029: the filtered lists read only rows they can match', () => {
+describe('migration 0030: the filtered lists read only rows they can match', () => {
   it.skipIf(onPostgres)('the partial indexes hold only the rare rows (storing an open, unlabelled thread or unread mail writes none of them)', () => {
     const count = (index: string, where: string, table: string) => (sqlite!.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and ${where}`).get() as { n: number }).n;
     expect(count('threads_filed', "status <> 'open'", 'threads')).toBe(threads.filter((t) => t.status !== 'open').length);

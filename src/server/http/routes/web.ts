@@ -9,6 +9,7 @@ import {
 } from '../../../services/web-sessions.js';
 import { takePublicSlot } from '../../../services/unsubscribe.js';
 import { ApiError } from '../../../contract/errors.js';
+import { isLoopbackUrl } from '../../../contract/loopback.js';
 import { Errors } from '../../../shared/errors.js';
 import { clearSessionCookie, CSRF_HEADER, readCookie, SESSION_COOKIE, setSessionCookie } from '../web-auth.js';
 
@@ -99,21 +100,37 @@ function confirmPage(): string {
  * current one does): the page's `Referrer-Policy: no-referrer` makes a form's `Origin` `null`, so
  * Origin alone would refuse our own button. Without it, Origin must be absent or name our host.
  */
-function fromOwnPage(req: FastifyRequest): boolean {
+function fromOwnPage(req: FastifyRequest, publicUrl: string): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined) return site === 'same-origin' || site === 'none';
-  return sameOrigin(req);
+  return sameOrigin(req, publicUrl);
 }
 
-/** A sign-in POST must come from a page of this origin (login CSRF): Origin, when sent, names our host. */
-function sameOrigin(req: FastifyRequest): boolean {
+/**
+ * A sign-in POST must come from a page of this origin (login CSRF): Origin, when sent, names the
+ * host the request reached, or the configured public URL's origin (a reverse proxy that does not
+ * pass `Host` through — nginx's default — hands us its upstream address instead).
+ */
+function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
   const origin = req.headers.origin;
   if (!origin) return true;
   try {
-    return new URL(origin).host === req.headers.host;
+    const o = new URL(origin);
+    return o.host === req.headers.host || o.origin === new URL(publicUrl).origin;
   } catch {
     return false;
   }
+}
+
+/**
+ * Where a sign-in link points. A configured public URL that is not loopback is where browsers
+ * reach this daemon (behind a proxy, the request's `Host` is the proxy's upstream address), and a
+ * `Host` header cannot redirect it. On a local daemon (loopback public URL, the default) the
+ * address the caller used is one its browser can reach too (localhost vs 127.0.0.1, a LAN name).
+ */
+export function signInBase(publicUrl: string, req: { protocol: string; headers: { host?: string } }): string {
+  if (!isLoopbackUrl(publicUrl) || !req.headers.host) return publicUrl;
+  return `${req.protocol}://${req.headers.host}`;
 }
 
 export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
@@ -142,7 +159,7 @@ export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
     try {
       takePublicSlot(ctx, req.ip, 'sign-in');
       // Login CSRF: another site's form must not sign this browser in with the attacker's link.
-      if (!fromOwnPage(req)) throw Errors.insufficientScope('Sign-in links are accepted only from the sign-in page itself; open the link again.');
+      if (!fromOwnPage(req, ctx.config.publicUrl)) throw Errors.insufficientScope('Sign-in links are accepted only from the sign-in page itself; open the link again.');
       const s = await redeemSignInLink(ctx, (req.params as { token: string }).token);
       setSessionCookie(ctx, req, reply, s.token, SESSION_TTL / 1000);
       return reply.code(303).header('location', '/').send(notice('Signed in', 'Opening the inbox…', true));
@@ -156,7 +173,7 @@ export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
   app.post('/ui/session', async (req, reply) => {
     securityHeaders(reply).header('cache-control', 'no-store');
     takePublicSlot(ctx, req.ip, 'sign-in');
-    if (!sameOrigin(req)) throw Errors.insufficientScope('Sign-in is accepted only from the web inbox\'s own page.');
+    if (!sameOrigin(req, ctx.config.publicUrl)) throw Errors.insufficientScope('Sign-in is accepted only from the web inbox\'s own page.');
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
       throw Errors.invalidField('Content-Type', 'Send the key as JSON: {"api_key": "mk_..."}.');
     }
@@ -195,9 +212,7 @@ export function registerWebInbox(app: FastifyInstance, ctx: AppContext): void {
 export const webHandlers = defineHandlers({
   'web.link': async ({ ctx, auth, req }) => {
     const link = await createSignInLink(ctx, auth);
-    // The address the caller reached us at is one its browser can reach too (same machine).
-    const base = req.headers.host ? `${req.protocol}://${req.headers.host}` : ctx.config.publicUrl;
-    return { object: 'web_sign_in_link' as const, url: `${base}/ui/sign-in/${link.token}`, expires_at: link.expiresAt };
+    return { object: 'web_sign_in_link' as const, url: signInUrl(signInBase(ctx.config.publicUrl, req), link.token), expires_at: link.expiresAt };
   },
 });
 
