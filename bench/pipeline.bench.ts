@@ -16,10 +16,14 @@
  *   rss    daemon RSS after N inbound messages (smtp-source -d, default 100,000; RSS_MESSAGES=), and
  *          RSS_IDLE_SECS (30) later, with each thread's V8 heap from /metrics, the peak and mean RSS
  *          while mail flowed (sampled each second) and the daemon's CPU time per message (all
- *          threads); RSS_BASE=1 measures the --base build too, RSS_LAUNCHER=1 adds a row with the
- *          systemd unit's node settings.
- *   list   GET /v1/messages/received p50 at 1,000 stored, then at 1,000,000 (seeded by copying
- *          ingested rows in SQL: an equivalent bulk path, far faster than SMTP).
+ *          threads); RSS_BASE=1 measures the --base build too, RSS_LAUNCHER=1 adds a row per build
+ *          with the systemd unit's node settings.
+ *   list   the lists clients page through (received, threads, sent, events; plain, second page and
+ *          filtered: LIST_ENDPOINTS), p50 at 1,000 stored messages (500 over SMTP, 500 test-mode
+ *          sends), then at 1,000,000 (those rows copied in SQL: bulkCopy, an equivalent bulk path);
+ *          with --base, both builds on the same data (LIST_REQUESTS=200 per list, LIST_KEEP=1,
+ *          LIST_COPIES=999: a quick trial with fewer;
+ *          LIST_SEEDED=DIR: the 1,000,000 rows of a kept run only, on the oldest build's schema).
  *
  * Run: npm run build && npx tsx bench/pipeline.bench.ts [--base DIR] [--only smtp,p99,http,stall,rss,list] [--rounds N (http)]
  *   [--env MAILAGENT_X=V …] (settings for every daemon started; the daemons inherit no other
@@ -545,9 +549,11 @@ async function benchRss() {
   const idleSecs = Number(process.env.RSS_IDLE_SECS ?? 30);
   say(`\n## Daemon RSS after ${n} inbound messages (smtp-source -d, 8 sessions, 2 KB; load ${load()})`);
   say('Heaps per thread: V8 heap total / of it new space, MB, from mailagent_thread_heap_bytes.');
+  // Each build plain (`mailagent serve` as the README's quickstart runs it), then with the unit's
+  // and the Dockerfile's node settings (RSS_LAUNCHER=1), alternating the builds.
   const runs = [
     ...builds.map((b) => ({ ...b, label: b.name, launcher: false })),
-    ...(process.env.RSS_LAUNCHER === '1' ? [{ ...builds[0], label: `${builds[0].name} + launcher settings`, launcher: true }] : []),
+    ...(process.env.RSS_LAUNCHER === '1' ? builds.map((b) => ({ ...b, label: `${b.name} + launcher settings`, launcher: true })) : []),
   ];
   for (const b of runs) {
     if (b.name === 'before' && process.env.RSS_BASE !== '1') continue;
@@ -594,53 +600,225 @@ async function benchRss() {
 }
 
 // ---------------------------------------------------------------- list
-function listP50(url: string, key: string, n = 300): Promise<number> {
-  return (async () => {
+/**
+ * The lists clients page through, each as a path (LIST_ENDPOINTS). `{agent}` is the agent's id.
+ * Filters chosen so that some match most rows (the plain lists, `is:unread`, two common event
+ * types), one matches 1 % at either size (a word in 1 % of the sent subjects), and some match the
+ * same few rows at either size (a label, a status, the trash, `is:read`, rare event types: see
+ * bulkCopy): a list that walks an index in page order and filters as it goes reads every row for those.
+ */
+const LIST_ENDPOINTS = [
+  '/v1/messages/received?limit=20',
+  '/v1/messages/received?limit=20&page=2',
+  '/v1/messages/received?limit=20&agent_id={agent}',
+  '/v1/messages/received?limit=20&q=is:unread',
+  '/v1/messages/received?limit=20&q=is:read',
+  '/v1/threads?limit=20',
+  '/v1/threads?limit=20&page=2',
+  '/v1/threads?limit=20&label=bench',
+  '/v1/threads?limit=20&status=archived',
+  '/v1/threads?limit=20&trashed=true',
+  '/v1/messages?limit=20',
+  '/v1/messages?limit=20&page=2',
+  '/v1/messages?limit=20&q=zebra',
+  '/v1/events?limit=20',
+  '/v1/events?limit=20&page=2',
+  '/v1/events?limit=20&event_type=message.received',
+  '/v1/events?limit=20&event_type=message.sent,message.received',
+  '/v1/events?limit=20&event_type=thread.updated',
+  '/v1/events?limit=20&event_type=thread.updated,agent.created',
+];
+/** Event types the bulk copy does not copy (a rare filter): see bulkCopy. */
+const RARE_EVENTS = ['thread.updated', 'agent.created'];
+const LIST_N = Number(process.env.LIST_REQUESTS ?? 200);
+const LIST_SECS = Number(process.env.LIST_SECS ?? 20);
+
+/** `&page=2`: the second page, through the first page's next_cursor (what a client paging does). */
+async function listUrl(url: string, key: string, path: string, agent: string): Promise<string> {
+  const p = path.replace('{agent}', agent);
+  if (!p.endsWith('&page=2')) return url + p;
+  const first = p.slice(0, -'&page=2'.length);
+  const body = await fetch(url + first, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json()) as { next_cursor?: string };
+  return `${url}${first}&cursor=${body.next_cursor}`;
+}
+
+/** p50 of LIST_N sequential GETs of each list (after 20 unmeasured ones; fewer past LIST_SECS), ms; and the rows of one answer and how many were timed. */
+async function listP50s(url: string, key: string, agent: string): Promise<Map<string, { p50: number; rows: number; status: number; n: number }>> {
+  const out = new Map<string, { p50: number; rows: number; status: number; n: number }>();
+  for (const path of LIST_ENDPOINTS) {
+    const target = await listUrl(url, key, path, agent);
     const lat: number[] = [];
-    for (let i = 0; i < n; i++) {
+    let rows = 0;
+    let status = 0;
+    // LIST_N requests, or as many as fit in LIST_SECS (20) once 10 are measured: a list that reads
+    // every row takes seconds per request at 1,000,000.
+    const until = performance.now() + LIST_SECS * 1000;
+    for (let i = 0; i < LIST_N + 20 && (i < 30 || performance.now() < until); i++) {
       const t0 = performance.now();
-      const r = await fetch(`${url}/v1/messages/received?limit=20`, { headers: { authorization: `Bearer ${key}` } });
-      await r.arrayBuffer();
-      lat.push(performance.now() - t0);
+      const r = await fetch(target, { headers: { authorization: `Bearer ${key}` } });
+      const body = await r.json() as { data?: unknown[] };
+      if (i >= 20) lat.push(performance.now() - t0);
+      rows = body.data?.length ?? -1;
+      status = r.status;
     }
     lat.sort((a, b) => a - b);
-    return lat[Math.floor(n / 2)];
-  })();
+    out.set(path, { p50: lat[Math.floor(lat.length / 2)], rows, status, n: lat.length });
+  }
+  return out;
+}
+
+/**
+ * The 1,000 stored messages the lists start from, through the real paths: 500 received over SMTP
+ * (smtp-source), 500 test-mode sends (POST /v1/messages; 1 in 100 has "zebra" in its subject);
+ * then 1 % of the threads labelled, 1 % archived, 1 % trashed, 1 % of the received mail read.
+ */
+async function seedLists(d: Running): Promise<void> {
+  scaleWorkspace(d.dataDir);
+  const h = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+  const sent = performance.now();
+  smtpSource(d.smtpPort, 500, true, sent);
+  await untilStored(d.dataDir, 500, sent);
+  for (let i = 0; i < 500; i++) {
+    const r = await fetch(`${d.url}/v1/messages`, {
+      method: 'POST', headers: h(d.testKey),
+      body: JSON.stringify({ to: [`customer${i}@example.com`], subject: `${i % 100 === 0 ? 'zebra ' : ''}order ${i}`, text: `Hello, your order ${i} has shipped.` }),
+    });
+    if (r.status !== 201 && r.status !== 200) throw new Error(`send ${i}: ${r.status} ${await r.text()}`);
+  }
+  await fetch(`${d.url}/v1/labels`, { method: 'POST', headers: h(d.liveKey), body: JSON.stringify({ name: 'bench' }) });
+  const threads = await fetch(`${d.url}/v1/threads?limit=100`, { headers: h(d.liveKey) }).then((r) => r.json()) as { data: { id: string }[] };
+  for (const [i, t] of threads.data.slice(0, 30).entries()) {
+    if (i < 10) await fetch(`${d.url}/v1/threads/${t.id}`, { method: 'PATCH', headers: h(d.liveKey), body: JSON.stringify({ labels: ['bench'] }) });
+    else if (i < 20) await fetch(`${d.url}/v1/threads/${t.id}`, { method: 'PATCH', headers: h(d.liveKey), body: JSON.stringify({ status: 'archived' }) });
+    else await fetch(`${d.url}/v1/threads/${t.id}/trash`, { method: 'POST', headers: h(d.liveKey) });
+  }
+  const received = await fetch(`${d.url}/v1/messages/received?limit=5`, { headers: h(d.liveKey) }).then((r) => r.json()) as { data: { id: string }[] };
+  for (const m of received.data) await fetch(`${d.url}/v1/messages/received/${m.id}/read`, { method: 'POST', headers: h(d.liveKey), body: '{}' });
+}
+
+/** The agent the SMTP mail went to (the agent_id filter's value). */
+function listAgent(dataDir: string): string {
+  const db = new Database(join(dataDir, 'mailagent.db'), { readonly: true });
+  const r = db.prepare("select agent_id from received_messages where id >= 'rcv_01' limit 1").get() as { agent_id: string };
+  db.close();
+  return r.agent_id;
+}
+
+/**
+ * The bulk path to 1,000× the rows: each stored row of the lists' tables copied 999 times in SQL,
+ * whole, with the copy number in its ids (`rcv_0` + 4 digits + the rest of the original's id: they sort before
+ * every original, i.e. older) and in its timestamps' year (copy k in year 1000 + k): the copies
+ * keep the originals' order and are older than them. Ids that join (thread_id) are rewritten
+ * alike. The triggers queue each copied message for the search index, which is then written in
+ * batches by the daemon's own indexer SQL (db/search-index-sql.ts indexPendingBatch). Committed in
+ * chunks with a rollback journal, not WAL (an 8 GB WAL the first time).
+ */
+async function bulkCopy(dataDir: string): Promise<{ secs: number; counts: Record<string, number> }> {
+  const { indexPendingBatch } = await import('../src/db/search-index-sql.js');
+  const t0 = performance.now();
+  const db = new Database(join(dataDir, 'mailagent.db'));
+  db.pragma('journal_mode = delete');
+  db.pragma('synchronous = off');
+  db.pragma('cache_size = -262144');
+  const tables = ['received_messages', 'sent_messages', 'threads', 'events'] as const;
+  // Each table's id prefix (through its "_": rcv_, msg_, thrd_, evt_): copies are prefix + '0' + k.
+  const prefixOf = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select substr(id, 1, instr(id, '_')) p from ${t} limit 1`).get() as { p: string }).p]));
+  // The copies are plain: unlabelled, open, not trashed, unread; the rare event types are not
+  // copied. So those filters match as many rows at 1,000,000 as at 1,000 (a few threads labelled
+  // among a million), where a list that filters while it walks the page order reads every row.
+  const plain: Record<string, string> = {
+    'threads.labels': `'[]'`, 'threads.status': `'open'`, 'threads.trashed_at': 'null', 'received_messages.read_at': 'null',
+  };
+  const sqlOf = (table: string) => {
+    const cols = (db.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+    const expr = cols.map((c) => plain[`${table}.${c}`] ?? (c === 'id' || c === 'thread_id' ? `substr("${c}", 1, instr("${c}", '_')) || '0' || printf('%04d', @k) || substr("${c}", instr("${c}", '_') + 1)`
+      : c.endsWith('_at') ? `printf('%04d', 1000 + @k) || substr("${c}", 5)` : `"${c}"`));
+    const prefix = prefixOf[table];
+    return db.prepare(`insert into ${table} (${cols.map((c) => `"${c}"`).join(', ')}) select ${expr.join(', ')} from ${table} where id >= '${prefix}01'${table === 'events' ? ` and type not in (${RARE_EVENTS.map((t) => `'${t}'`).join(', ')})` : ''}`);
+  };
+  // Only the originals are copied (ids from prefix + '01'; every copy sorts before them): a copy
+  // copied again would double the table at every step.
+  const originals = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) n from ${t} where id >= '${prefixOf[t]}01'`).get() as { n: number }).n]));
+  for (const t of tables) if (!originals[t]) throw new Error(`bulk copy: no ${t} rows with ids from ${prefixOf[t]}01`);
+  const stmts = tables.map(sqlOf);
+  const copies = Number(process.env.LIST_COPIES ?? 999);
+  for (let k = 1; k <= copies; k += 50) {
+    db.transaction(() => { for (let j = k; j <= Math.min(copies, k + 49); j++) for (const s of stmts) s.run({ k: j }); })();
+  }
+  const direct = { get: (s: string, p: readonly unknown[]) => db.prepare(s).get(...p), run: (s: string, p: readonly unknown[]) => db.prepare(s).run(...p).changes };
+  while (db.transaction(() => indexPendingBatch(direct, 50_000))() > 0);
+  db.pragma('journal_mode = wal');
+  const counts = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n]));
+  const rare = `type in (${RARE_EVENTS.map((t) => `'${t}'`).join(', ')})`;
+  for (const t of tables) {
+    const copied = originals[t] - (t === 'events' ? (db.prepare(`select count(*) n from events where id >= '${prefixOf[t]}01' and ${rare}`).get() as { n: number }).n : 0);
+    const made = (db.prepare(`select count(*) n from ${t} where id < '${prefixOf[t]}01'`).get() as { n: number }).n;
+    if (made !== copied * copies) throw new Error(`bulk copy: ${t} has ${made} copies, not ${copied} × ${copies}`);
+  }
+  db.close();
+  return { secs: (performance.now() - t0) / 1000, counts };
+}
+
+function printListTable(results: Map<string, Map<string, { p50: number; rows: number; status: number; n: number }>>) {
+  const cols = builds.flatMap((b) => [`${b.name} 1k`, `${b.name} 1M`]);
+  say(`\n| list | ${cols.join(' | ')} | ${builds.map((b) => `${b.name} 1M/1k`).join(' | ')} |\n|---|${cols.map(() => '---|').join('')}${builds.map(() => '---|').join('')}`);
+  for (const path of LIST_ENDPOINTS) {
+    const cell = (k: string) => { const r = results.get(k)?.get(path); return r ? `${r.p50.toFixed(2)} ms (${r.status === 200 ? `${r.rows} rows` : `HTTP ${r.status}`}${r.n < LIST_N ? `, ${r.n} timed` : ''})` : '—'; };
+    const ratio = (b: string) => { const s = results.get(`${b} 1k`)?.get(path); const l = results.get(`${b} 1M`)?.get(path); return s && l ? `${(l.p50 / s.p50).toFixed(2)}×` : '—'; };
+    say(`| \`${path.replace('/v1', '')}\` | ${cols.map(cell).join(' | ')} | ${builds.map((b) => ratio(b.name)).join(' | ')} |`);
+  }
 }
 
 async function benchList() {
-  say(`\n## GET /v1/messages/received?limit=20, p50 of 300 sequential requests (load ${load()})`);
+  say(`\n## Lists at 1,000 vs 1,000,000 stored messages: p50 of ${LIST_N} sequential GETs each, fewer past ${LIST_SECS} s (load ${load()})`);
+  // The seed is made by the oldest build given (the newer one migrates a copy forward; an older
+  // build refuses a database a newer one migrated).
+  const seeder = builds[builds.length - 1];
   const home = mkdtempSync(join(tmpdir(), 'mailagent-list-'));
   const dataDir = join(home, 'data');
-  try {
-    let d = await serve(ROOT, dataDir);
-    scaleWorkspace(dataDir);
-    const sent = performance.now();
-    smtpSource(d.smtpPort, 1000, true, sent);
-    await untilStored(dataDir, 1000, sent);
-    const small = await listP50(d.url, d.liveKey);
-    const key = d.liveKey;
-    await d.stop();
-    // Seed: copy the 1,000 ingested rows 999 times with new ids that sort before them (older).
+  const results = new Map<string, Map<string, { p50: number; rows: number; status: number; n: number }>>();
+  const measure = async (b: { name: string; root: string }, dir: string, size: string, keys: { live: string; test: string }, agent: string) => {
     const t0 = performance.now();
-    const db = new Database(join(dataDir, 'mailagent.db'));
-    const cols = (db.prepare('pragma table_info(received_messages)').all() as { name: string }[]).map((c) => `"${c.name}"`);
-    const rest = cols.filter((c) => c !== '"id"').join(', ');
-    db.exec('begin');
-    for (let k = 1; k < 1000; k++) {
-      db.prepare(`insert into received_messages ("id", ${rest}) select 'rcv_0' || printf('%04d', ?) || substr(id, 5), ${rest} from received_messages where id >= 'rcv_01'`).run(k);
+    const d = await serve(b.root, dir);
+    const startSecs = (performance.now() - t0) / 1000;
+    try {
+      results.set(`${b.name} ${size}`, await listP50s(d.url, keys.live, agent));
+      say(`- ${b.name} at ${size}: started in ${startSecs.toFixed(1)} s (migrations included); load ${load()}`);
+    } finally {
+      await d.stop();
     }
-    db.exec('commit');
-    const total = (db.prepare('select count(*) n from received_messages').get() as { n: number }).n;
-    db.close();
-    const seedSecs = (performance.now() - t0) / 1000;
-    d = await serve(ROOT, dataDir);
-    d.liveKey = key;
-    const big = await listP50(d.url, key);
+  };
+  try {
+    if (process.env.LIST_SEEDED) {
+      // A data dir seeded by an earlier run (LIST_KEEP=1), on the oldest build's schema: the
+      // 1,000,000 rows only, each build in turn, with a key made for this run.
+      const seeded = join(process.env.LIST_SEEDED, 'data');
+      const made = spawnSync(process.execPath, [join(seeder.root, 'bin', 'mailagent'), 'admin', 'keys', 'create', '--mode', 'live', '--scopes', 'read', '--data-dir', seeded], { encoding: 'utf8' });
+      const live = /mk_live_[0-9a-f]+/.exec(made.stdout + made.stderr)?.[0];
+      if (!live) throw new Error(`admin keys create: ${made.stdout}${made.stderr}`);
+      for (const b of [...builds].reverse()) await measure(b, seeded, '1M', { live, test: '' }, listAgent(seeded));
+      printListTable(results);
+      return;
+    }
+    const d = await serve(seeder.root, dataDir);
+    const keys = { live: d.liveKey, test: d.testKey };
+    await seedLists(d);
     await d.stop();
-    say(`| stored | p50 |\n|---|---|\n| 1,000 (real SMTP ingest) | ${small.toFixed(2)} ms |\n| ${total.toLocaleString('en')} (SQL copy of those rows, ${seedSecs.toFixed(0)} s) | ${big.toFixed(2)} ms (${(big / small).toFixed(2)}×) |`);
+    const agent = listAgent(dataDir);
+    // 1,000: each build on its own copy (the seeder's copy is kept on its schema for the bulk copy).
+    for (const b of builds) {
+      const dir = join(home, `small-${b.name}`);
+      spawnSync('cp', ['-a', dataDir, dir]);
+      await measure(b, dir, '1k', keys, agent);
+    }
+    const seed = await bulkCopy(dataDir);
+    say(`- bulk copy: ${seed.secs.toFixed(0)} s; rows: ${Object.entries(seed.counts).map(([t, n]) => `${t} ${n.toLocaleString('en')}`).join(', ')}`);
+    // 1,000,000: the oldest build first (a newer one then migrates the same file forward).
+    for (const b of [...builds].reverse()) await measure(b, dataDir, '1M', keys, agent);
+    printListTable(results);
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    if (process.env.LIST_KEEP !== '1') rmSync(home, { recursive: true, force: true });
+    else say(`(kept: ${home})`);
   }
 }
 

@@ -3,6 +3,7 @@
 // inside a COMMIT on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { threadHeap } from '../shared/thread-heap.js';
 import { indexPendingBatch, type SearchIndexStatements } from './search-index-sql.js';
 
 const port = parentPort;
@@ -11,6 +12,9 @@ const { file } = workerData as { file: string };
 const db = new BetterSqlite3(file);
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
+// Its search-index batches read the queued messages and write the index's pages once: 2 MB of page
+// cache (as the queue writer's) instead of better-sqlite3's 16 MB, which a long ingest filled.
+db.pragma('cache_size = -2048');
 // It must not checkpoint on its own schedule (the main thread asks for checkpoints).
 db.pragma('wal_autocheckpoint = 0');
 port.postMessage({ ready: true });
@@ -22,7 +26,11 @@ const statements: SearchIndexStatements = {
 };
 const indexBatch = db.transaction((limit: number) => indexPendingBatch(statements, limit));
 
-port.on('message', (msg: 'checkpoint' | 'close' | { index: number }) => {
+port.on('message', (msg: 'checkpoint' | 'close' | 'heap' | { index: number }) => {
+  if (msg === 'heap') {
+    port.postMessage({ heap: threadHeap() });
+    return;
+  }
   if (msg === 'close') {
     db.close();
     port.close();

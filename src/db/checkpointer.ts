@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../shared/worker-entry.js';
+import { HELPER_THREAD_YOUNG_MB, ThreadHeapRequests, type ThreadHeap } from '../shared/thread-heap.js';
 
 /** How often the main thread looks whether anything was written since the last checkpoint. */
 const CHECK_EVERY_MS = 100;
@@ -11,7 +12,7 @@ const CHECK_EVERY_MS = 100;
 const CHECK_ANYWAY_MS = 1_000;
 
 type Reply = { ready: true } | { ok: true; log: number; checkpointed: number } | { ok: false; error: string }
-  | { indexed: number } | { indexError: string };
+  | { indexed: number } | { indexError: string } | { heap: ThreadHeap };
 
 /**
  * SQLite WAL checkpoints on a worker thread (the daemon's, db/open.ts checkpointOffThread). With
@@ -41,7 +42,10 @@ export class Checkpointer {
 
   constructor(file: string, private readonly writes: () => number, private readonly onDead: (err: Error) => void) {
     const entry = workerEntry(import.meta.url, 'checkpointer-thread');
-    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file }, stdout: false, stderr: false });
+    this.worker = new Worker(entry.script, {
+      eval: entry.eval, workerData: { file }, stdout: false, stderr: false,
+      resourceLimits: { maxYoungGenerationSizeMb: HELPER_THREAD_YOUNG_MB },
+    });
     this.worker.unref();
     this.started = new Promise((resolve, reject) => {
       this.worker.once('message', () => resolve());
@@ -49,6 +53,10 @@ export class Checkpointer {
     });
     this.worker.on('message', (m: Reply) => {
       if ('ready' in m) return;
+      if ('heap' in m) {
+        this.heapRequests.answer(m.heap);
+        return;
+      }
       if ('indexed' in m || 'indexError' in m) {
         const job = this.indexing.shift();
         if ('indexed' in m) job?.resolve(m.indexed);
@@ -75,6 +83,13 @@ export class Checkpointer {
 
   ready(): Promise<void> {
     return this.started;
+  }
+
+  private readonly heapRequests = new ThreadHeapRequests(() => this.worker.postMessage('heap'));
+
+  /** The thread's V8 heap (/metrics mailagent_thread_heap_bytes), or null if it does not answer within waitMs. */
+  heap(waitMs = 1000): Promise<ThreadHeap | null> {
+    return this.dead ? Promise.resolve(null) : this.heapRequests.request(waitMs);
   }
 
   /**

@@ -6,6 +6,7 @@ import {
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createPrivateFile, makePrivateDir, tightenFile } from '../shared/private-fs.js';
+import type { ThreadHeap } from '../shared/thread-heap.js';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
@@ -653,11 +654,12 @@ const sqliteHandles = new WeakMap<object, { sqlite: BetterSqlite3.Database; file
  * connection stops checkpointing inside its COMMITs (wal_autocheckpoint=0) and a worker thread's
  * connection checkpoints whenever something was written; if that thread dies, automatic
  * checkpoints come back on the main connection. Stopped (and automatic checkpoints restored) by
- * opened.close(). A no-op on PostgreSQL and in-memory databases.
+ * opened.close(). A no-op on PostgreSQL and in-memory databases. Returns a reader of the thread's
+ * V8 heap (/metrics), or null when no thread was started.
  */
-export function checkpointOffThread(opened: OpenedDb): void {
+export function checkpointOffThread(opened: OpenedDb): (() => Promise<ThreadHeap | null>) | null {
   const h = sqliteHandles.get(opened.db);
-  if (!h || h.file === ':memory:') return;
+  if (!h || h.file === ':memory:') return null;
   const restore = () => {
     if (h.sqlite.open) h.sqlite.pragma('wal_autocheckpoint = 1000');
   };
@@ -678,6 +680,7 @@ export function checkpointOffThread(opened: OpenedDb): void {
     restore();
     await close();
   };
+  return () => cp.heap();
 }
 
 const searchThreads = new WeakMap<object, (limit: number) => Promise<number> | null>();

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ThreadHeap } from '../shared/thread-heap.js';
+import { HELPER_THREAD_YOUNG_MB, ThreadHeapRequests, type ThreadHeap } from '../shared/thread-heap.js';
 import { workerEntry } from '../shared/worker-entry.js';
 import type { WriteGate } from './open.js';
 
@@ -85,7 +85,10 @@ export class QueueWriter {
 
   constructor(file: string) {
     const entry = workerEntry(import.meta.url, 'queue-writer-thread');
-    this.worker = new Worker(entry.script, { eval: entry.eval, workerData: { file, lock: this.lock.buffer }, stdout: false, stderr: false });
+    this.worker = new Worker(entry.script, {
+      eval: entry.eval, workerData: { file, lock: this.lock.buffer }, stdout: false, stderr: false,
+      resourceLimits: { maxYoungGenerationSizeMb: HELPER_THREAD_YOUNG_MB },
+    });
     this.worker.unref();
     const booted = (w: Worker, what: string) => new Promise<void>((resolve, reject) => {
       w.once('message', () => resolve());
@@ -96,7 +99,7 @@ export class QueueWriter {
     this.worker.on('message', (m: QueueWriterReply | 'ready') => {
       if (m === 'ready') return;
       if ('heap' in m) {
-        for (const w of this.heapWaiters.splice(0)) w(m.heap);
+        this.heapRequests.answer(m.heap);
         return;
       }
       for (const s of m.seqs) {
@@ -116,19 +119,11 @@ export class QueueWriter {
     this.worker.on('exit', (code) => fail(new Error(`queue writer exited with code ${code}`)));
   }
 
-  private heapWaiters: ((h: ThreadHeap | null) => void)[] = [];
+  private readonly heapRequests = new ThreadHeapRequests(() => this.worker.postMessage('heap'));
 
   /** The thread's V8 heap (its own isolate; /metrics), or null if it does not answer within waitMs. */
   heap(waitMs = 1000): Promise<ThreadHeap | null> {
-    if (this.dead) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(null), waitMs);
-      this.heapWaiters.push((h) => {
-        clearTimeout(timer);
-        resolve(h);
-      });
-      this.worker.postMessage('heap');
-    });
+    return this.dead ? Promise.resolve(null) : this.heapRequests.request(waitMs);
   }
 
   /** Resolves once the thread has opened the database (a broken install fails the boot). */

@@ -107,7 +107,7 @@ export class Daemon {
     try {
       const upgrade = await migrateWithBackup(opened, config);
       // WAL checkpoints on a worker thread, not inside the main thread's COMMITs (db/checkpointer.ts).
-      checkpointOffThread(opened);
+      const checkpointerHeap = checkpointOffThread(opened);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
       configureEventStream(ctx, {
         maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,
@@ -132,6 +132,7 @@ export class Daemon {
       ctx.work = pipeline.work;
       const pool = pipeline;
       ops.metrics.addThreads(async () => (await pool.heap()).map((heap, i) => ({ thread: `pipeline-${i}`, heap })));
+      if (checkpointerHeap) ops.metrics.addThreads(async () => [{ thread: 'checkpointer', heap: await checkpointerHeap() }]);
       return new Daemon(config, ctx, app, opened, bootstrapped, pipeline, ops, upgrade.backup, lock, opts.bootstrapOnStart ?? false);
     } catch (err) {
       await pipeline?.close();

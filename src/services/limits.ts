@@ -9,6 +9,7 @@ import type { AppContext, AuthContext } from './context.js';
 import { isSharedStore } from '../db/open.js';
 import { takeRateSlot } from '../db/repos/rate-slots.js';
 import { randomUUID } from 'node:crypto';
+import { WindowLogs } from './window-logs.js';
 
 // ---------------------------------------------------------------- burst (spec: Limits → Burst)
 
@@ -28,7 +29,9 @@ export interface RateLimitState {
  * per request. Daemons sharing a store (PostgreSQL) keep it in the database (rate_slots), so the
  * limit holds across all of them, not 100 per daemon. Test keys are never refused.
  */
-const burstLogs = new WeakMap<AppContext, Map<string, number[]>>();
+const burstLogs = new WeakMap<AppContext, WindowLogs>();
+/** Keys whose send times are kept (docs/security.md → In-memory caches). */
+export const BURST_KEYS_MAX = 10_000;
 
 export async function takeBurstSlot(ctx: AppContext, auth: AuthContext): Promise<RateLimitState> {
   const now = ctx.clock.now();
@@ -44,9 +47,8 @@ export async function takeBurstSlot(ctx: AppContext, auth: AuthContext): Promise
     oldest = r.oldest ? Date.parse(r.oldest) : now;
   } else {
     let logs = burstLogs.get(ctx);
-    if (!logs) burstLogs.set(ctx, (logs = new Map()));
-    const log = (logs.get(auth.keyId) ?? []).filter((t) => t > now - BURST_WINDOW_MS);
-    logs.set(auth.keyId, log);
+    if (!logs) burstLogs.set(ctx, (logs = new WindowLogs(BURST_WINDOW_MS, BURST_KEYS_MAX)));
+    const log = logs.take(auth.keyId, now);
     if (log.length >= BURST_LIMIT) throw burstRefusal(now, log[0]);
     log.push(now);
     used = log.length;

@@ -6,6 +6,7 @@ import { Errors } from '../shared/errors.js';
 import { isoAt, MINUTE } from '../shared/clock.js';
 import { inTransaction, type AppContext } from './context.js';
 import { addSuppression, normalizeAddress } from './suppression.js';
+import { WindowLogs } from './window-logs.js';
 
 /**
  * One-click unsubscribe (RFC 8058, RFC 2369). Every live send carries a link to a public,
@@ -139,18 +140,17 @@ const BUCKETS = {
   'sign-in': { limit: SIGN_IN_RATE_LIMIT, what: 'the web inbox sign-in' },
 } as const;
 export type PublicBucket = keyof typeof BUCKETS;
-const hits = new WeakMap<AppContext, Map<string, number[]>>();
+const hits = new WeakMap<AppContext, WindowLogs>();
+/** Client addresses (per bucket) whose request times are kept (docs/security.md → In-memory caches). */
+export const PUBLIC_RATE_ADDRESSES_MAX = 10_000;
 
 /** Spec: public routes need no key and are rate-limited per client address. */
 export function takePublicSlot(ctx: AppContext, clientAddress: string, bucket: PublicBucket = 'public'): void {
   const { limit, what } = BUCKETS[bucket];
   const now = ctx.clock.now();
   let m = hits.get(ctx);
-  if (!m) hits.set(ctx, (m = new Map()));
-  if (m.size > 10_000) for (const [k, v] of m) if (!v.length || v[v.length - 1] <= now - PUBLIC_RATE_WINDOW_MS) m.delete(k);
-  const key = `${bucket} ${clientAddress}`;
-  const log = (m.get(key) ?? []).filter((t) => t > now - PUBLIC_RATE_WINDOW_MS);
-  m.set(key, log);
+  if (!m) hits.set(ctx, (m = new WindowLogs(PUBLIC_RATE_WINDOW_MS, PUBLIC_RATE_ADDRESSES_MAX)));
+  const log = m.take(`${bucket} ${clientAddress}`, now);
   if (log.length >= limit) {
     const wait = log[0] + PUBLIC_RATE_WINDOW_MS - now;
     throw Errors.limit('rate_limit_exceeded', `Too many requests from ${clientAddress}; at most ${limit} a minute reach ${what}.`,

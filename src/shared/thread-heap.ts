@@ -15,6 +15,41 @@ export interface ThreadHeap {
   limit: number;
 }
 
+/**
+ * V8 limits of the daemon's helper threads that run little JavaScript (the inbound queue's writer,
+ * the WAL checkpointer): a young generation of 3 MB (new space 2 MB). Without it each one's new
+ * space grows to --max-semi-space-size's (src/server/memory.ts: 8 MB) or V8's default (32 MB), and
+ * V8 keeps it. Big objects (a message's raw bytes) are outside the young generation; the old
+ * generation is left at V8's default (a cap there aborts the process, not the thread: Node issue
+ * 47224). Figures: bench/README.md, "round 2 session 10".
+ */
+export const HELPER_THREAD_YOUNG_MB = 3;
+
+/**
+ * A helper thread's heap, asked over its port: the thread answers the message 'heap' with
+ * `{ heap: threadHeap() }`, which the owner hands to answer(). null when it does not answer in time.
+ */
+export class ThreadHeapRequests {
+  private waiters: ((h: ThreadHeap | null) => void)[] = [];
+
+  constructor(private readonly ask: () => void) {}
+
+  request(waitMs = 1000): Promise<ThreadHeap | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), waitMs);
+      this.waiters.push((h) => {
+        clearTimeout(timer);
+        resolve(h);
+      });
+      this.ask();
+    });
+  }
+
+  answer(heap: ThreadHeap): void {
+    for (const w of this.waiters.splice(0)) w(heap);
+  }
+}
+
 export function threadHeap(): ThreadHeap {
   const h = getHeapStatistics();
   const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;

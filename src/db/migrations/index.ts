@@ -20,6 +20,7 @@ import * as m0026 from './0026_table_versions.js';
 import * as m0027 from './0027_search_index_queue.js';
 import * as m0028 from './0028_hot_path_indexes.js';
 import * as m0029 from './0029_thread_index_prefixes.js';
+import * as m0030 from './0030_list_indexes.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0027_search_index_queue': m0027,
   '0028_hot_path_indexes': m0028,
   '0029_thread_index_prefixes': m0029,
+  '0030_list_indexes': m0030,
 };

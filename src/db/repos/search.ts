@@ -134,7 +134,8 @@ function conditions(dialect: DialectName, s: MessageSearch, kind: keyof typeof K
     out.push(s.hasAttachment ? exists : sql<SqlBool>`NOT ${exists}`);
   }
   if (kind === 'received') {
-    if (s.quarantined !== undefined) out.push(sql<SqlBool>`${c('quarantined')} = ${s.quarantined ? 1 : 0}`);
+    // Literals, not bound values: the partial indexes of `is:quarantined` and `is:read` (migration 0030) apply only so.
+    if (s.quarantined !== undefined) out.push(sql<SqlBool>`${c('quarantined')} = ${sql.lit(s.quarantined ? 1 : 0)}`);
     if (s.read !== undefined) out.push(s.read ? sql<SqlBool>`${c('read_at')} IS NOT NULL` : sql<SqlBool>`${c('read_at')} IS NULL`);
     if (s.intents.length) out.push(sql<SqlBool>`${intentOf(dialect, `${k.table}.classification`)} IN (${sql.join(s.intents)})`);
   } else if (s.quarantined === true || s.read === false || s.intents.length) {

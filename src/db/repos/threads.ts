@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import { deleteMessages, tombstoneThread } from './retention.js';
 import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
 import type { Db, Decoded, MessageRefsTable, ThreadsTable } from '../schema.js';
@@ -88,8 +89,11 @@ export async function agentHasLiveThreads(db: Db, agentId: string): Promise<bool
 export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
   let q = db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
+  // The partial indexes of migration 0030 hold filed, labelled and trashed threads only: the
+  // redundant literal conditions let SQLite see that they apply (a bound value does not).
   if (f.status) q = q.where('status', '=', f.status);
-  if (f.label) q = q.where(jsonArrayHas(db, 'labels', f.label));
+  if (f.status && f.status !== 'open') q = q.where(sql<SqlBool>`status <> 'open'`);
+  if (f.label) q = q.where(sql<SqlBool>`labels <> '[]'`).where(jsonArrayHas(db, 'labels', f.label));
   if (f.search) for (const cond of threadConditions(db, workspaceId, f.search)) q = q.where(cond);
   q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
   // Most recent activity first (a reply moves its thread to the top), id breaking ties; the

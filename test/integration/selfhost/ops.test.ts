@@ -6,6 +6,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { loadConfig, type ConfigInput } from '../../../src/server/config.js';
 import { Daemon } from '../../../src/server/daemon.js';
 import { DEFAULT_WORKER_YOUNG_MB } from '../../../src/server/pipeline/index.js';
+import { HELPER_THREAD_YOUNG_MB } from '../../../src/shared/thread-heap.js';
 import { SmtpPipe } from '../inbound/smtp-client.js';
 import { rawMessage } from './helpers.js';
 
@@ -97,14 +98,14 @@ describe('Prometheus /metrics', () => {
     expect(json.headers.get('content-type')).toMatch(/json/);
   });
 
-  it('mailagent_thread_heap_bytes: the V8 heap of each thread (main, pool workers, inbound queue writer); the workers\' young generation under its cap', async () => {
+  it('mailagent_thread_heap_bytes: the V8 heap of each thread (main, pool workers, inbound queue writer, WAL checkpointer); the young generations under their caps', async () => {
     const d = await start({ pipelineWorkers: 2 });
     // A worker still starting has no heap to report yet (it is left out of the scrape).
     await daemon!.pipeline.ready();
     const fams = parsePrometheusTextFormat((await scrape(d.url)).text) as Family[];
     const heap = family(fams, 'mailagent_thread_heap_bytes')!;
     expect(heap.type).toBe('GAUGE');
-    for (const thread of ['main', 'pipeline-0', 'pipeline-1', 'queue-writer']) {
+    for (const thread of ['main', 'pipeline-0', 'pipeline-1', 'queue-writer', 'checkpointer']) {
       const used = valueOf(heap, { thread, kind: 'used' });
       expect(used, thread).toBeGreaterThan(1024 * 1024);
       expect(valueOf(heap, { thread, kind: 'total' }), thread).toBeGreaterThanOrEqual(used);
@@ -112,6 +113,7 @@ describe('Prometheus /metrics', () => {
     }
     // V8's new space is 2/3 of the young generation cap (src/server/pipeline/index.ts).
     for (const thread of ['pipeline-0', 'pipeline-1']) expect(valueOf(heap, { thread, kind: 'young' })).toBeLessThanOrEqual(DEFAULT_WORKER_YOUNG_MB * 2 / 3 * 1024 * 1024);
+    for (const thread of ['queue-writer', 'checkpointer']) expect(valueOf(heap, { thread, kind: 'young' })).toBeLessThanOrEqual(HELPER_THREAD_YOUNG_MB * 2 / 3 * 1024 * 1024);
   });
 
   it('counts webhook deliveries by outcome with their latency', async () => {

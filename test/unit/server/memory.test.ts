@@ -36,13 +36,13 @@ for (let r = 0; r < 3e6; r++) {
 console.log(JSON.stringify({ maxMb: Math.round(max / 1048576), live: live.length }));`;
 
 describe('the daemon process heap settings (server/memory.ts)', () => {
-  it('sets both flags when the operator gave neither', () => {
-    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));'))).toEqual(['--heap-growing-percent=30', '--max-semi-space-size=4']);
+  it('sets the growing percent and clears the semi-space flag for the threads to come', () => {
+    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));'))).toEqual(['--heap-growing-percent=30', '--max-semi-space-size=0']);
   });
 
-  it('leaves a flag given on the node command line or in NODE_OPTIONS alone', () => {
-    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));', ['--heap-growing-percent=100']))).toEqual(['--max-semi-space-size=4']);
-    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));', [], { NODE_OPTIONS: '--max-semi-space-size=8' }))).toEqual(['--heap-growing-percent=30']);
+  it('leaves a growing percent given on the node command line or in NODE_OPTIONS alone', () => {
+    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));', ['--heap-growing-percent=100']))).toEqual(['--max-semi-space-size=0']);
+    expect(JSON.parse(child('console.log(JSON.stringify(applyDaemonHeapSettings()));', [], { NODE_OPTIONS: '--max-semi-space-size=8' }))).toEqual(['--heap-growing-percent=30', '--max-semi-space-size=0']);
   });
 
   it('keeps the old generation near its live size where V8 alone lets it grow to several times that', () => {
@@ -51,17 +51,33 @@ describe('the daemon process heap settings (server/memory.ts)', () => {
     expect(withSettings.maxMb).toBeLessThan(without.maxMb * 0.75);
   });
 
-  it('bounds the new space of threads started afterwards (the main thread keeps what node started with)', () => {
+  it('each thread started afterwards has its own young generation limit, even under NODE_OPTIONS=--max-semi-space-size (the main thread keeps that)', () => {
+    // V8 lets the flag override a Worker's resourceLimits: with the unit's setting every thread had
+    // 8 MB of new space, the helper threads' 3 MB limit (2 MB of new space) included.
     const script = `
 const { Worker } = await import('node:worker_threads');
+const v8 = await import('node:v8');
 applyDaemonHeapSettings();
 const code = "import v8 from 'node:v8'; import { parentPort } from 'node:worker_threads'; let k = []; for (let i = 0; i < 2e6; i++) { k.push({ i, s: 'x' + i }); if (k.length > 20000) k = []; }" +
   "parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);";
-const w = new Worker(code, { eval: true });
-const young = await new Promise((r) => w.once('message', r));
-await w.terminate();
-console.log(young);`;
-    // Semi-spaces of 4 MB: a new space of at most 8 MB (V8's default grows it to 32 MB).
-    expect(Number(child(script))).toBeLessThanOrEqual(8 * 1048576);
+const young = async (mb) => {
+  const w = new Worker(code, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: mb } });
+  const n = await new Promise((r) => w.once('message', r));
+  await w.terminate();
+  return n;
+};
+let k = []; for (let i = 0; i < 2e6; i++) { k.push({ i, s: 'x' + i }); if (k.length > 20000) k = []; }
+const main = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+console.log(JSON.stringify({ main, helper: await young(3), pool: await young(12), big: await young(48) }));`;
+    const MB = 1048576;
+    for (const env of [{}, { NODE_OPTIONS: '--max-semi-space-size=4' }]) {
+      const r = JSON.parse(child(script, [], env)) as { main: number; helper: number; pool: number; big: number };
+      expect(r.helper, JSON.stringify(env)).toBeLessThanOrEqual(2 * MB);
+      expect(r.pool, JSON.stringify(env)).toBeLessThanOrEqual(8 * MB);
+      expect(r.big, JSON.stringify(env)).toBeGreaterThan(8 * MB); // the thread's own, larger limit holds too
+      // The main thread: V8's default (grows to 32 MB) or the operator's 4 MB semi-spaces.
+      if (env.NODE_OPTIONS) expect(r.main).toBeLessThanOrEqual(8 * MB);
+      else expect(r.main).toBeGreaterThan(8 * MB);
+    }
   });
 });
