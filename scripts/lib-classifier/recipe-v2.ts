@@ -124,6 +124,12 @@ export interface Recipe {
    * changes no fold model)
    */
   combiner?: { use: readonly string[]; l2: number };
+  /**
+   * (2.10) the goal rules (injection.ts GOAL_RULES): instructions about the
+   * output the reader produces, written from a goal taxonomy; a run-time
+   * option stored with the weights (it changes no fold model)
+   */
+  goalRules?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -181,7 +187,9 @@ export const RECIPE_29C: Recipe = { ...RECIPE_27, name: '2.9c', negWindowsPerMes
 export const COMBINER_WINDOW_PARTS = { use: ['score', 'vis_max', 'vis_second', 'windows', 'vis_high'], l2: 1 } as const;
 export const RECIPE_27W: Recipe = { ...RECIPE_27, name: '2.7w', combiner: COMBINER_WINDOW_PARTS };
 export const RECIPE_29CW: Recipe = { ...RECIPE_29C, name: '2.9cw', combiner: COMBINER_WINDOW_PARTS };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW };
+// 2.10: 2.7's models, with the goal rules (a run-time option: the fold models are 2.7's)
+export const RECIPE_210: Recipe = { ...RECIPE_27, name: '2.10', goalRules: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210 };
 export const SHIPPED_RECIPE = RECIPE_27;
 
 function norm(s: string): string {
@@ -472,5 +480,5 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
   const probe = m.probe;
   return {
-    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true };
+    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true, goalRules: m.recipe.goalRules === true };
 }
