@@ -124,6 +124,17 @@ export interface Recipe {
    * changes no fold model)
    */
   combiner?: { use: readonly string[]; l2: number };
+  /**
+   * (2.10) the goal rules (injection.ts GOAL_RULES): instructions about the
+   * output the reader produces, written from a goal taxonomy; a run-time
+   * option stored with the weights (it changes no fold model)
+   */
+  goalRules?: boolean;
+  /**
+   * (2.10) training windows read the HTML part's sentences that the plain part does not say, as
+   * classifyInbound does since session 9 (default off: the shipped models were trained without)
+   */
+  trainReadsUnseenHtml?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -181,8 +192,10 @@ export const RECIPE_29C: Recipe = { ...RECIPE_27, name: '2.9c', negWindowsPerMes
 export const COMBINER_WINDOW_PARTS = { use: ['score', 'vis_max', 'vis_second', 'windows', 'vis_high'], l2: 1 } as const;
 export const RECIPE_27W: Recipe = { ...RECIPE_27, name: '2.7w', combiner: COMBINER_WINDOW_PARTS };
 export const RECIPE_29CW: Recipe = { ...RECIPE_29C, name: '2.9cw', combiner: COMBINER_WINDOW_PARTS };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW };
-export const SHIPPED_RECIPE = RECIPE_27;
+// 2.10: 2.7's models, with the goal rules (a run-time option: the fold models are 2.7's)
+export const RECIPE_210: Recipe = { ...RECIPE_27, name: '2.10', goalRules: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210 };
+export const SHIPPED_RECIPE = RECIPE_210;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -220,7 +233,11 @@ const PROMPT_SOURCES = new Set(['awesome-chatgpt-prompts', 'deepset-benign']);
 
 /** The run-time windows of a message, with labels; and its parts as whole texts. */
 export function messageWindows(m: Msg, cap = CAPS.windowsPerMessage, recipe: Recipe = RECIPE_20): { rows: WindowRow[]; docs: (DocItem | null)[] } {
-  const { input } = injectionInputOf(bounded(m.subject, 2000), bounded(m.text), bounded(m.html, 128 * 1024));
+  // (2.10) training reads a message as classifyInbound did until session 9 — the HTML's visible text beside
+  // the plain part only when their lengths differ by over 200 characters — unless the recipe says otherwise: the run-time fix that also reads the HTML's unseen sentences
+  // changed the training windows of 63 HTML ham messages, and with them every model (the 2.7 table and
+  // weights stopped reproducing, and a benign password-reset notice rose from 0.47 to 0.71)
+  const { input } = injectionInputOf(bounded(m.subject, 2000), bounded(m.text), bounded(m.html, 128 * 1024), recipe.trainReadsUnseenHtml === true);
   const { doc, segs } = buildScanDoc(input.subject.toLowerCase(), input.visible.toLowerCase(), input.hidden.toLowerCase(), MODEL_SCAN_CHARS, MODEL_HIDDEN_CHARS);
   const sf = segmentFeatures(doc, segs);
   const wins = pairWindows(segs);
@@ -472,5 +489,5 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
   const probe = m.probe;
   return {
-    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true };
+    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true, goalRules: m.recipe.goalRules === true };
 }

@@ -27,8 +27,9 @@ export const MODEL_SCAN_CHARS = 16 * 1024;
 /** Most hidden text the learned model reads. */
 export const MODEL_HIDDEN_CHARS = 8 * 1024;
 
-// [category, strength, pattern, literals of which one must occur (cheap pre-check)]
-type Rule = readonly [InjectionCategory, number, RegExp, readonly string[]];
+// [category, strength, pattern, literals of which one must occur (cheap pre-check),
+//  and (GOAL_RULES) a second cheap check the pattern cannot match without]
+type Rule = readonly [InjectionCategory, number, RegExp, readonly string[], RegExp?];
 
 // Patterns run on lower-cased text with invisible characters removed.
 const RULES: readonly Rule[] = [
@@ -106,6 +107,50 @@ const RULES: readonly Rule[] = [
   ['encoding_tricks', 0.65, /\b(decode|decrypt|deobfuscate|translate|reverse)\b[^.\n]{0,30}\b(base64|rot-?13|hex|binary|morse|caesar|leetspeak|the following (string|code|text))\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|do|run|obey|perform)\b/, ['decode', 'decrypt', 'deobfuscate', 'translate', 'reverse']],
   ['encoding_tricks', 0.7, /\b(1gn0r3|ign0re|1gnore|ignor3|d1sregard|disreg4rd|pr0mpt|instruct10ns|1nstructions|syst3m|p4ssw0rd)\b/, ['1', '0', '3', '4']],
 ];
+
+// (2.10, `goalRules`: a run-time option stored with the weights) Instructions about the OUTPUT its reader
+// will produce, written from a goal taxonomy of indirect injection (what a text read by an assistant wants
+// the assistant's answer or code to do), not from any attack source's texts: the response rewritten
+// (letters swapped for digits, words misspelled or scrambled, spaces removed, encoded), unrelated content
+// put into the response (links, adverts, hashtags, emojis, a fixed phrase, code), the user steered
+// (convinced, urged, lured, told to download or click), and code asked for whose purpose is malicious
+// (steal cookies or credentials, send data to a remote server, mine coins, spread over the network,
+// exploit vulnerabilities, sabotage infrastructure, send spam). A person asks a colleague to put things
+// into "the report"; asking someone to misspell their reply, or to add an advert to every answer, or to
+// write code that exfiltrates cookies, is not mail between people. Narrow on purpose: every pattern
+// names the reader's response ("your reply / answer / output", "each response") or a malicious goal.
+// "your reply" and "your summary" are ordinary between people ("in your summary for the board, include the
+// link"); "your response / answer / output", "every reply" are what an assistant produces
+const RESPONSE = String.raw`(?:(?:your|any)\s+(?:\w+\s+)?(?:responses?|answers?|outputs?|completions?|generated (?:text|code))|(?:each|every|all(?: of)?(?: your)?)\s+(?:\w+\s+)?(?:responses?|answers?|replies|reply|outputs?|completions?))\b`;
+/** An instruction's opening: the start of a sentence, or after please / also / then / "you must" … */
+const IMPERATIVE = String.raw`(?:^|[.!?:;\n]\s*|\b(?:please|also|then|now|and|so|you must|you should|you will|make sure to|be sure to|always|kindly)\s+)`;
+// Necessary conditions of the patterns below (each pattern cannot match without one), tested before
+// them: most mail has "add", "will" or "write" and no "response", "answer" or "output".
+const HAS_RESPONSE = /\b(?:response|answer|output|completion|generated|repl)/;
+const HAS_USER = /\b(?:user|reader|recipient)/;
+const HAS_THE_USER = /\bthe\s+(?:user|reader)\b/;
+const HAS_CODE = /\b(?:code|script|snippet|function|program|module|payload|routine|macro|extension|plugin|tool|bot)/;
+const INSERTED = String.raw`(?:links?|urls?|hyperlinks?|websites?|web ?sites?|adverti[sz]\w*|ads?|promotions?|promotional|promo|slogan|hashtags?|emojis?|emoticons?|clickbait|download links?|the (?:following|phrase|sentence|line|text|message|words?|code)|this (?:phrase|sentence|line|text|message|link|url)|a (?:phrase|sentence|line|message|disclaimer|joke|rhyme|poem)|"[^"\n]{2,80}"|'[^'\n]{2,80}'|code snippets?|snippets?|lines? of code|scripts?)\b`;
+const MAL_GOAL = String.raw`(?:steal\w*|exfiltrat\w*|harvest\w*|siphon\w*|(?:send|upload|post|transmit|leak)\w*(?:[^.\n]|\.(?=\S)){0,50}\b(?:to (?:a |an |the |our |my )?(?:remote|external|attacker'?s?|third[- ]party|hidden|secret|c2|command and control)\b|to https?:)|(?:dump|grab|scrape|collect|capture|read|extract|scan)\w*(?:[^.\n]|\.(?=\S)){0,30}\b(?:cookies|saved passwords|stored passwords|browser (?:history|data|passwords)|session tokens|keystrokes|process memory)|keylog\w*|crypto-?(?:currency )?min(?:e|es|ing|er)|min(?:e|es|ing|er)\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:crypto\w*|bitcoins?|monero|coins)|(?:spread|propagat|replicat|self-replicat)\w*(?:[^.\n]|\.(?=\S)){0,30}\b(?:network|machines|computers|hosts|devices|systems)|exploit\w*(?:[^.\n]|\.(?=\S)){0,30}\b(?:vulnerabilit\w*|flaws?|cves?|zero-days?)|(?:disable|sabotage|cripple|shut ?down|overload|attack|damage|disrupt)\w*(?:[^.\n]|\.(?=\S)){0,40}\b(?:power grids?|the grid|critical infrastructure|scada|plcs?|industrial control|water (?:supply|treatment)|traffic (?:lights|control))|(?:send|sends|sending)(?:[^.\n]|\.(?=\S)){0,20}\b(?:spam|unsolicited|bulk|mass) (?:e-?mails?|messages?|mail)|ransomware|backdoor|reverse shell|botnet|rootkit|keylogger|malware)`;
+export const GOAL_RULES: readonly Rule[] = [
+  // the response rewritten in a way no correspondent asks for
+  ['instruction_override', 0.8, new RegExp(String.raw`\b(?:replace|substitute|swap|misspell|scramble|anagram\w*|rearrange|shuffle|reverse|encode|encrypt|obfuscate|jumble|garble)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:in|of|throughout|within|across|for)\s+` + RESPONSE + String.raw`|` + RESPONSE + String.raw`(?:[^.\n]|\.(?=\S)){0,40}\b(?:replace|substitute|swap|misspell|scramble|anagram\w*|rearrange|shuffle|reverse|encode|encrypt|obfuscate|jumble|garble)\b|\b(?:remove|omit|delete|drop|strip|without)\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:all |the |any )?(?:spaces|whitespace|white spaces|vowels|punctuation)\b(?:[^.\n]|\.(?=\S)){0,40}\b` + RESPONSE), ['replace', 'substitute', 'swap', 'misspell', 'scramble', 'anagram', 'rearrange', 'shuffle', 'reverse', 'encode', 'encrypt', 'obfuscate', 'jumble', 'garble', 'spaces', 'whitespace', 'vowels', 'punctuation'], HAS_RESPONSE],
+  ['instruction_override', 0.6, /\b(?:replace|substitute|swap)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:letters?|characters?|vowels?|words?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:with|by|for)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:numbers?|digits?|numerals?|homophones?|emojis?|symbols?)\b|\b(?:misspell|scramble|anagram)\w*\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:words?|letters?)\b/, ['replace', 'substitute', 'swap', 'misspell', 'scramble', 'anagram']],
+  // the response written in a code or a form no correspondent asks for (not JSON, a table or markdown: prompts ask for those)
+  ['instruction_override', 0.8, new RegExp(String.raw`\b(?:write|output|give|format|render|present|put|respond|reply|answer|deliver)\b(?:[^.\n]|\.(?=\S)){0,30}\b` + RESPONSE + String.raw`(?:[^.\n]|\.(?=\S)){0,30}\b(?:in|as|into|using|with)\s+(?:only\s+|pure\s+)?(?:emojis?|emoticons?|base-?64|binary|hexadecimal|hex|morse(?: code)?|leetspeak|leet|pig latin|rot-?13|caesar|a cipher|reverse(?:d)? order|backwards?|reverse|all caps|capital letters|upper-?case|no spaces|without spaces)\b|` + RESPONSE + String.raw`\s+(?:must|should|shall|has to|needs? to|will)\s+be\s+(?:written\s+)?(?:entirely\s+|only\s+)?(?:in|as)\s+(?:emojis?|base-?64|binary|hexadecimal|hex|morse(?: code)?|leetspeak|pig latin|rot-?13|reverse(?:d)? order|backwards|all caps|capital letters|upper-?case)\b`), ['write', 'output', 'give', 'format', 'render', 'present', 'put', 'respond', 'reply', 'answer', 'deliver', 'must', 'should', 'shall', 'has to', 'need', 'will'], HAS_RESPONSE],
+  // unrelated content put into the response
+  ['instruction_override', 0.8, new RegExp(String.raw`\b(?:include|add|insert|append|prepend|embed|incorporate|put|place|attach|mention|paste|slip|sneak|hide)\b(?:[^.\n]|\.(?=\S)){0,80}\b` + INSERTED + String.raw`(?:[^.\n]|\.(?=\S)){0,60}\b(?:in|into|to|at the (?:end|start|beginning|top|bottom) of|within|throughout|before|after)\s+` + RESPONSE + String.raw`|\b(?:in|at the (?:end|start|beginning|top|bottom) of|within|throughout)\s+` + RESPONSE + String.raw`(?:[^.\n]|\.(?=\S)){0,40}\b(?:include|add|insert|append|prepend|embed|incorporate|put|place|mention|paste)\b(?:[^.\n]|\.(?=\S)){0,60}\b` + INSERTED + String.raw`|\b(?:end|start|begin|finish|conclude|sign off)\s+` + RESPONSE + String.raw`\s+with\b(?:[^.\n]|\.(?=\S)){0,40}\b` + INSERTED + String.raw`|` + RESPONSE + String.raw`\s+(?:must|should|shall|has to|have to|needs? to|will)\s+(?:always\s+)?(?:(?:include|contain|end with|start with|begin with|mention|feature)\b(?:[^.\n]|\.(?=\S)){0,40}\b` + INSERTED + String.raw`|(?:promote|advertise|link to)\b)`), ['include', 'add', 'insert', 'append', 'prepend', 'embed', 'incorporate', 'put', 'place', 'attach', 'mention', 'paste', 'slip', 'sneak', 'hide', 'end', 'start', 'begin', 'finish', 'conclude', 'sign off', 'must', 'should', 'shall', 'has to', 'have to', 'need', 'will'], HAS_RESPONSE],
+  // the user steered by the reader's output
+  ['instruction_override', 0.7, new RegExp(IMPERATIVE + String.raw`(?:convince|persuade|manipulate|trick|lure|entice|pressure|coax|deceive|mislead)\b(?:[^.\n]|\.(?=\S)){0,10}\b(?:the |your |all |any )?(?:users?|readers?|recipients?)\b`, 'm'), ['convince', 'persuade', 'manipulate', 'trick', 'lure', 'entice', 'pressure', 'coax', 'deceive', 'mislead'], HAS_USER],
+  ['instruction_override', 0.5, new RegExp(IMPERATIVE + String.raw`(?:tell|ask|remind|inform|advise|warn|urge|encourage|prompt|instruct|recommend(?: to)?|suggest to)\s+the\s+(?:user|reader)\s+(?:to|that|you|they|their)\b`, 'm'), ['tell', 'ask', 'remind', 'inform', 'advise', 'warn', 'urge', 'encourage', 'prompt', 'instruct', 'recommend', 'suggest'], HAS_THE_USER],
+  // code whose purpose is malicious, asked of the reader
+  ['tool_invocation', 0.85, new RegExp(String.raw`\b(?:write|create|add|include|insert|generate|provide|implement|embed|append|build|develop|craft|code|modify|extend|give me|show me)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:code|script|snippet|function|program|module|payload|routine|macro|extension|plugin|tool|bot)s?\b(?:[^.\n]|\.(?=\S)){0,80}` + MAL_GOAL), ['write', 'create', 'add', 'include', 'insert', 'generate', 'provide', 'implement', 'embed', 'append', 'build', 'develop', 'craft', 'code', 'modify', 'extend', 'give me', 'show me'], HAS_CODE],
+  ['tool_invocation', 0.8, /(?:^|[.!?:;\n]\s*|\b(?:please|also|then|now|and|you must|you should|make sure to|go ahead and)\s+)(?:steal|exfiltrate|harvest|siphon)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:cookies|credentials|passwords|session tokens|tokens|keys|data|files|emails|contacts)\b/m, ['steal', 'exfiltrate', 'harvest', 'siphon']],
+  // German, French, Spanish: content put into the reply, the user steered
+  ['instruction_override', 0.8, /(?<![a-zà-öø-ÿ])(?:füge|fügen sie|hänge|hängen sie|schreibe|schreiben sie|setze|setzen sie|baue|bauen sie|erwähne|erwähnen sie)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:link|url|werbung|anzeige|emojis?|hashtags?|satz|slogan)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:in|an|unter|am ende)\s+(?:deine|ihre|jede|jeder|allen?)\s+(?:antwort(?:en)?|ausgabe|zusammenfassung)\b|(?<![a-zà-öø-ÿ])(?:ajoute[zr]?|insère[zr]?|insere[zr]?|mentionne[zr]?)\b(?:[^.\n]|\.(?=\S)){0,60}(?<![a-zà-öø-ÿ])(?:lien|url|publicit|pub|emojis?|hashtags?|phrase|slogan)(?:[^.\n]|\.(?=\S)){0,40}\s(?:dans|à la fin de)\s+(?:ta|votre|chaque)\s+(?:réponse|sortie|résumé)\b|(?<![a-zà-öø-ÿ])(?:añade|agrega|incluye|inserta|menciona)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:enlace|url|publicidad|anuncio|emojis?|hashtags?|frase|eslogan)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:en|al final de)\s+(?:tu|su|cada)\s+(?:respuesta|salida|resumen)\b/, ['füge', 'fügen', 'hänge', 'hängen', 'schreibe', 'schreiben', 'setze', 'setzen', 'baue', 'bauen', 'erwähne', 'erwähnen', 'ajoute', 'insère', 'insere', 'mentionne', 'añade', 'agrega', 'incluye', 'inserta', 'menciona']],
+  ['instruction_override', 0.7, /(?<![a-zà-öø-ÿ])(?:überzeuge|überzeugen sie|überrede|überreden sie|manipuliere)\b(?:[^.\n]|\.(?=\S)){0,10}\b(?:den|die)\s+(?:nutzer|benutzer|user|leser)(?:in|innen)?\b|\b(?:convaincs|convainquez|persuade[zr]?|manipule[zr]?)\b(?:[^.\n]|\.(?=\S)){0,10}\b(?:l'|les )(?:utilisateur|utilisatrice|lecteur)s?\b|\b(?:convence|persuade|manipula)\b(?:[^.\n]|\.(?=\S)){0,10}\b(?:al|a los|a la)\s+(?:usuari[oa]s?|lector(?:es)?)\b/, ['überzeuge', 'überzeugen', 'überrede', 'überreden', 'manipuliere', 'convaincs', 'convainquez', 'persuade', 'manipule', 'convence', 'manipula']],
+];
+const ALL_RULES: readonly Rule[] = [...RULES, ...GOAL_RULES];
 
 const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
 const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward|disregard|assistant|execute|reveal)\b/;
@@ -368,7 +413,7 @@ export function actionStrength(actions: readonly RequestedAction[], sender: Send
 // One pass finds which trigger words occur; a rule's regex only runs when
 // one of its literals is present (most mail skips almost every rule).
 const WORDY = /^[a-z][a-z0-9' -]*$/;
-const NEEDLES = [...new Set(RULES.flatMap((r) => r[3]))];
+const NEEDLES = [...new Set([...RULES, ...GOAL_RULES].flatMap((r) => r[3]))];
 const WORD_NEEDLES = NEEDLES.filter((n) => WORDY.test(n)).sort((a, b) => b.length - a.length);
 const TRIGGER = new RegExp('\\b(?:' + WORD_NEEDLES.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') + ')', 'g');
 
@@ -392,10 +437,10 @@ function presentNeedles(lower: string): Set<string> {
   return present;
 }
 
-function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, factor = 1): number {
+function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, factor = 1, goals = false): number {
   let best = 0;
   const present = presentNeedles(lower);
-  for (const [cat, w, re, need] of RULES) {
+  for (const [cat, w, re, need, pre] of goals ? ALL_RULES : RULES) {
     let any = false;
     for (const n of need) {
       if (WORDY.test(n) ? present.has(n) : lower.includes(n)) {
@@ -403,7 +448,7 @@ function ruleHits(lower: string, strengths: Map<InjectionCategory, number>, fact
         break;
       }
     }
-    if (any && re.test(lower)) {
+    if (any && (!pre || pre.test(lower)) && re.test(lower)) {
       const s = w * factor;
       if ((strengths.get(cat) ?? 0) < s) strengths.set(cat, s);
       if (s > best) best = s;
@@ -503,29 +548,29 @@ export interface RuleEvidence {
   hidLower: string;
 }
 
-/** The rules (per category, hidden text ×1.1, encodings decoded), before any model. */
-export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false): RuleEvidence {
+/** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10). */
+export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
   const hidLower = inp.hidden.toLowerCase();
 
-  ruleHits(visLower, strengths);
+  ruleHits(visLower, strengths, 1, goalRules);
   // Hidden text that gives instructions is worse than the same text in view.
-  const hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1) : 0;
+  const hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1, goalRules) : 0;
 
   // encoding tricks
   const spaced = visLower.match(SPACED);
   if (spaced) {
     const collapsed = spaced.map((s) => s.replace(/[ ._-]/g, '')).join(' ');
-    if (INSTRUCTION_WORDS.test(collapsed) || ruleHits(collapsed, new Map()) > 0) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.8));
+    if (INSTRUCTION_WORDS.test(collapsed) || ruleHits(collapsed, new Map(), 1, goalRules) > 0) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.8));
   }
   const runs = base64Runs(inp.visible);
   if (inp.hidden) runs.push(...base64Runs(inp.hidden, 4));
   if (runs.length) {
     const decoded = decodedBlobs(runs);
-    if (decoded && (INSTRUCTION_WORDS.test(decoded) || ruleHits(decoded, new Map()) > 0)) {
+    if (decoded && (INSTRUCTION_WORDS.test(decoded) || ruleHits(decoded, new Map(), 1, goalRules) > 0)) {
       strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, 0.85));
-      ruleHits(decoded, strengths, 0.9);
+      ruleHits(decoded, strengths, 0.9, goalRules);
     }
   }
   const homo = visLower.length < 200000 ? (visLower.match(HOMOGLYPH)?.length ?? 0) : 0;
@@ -627,7 +672,7 @@ export interface CombinerProbe {
 }
 
 export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle(), probe?: CombinerProbe): InjectionResult {
-  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns);
+  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
   const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);
@@ -672,7 +717,12 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
  * and HTML parts (already bounded by the caller). Shared with training, so
  * the model reads mail exactly as classifyInbound does.
  */
-export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string): { input: InjectionInput; subject: string; visibleText: string } {
+/**
+ * `unseenHtml` false: the reading before session 9's fix — the HTML's whole visible text beside the
+ * plain part only when their lengths differ by over 200 characters — which the training of the shipped
+ * models uses (docs/classifier.md "Classifier 2.10", section 1). Run time always passes true.
+ */
+export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string, unseenHtml = true): { input: InjectionInput; subject: string; visibleText: string } {
   let visible = textRaw;
   let hidden = '';
   let techniques: string[] = [];
@@ -686,7 +736,8 @@ export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: s
     // place: the HTML's sentences the plain part does not say are read too
     // (until 2.7 only when the two differed in length by over 200 characters:
     // a plain part of about the HTML's length hid any visible HTML text).
-    else htmlExtra = unseenSentences(h.visible, visible);
+    else if (unseenHtml) htmlExtra = unseenSentences(h.visible, visible);
+    else if (h.visible && Math.abs(h.visible.length - visible.length) > 200) htmlExtra = h.visible.slice(0, 16 * 1024);
   }
   const invS = scanInvisible(subjectRaw);
   const invT = scanInvisible(visible);

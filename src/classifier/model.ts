@@ -111,6 +111,13 @@ export interface InjectionBundle {
   /** Classifier 2.7: the same correction for the hidden windows' maximum, by their own number */
   windowCountHidden?: boolean;
   /**
+   * Classifier 2.10: the goal rules (injection.ts GOAL_RULES) — instructions
+   * about the output the reader produces (the response rewritten, unrelated
+   * content put into it, the user steered, code with a malicious purpose) —
+   * join the rules; absent = off
+   */
+  goalRules?: boolean;
+  /**
    * Classifier 2.9 (measured): a logistic combination of the score's parts
    * (injection.ts COMBINER_FEATURES: the noisy-OR score, window maximum and
    * second window, window counts, hidden text, rules, action request, the
@@ -152,13 +159,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean; combiner?: Combiner } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean; goalRules?: boolean; combiner?: Combiner } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false, ...(w.options?.injection?.combiner ? { combiner: w.options.injection.combiner } : {}) };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false, goalRules: w.options?.injection?.goalRules ?? false, ...(w.options?.injection?.combiner ? { combiner: w.options.injection.combiner } : {}) };
 }
 
 export function injectionBundle(): InjectionBundle {

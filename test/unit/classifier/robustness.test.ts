@@ -77,8 +77,8 @@ describe('model identity', () => {
       .update(treeJson)
       .update(JSON.stringify(WEIGHTS.calibration.injection))
       // (2.2 adds ignoreSeparatorRuns, hashed only when on so that older weights keep their hash)
-      // (2.6 adds hiddenNeedsInstruction, likewise; 2.7 windowCountCorrection when not 0)
-      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden, ...((WEIGHTS.options.injection as { ignoreSeparatorRuns?: boolean }).ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}), ...((WEIGHTS.options.injection as { hiddenNeedsInstruction?: boolean }).hiddenNeedsInstruction ? { hiddenNeedsInstruction: true } : {}), ...((WEIGHTS.options.injection as { windowCountCorrection?: number }).windowCountCorrection ? { windowCountCorrection: (WEIGHTS.options.injection as { windowCountCorrection?: number }).windowCountCorrection } : {}), ...((WEIGHTS.options.injection as { windowCountHidden?: boolean }).windowCountHidden ? { windowCountHidden: true } : {}) }))
+      // (2.6 adds hiddenNeedsInstruction, likewise; 2.7 windowCountCorrection when not 0; 2.10 goalRules)
+      .update(JSON.stringify({ gradedHidden: WEIGHTS.options.injection.gradedHidden, ...((WEIGHTS.options.injection as { ignoreSeparatorRuns?: boolean }).ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}), ...((WEIGHTS.options.injection as { hiddenNeedsInstruction?: boolean }).hiddenNeedsInstruction ? { hiddenNeedsInstruction: true } : {}), ...((WEIGHTS.options.injection as { windowCountCorrection?: number }).windowCountCorrection ? { windowCountCorrection: (WEIGHTS.options.injection as { windowCountCorrection?: number }).windowCountCorrection } : {}), ...((WEIGHTS.options.injection as { windowCountHidden?: boolean }).windowCountHidden ? { windowCountHidden: true } : {}), ...((WEIGHTS.options.injection as { goalRules?: boolean }).goalRules ? { goalRules: true } : {}) }))
       .digest('hex');
     expect(WEIGHTS.hash).toBe(hash);
     expect(CLASSIFIER_MODEL).toBe(`mailagent-clf-${WEIGHTS.version}+${hash.slice(0, 8)}`);

@@ -25,9 +25,9 @@ const MESSAGES = [
 ];
 
 describe('the learned combination at run time (2.9)', () => {
-  it('is absent from the shipped weights: 2.7 stays, its scoring unchanged', () => {
+  it('is absent from the shipped weights (2.10: the 2.7 recipe and the goal rules)', () => {
     expect(injectionBundle().combiner).toBeUndefined();
-    expect(SHIPPED_RECIPE.name).toBe('2.7');
+    expect(SHIPPED_RECIPE.name).toBe('2.10');
     expect(SHIPPED_RECIPE.combiner).toBeUndefined();
   });
 
