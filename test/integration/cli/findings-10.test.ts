@@ -1,0 +1,110 @@
+/**
+ * An outside tester's findings following only the docs (round 10): the real CLI against a real
+ * `mailagent serve` (test/helpers/daemon.ts).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
+
+let d: TestDaemon;
+
+beforeAll(async () => {
+  d = await startDaemon();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
+
+describe('codes and links of an agent with classify_inbound off', () => {
+  it('wait --extract code|link and GET /v1/messages/{id} find them (the classifier did not look; the read does)', async () => {
+    const made = await d.cli(['agents', 'create', 'quiet', '--no-classify-inbound', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.json().classify_inbound).toBe(false);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const sim = await d.api('POST', '/v1/test/inbound', {
+      agent: 'quiet', from: 'accounts@example.com', subject: 'Your code', body_text: 'Your code is 482913. Or open https://example.com/verify?t=abc',
+    });
+    const code = await d.cli(['wait', '--agent', 'quiet', '--since', since, '--extract', 'code', '--timeout', '5s']);
+    expect(code.code, code.stderr).toBe(0);
+    expect(code.stdout.trim()).toBe('482913');
+    expect(code.stderr).not.toContain('passed over');
+    const link = await d.cli(['wait', '--agent', 'quiet', '--since', since, '--extract', 'link', '--timeout', '5s']);
+    expect(link.code, link.stderr).toBe(0);
+    expect(link.stdout.trim()).toBe('https://example.com/verify?t=abc');
+    const full = await d.api('GET', `/v1/messages/received/${sim.message_id}`);
+    // Intent is still not classified; only the codes and links are read.
+    expect(full.classification.intent).toBe('unclassified');
+    expect(full.classification.entities).toEqual({ codes: ['482913'], urls: ['https://example.com/verify?t=abc'] });
+    const list = await d.api('GET', '/v1/messages/received?agent_id=quiet&limit=1');
+    expect(list.data[0].classification.entities.codes).toEqual(['482913']);
+  }, 60_000);
+});
+
+describe('api -q with a query already in the path', () => {
+  it('merges the parameters (one ?), and a #fragment does not swallow them', async () => {
+    await d.api('POST', '/v1/agents', { name: 'mergeq' });
+    await d.api('DELETE', '/v1/agents/mergeq');
+    const r = await d.cli(['api', 'GET', '/v1/agents?limit=100', '-q', 'status=all']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().data.map((a: { name: string }) => a.name)).toContain('mergeq');
+    const frag = await d.cli(['api', 'GET', '/v1/agents?limit=100#top', '-q', 'status=archived']);
+    expect(frag.code, frag.stderr).toBe(0);
+    expect(frag.json().data.map((a: { name: string }) => a.name)).toEqual(['mergeq']);
+  });
+});
+
+describe('api on an event stream', () => {
+  it('prints the events as they arrive (not buffered until an end that never comes)', async () => {
+    const t = spawnCli(['api', 'GET', '/v1/events/stream'], d.env);
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      await d.api('POST', '/v1/test/inbound', { agent: 'agent', from: 'streamer@example.com', subject: 'streamed', body_text: 'x' });
+      await t.until((o) => o.stdout.includes('streamer@example.com'));
+      expect(t.stdout()).toMatch(/^event: message\.received$/m);
+    } finally {
+      await t.interrupt();
+    }
+  }, 60_000);
+});
+
+describe('health against something that is not mailagent', () => {
+  let other: Server;
+  let url: string;
+  beforeAll(async () => {
+    other = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => other.close(() => r())));
+
+  it('a plain 200 "ok" is not a healthy daemon (exit 1, says why); the daemon is; --url notaurl is exit 2', async () => {
+    for (const args of [['health', '--url', url], ['health', '--ready', '--url', url], ['health', '--ready', '--url', url, '--json']]) {
+      const r = await d.cli(args);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain("not with mailagent's health document");
+      expect(r.stdout).not.toContain('{}');
+    }
+    const [live, ready] = await Promise.all([d.cli(['health', '--url', d.url]), d.cli(['health', '--ready', '--url', d.url, '--json'])]);
+    expect(live.code, live.stderr).toBe(0);
+    expect(ready.code, ready.stderr).toBe(0);
+    expect(ready.json().status).toBe('ready');
+    const bad = await d.cli(['health', '--url', 'notaurl']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--url "notaurl" is not an http:// or https:// URL');
+  });
+});
+
+describe('send without --agent in a workspace with several agents', () => {
+  it('is a usage error (exit 2) naming the agents, before any send', async () => {
+    await d.api('POST', '/v1/agents', { name: 'second' });
+    const r = await d.cli(['send', '--to', 'bob@example.com', '--subject', 'Hi', '--body', 'x']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/missing --agent: this workspace has \d+ live agents \(/);
+    expect(r.stderr).toMatch(/\(.*\bsecond\b.*\); say which one sends/);
+    expect(r.stderr).toMatch(/\(.*\bagent\b.*\); say which one sends/);
+    expect(r.stderr).not.toContain('request req_');
+    const sent = await d.api('GET', '/v1/messages?limit=100').catch(() => null);
+    if (sent?.data) expect(sent.data.filter((m: { subject: string }) => m.subject === 'Hi')).toHaveLength(0);
+  });
+});
