@@ -108,3 +108,29 @@ describe('send without --agent in a workspace with several agents', () => {
     if (sent?.data) expect(sent.data.filter((m: { subject: string }) => m.subject === 'Hi')).toHaveLength(0);
   });
 });
+
+describe('POST /v1/agents', () => {
+  it('reserves postmaster, abuse and mailer-daemon (400 naming RFC 2142)', async () => {
+    for (const name of ['postmaster', 'abuse', 'Mailer-Daemon']) {
+      const res = await fetch(`${d.url}/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+      expect(res.status, name).toBe(400);
+      const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+      expect(body.error).toMatchObject({ code: 'invalid_param_value', param: 'name' });
+      expect(body.error.message).toContain('is reserved for the mail domain\'s operator (RFC 2142');
+    }
+  });
+
+  it('at the agent cap, an invalid name is 400 (validation first), a valid one 402', async () => {
+    const live = (await d.api('GET', '/v1/agents?limit=100')).data.length as number;
+    for (let i = live; i < 10; i++) await d.api('POST', '/v1/agents', { name: `filler${i}` });
+    const post = (name: string) => fetch(`${d.url}/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    const bad = await post('x y');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_param_value');
+    const reserved = await post('abuse');
+    expect(reserved.status).toBe(400);
+    const fine = await post('eleventh');
+    expect(fine.status).toBe(402);
+    expect(((await fine.json()) as { error: { code: string } }).error.code).toBe('plan_limit_exceeded');
+  });
+});
