@@ -134,3 +134,26 @@ describe('POST /v1/agents', () => {
     expect(((await fine.json()) as { error: { code: string } }).error.code).toBe('plan_limit_exceeded');
   });
 });
+
+describe('bash completion', () => {
+  it('--status completes its values, --profile the profile names, agents get <TAB> the agents; no file names there', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { BIN, ROOT } = await import('../../helpers/daemon.js');
+    const { chmodSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const bin = join(d.home, 'compbin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'mailagent'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(join(bin, 'mailagent'), 0o755);
+    const complete = (words: string[]) => {
+      const script = `source ${join(ROOT, 'completions/mailagent.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mailagent; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = spawnSync('bash', ['-c', script], { cwd: d.home, env: { ...d.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+      return r.stdout.split('\n').filter(Boolean).sort();
+    };
+    expect(complete(['mailagent', 'agents', 'list', '--status', ''])).toEqual(['active', 'all', 'archived', 'live', 'paused']);
+    expect(complete(['mailagent', 'threads', 'list', '--status', 'o'])).toEqual(['open']);
+    expect(complete(['mailagent', '--profile', ''])).toEqual(['default']);
+    expect(complete(['mailagent', 'agents', 'get', 'qu'])).toEqual(['quiet']);
+    expect(complete(['mailagent', 'admin', 'tier', ''])).toEqual(['free', 'pro', 'scale']);
+  }, 60_000);
+});
