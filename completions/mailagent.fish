@@ -331,6 +331,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from admin; and not __fish_seen
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and not __fish_seen_subcommand_from tier connect-app purge keys' -a 'connect-app' -d 'Approve a connected app; prints its access token (1 hour) and refresh token once'
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and not __fish_seen_subcommand_from tier connect-app purge keys' -a 'purge' -d 'Delete mail for good: one agent\'s, or everything older than a date (raw bytes and attachments included; no webhooks)'
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and not __fish_seen_subcommand_from tier connect-app purge keys' -a 'keys' -d 'API keys made on the data directory (for an operator who lost every key)'
+complete -c mailagent -n '__fish_seen_subcommand_from admin; and __fish_seen_subcommand_from tier' -a 'free pro scale'
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and __fish_seen_subcommand_from tier' -l data-dir -r -F -d 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)'
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and __fish_seen_subcommand_from connect-app' -l name -r -F -d 'the app\'s name, as listed by GET /v1/oauth/grants'
 complete -c mailagent -n '__fish_seen_subcommand_from admin; and __fish_seen_subcommand_from connect-app' -l access -r -F -d 'read, send or full_access (default full_access)'

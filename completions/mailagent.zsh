@@ -377,7 +377,7 @@ _mailagent() {
       opts=('--version:print the version' '-V:print the version' '--base-url:daemon URL [env MAILAGENT_BASE_URL] (default\: the profile'\''s, else http\://127.0.0.1\:7420)' '--api-key:API key [env MAILAGENT_API_KEY] (default\: the profile'\''s test key)' '--profile:CLI profile to use [env MAILAGENT_PROFILE] (default\: "default")' '--live:use the profile'\''s live key instead of its test key' '--json:print API objects as JSON, unchanged (NDJSON for streams)' '--no-color:no colour (also\: NO_COLOR=1, or when output is not a terminal)' '--quiet:no progress messages on stderr (errors still print)' '--help:show help')
       ;;
     ("mailagent admin tier")
-      subs=()
+      subs=('free' 'pro' 'scale')
       opts=('--data-dir:data directory (default\: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)' '--version:print the version' '-V:print the version' '--base-url:daemon URL [env MAILAGENT_BASE_URL] (default\: the profile'\''s, else http\://127.0.0.1\:7420)' '--api-key:API key [env MAILAGENT_API_KEY] (default\: the profile'\''s test key)' '--profile:CLI profile to use [env MAILAGENT_PROFILE] (default\: "default")' '--live:use the profile'\''s live key instead of its test key' '--json:print API objects as JSON, unchanged (NDJSON for streams)' '--no-color:no colour (also\: NO_COLOR=1, or when output is not a terminal)' '--quiet:no progress messages on stderr (errors still print)' '--help:show help')
       ;;
     ("mailagent admin connect-app")

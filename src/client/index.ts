@@ -70,6 +70,10 @@ export interface Client {
   readonly baseUrl: string;
   call<K extends RouteId>(id: K, ...args: CallArgs<Routes[K]>): Promise<ResponseOf<Routes[K]>>;
   raw(method: string, path: string, body?: unknown, opts?: { query?: Record<string, QueryValue>; headers?: Record<string, string>; signal?: AbortSignal }): Promise<RawResponse>;
+  /** As raw(), but the answer unread: the caller streams its body (`mailagent api` on an event stream). */
+  rawResponse(method: string, path: string, body?: unknown, opts?: { query?: Record<string, QueryValue>; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
+  /** The body of an answer from rawResponse(), parsed as raw() does. */
+  readBody(res: Response): Promise<{ body: unknown; text: string }>;
   stream(path: string, query?: Record<string, QueryValue>, opts?: StreamOptions): AsyncGenerator<SseMessage>;
   /** GET a non-JSON resource byte-exact (raw .eml); a non-2xx answer throws like call(). */
   bytes(path: string, opts?: { signal?: AbortSignal }): Promise<Uint8Array>;
@@ -172,21 +176,42 @@ export function createClient(opts: ClientOptions): Client {
     return { body: text, text };
   }
 
+  /**
+   * The URL of a path given by a user (`mailagent api`): `/v1/x` and `/api/v1/x` are taken
+   * literally (like `gh api`), a bare `/x` goes under the base prefix. Query parameters are merged
+   * into the path's own (`/v1/agents?limit=1` with `status=all` is `?limit=1&status=all`), and a
+   * `#fragment` (never sent) is dropped, not left to swallow them.
+   */
+  function urlOf(path: string, query?: Record<string, QueryValue>): string {
+    const p = path.startsWith('/') ? path : `/${path}`;
+    const u = new URL(/^\/(api\/)?v1(\/|$|\?|#)/.test(p) ? origin + p : baseUrl + p);
+    u.hash = '';
+    const extra = new URLSearchParams(buildQuery(query));
+    for (const [k, v] of extra) u.searchParams.append(k, v);
+    return u.toString();
+  }
+
+  async function rawResponse(
+    method: string,
+    path: string,
+    body?: unknown,
+    o: { query?: Record<string, QueryValue>; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
+    const hasBody = body !== undefined;
+    return send(method.toUpperCase(), urlOf(path, o.query), {
+      headers: headersFor(o.headers, hasBody),
+      body: hasBody ? (typeof body === 'string' ? body : JSON.stringify(body)) : undefined,
+      signal: o.signal,
+    });
+  }
+
   async function raw(
     method: string,
     path: string,
     body?: unknown,
     o: { query?: Record<string, QueryValue>; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ): Promise<RawResponse> {
-    // `/v1/x` and `/api/v1/x` are taken literally (like `gh api`); a bare `/x` goes under the base prefix.
-    const p = path.startsWith('/') ? path : `/${path}`;
-    const url = (/^\/(api\/)?v1(\/|$|\?)/.test(p) ? origin + p : baseUrl + p) + buildQuery(o.query);
-    const hasBody = body !== undefined;
-    const res = await send(method.toUpperCase(), url, {
-      headers: headersFor(o.headers, hasBody),
-      body: hasBody ? (typeof body === 'string' ? body : JSON.stringify(body)) : undefined,
-      signal: o.signal,
-    });
+    const res = await rawResponse(method, path, body, o);
     const { body: parsed, text } = await readBody(res);
     return { status: res.status, headers: res.headers, body: parsed, text };
   }
@@ -253,7 +278,7 @@ export function createClient(opts: ClientOptions): Client {
     return new Uint8Array(await res.arrayBuffer());
   }
 
-  return { baseUrl, call: call as Client['call'], raw, stream, bytes };
+  return { baseUrl, call: call as Client['call'], raw, rawResponse, readBody, stream, bytes };
 }
 
 /**

@@ -208,7 +208,7 @@ export const receivedRoutes = {
   }),
   'received.simulate': route({
     method: 'POST', path: '/test/inbound', scope: 'send', summary: 'Simulate inbound mail (test keys only)',
-    body: SimulateInbound, status: 201, response: SimulateInboundResult, bodyLimit: 4 * 1024 * 1024,
+    body: SimulateInbound, status: 201, response: SimulateInboundResult, bodyLimit: 4 * 1024 * 1024, stores: true,
   }),
   'inbox.wait': route({
     method: 'GET', path: '/agents/:id/inbox/wait', scope: 'read', summary: 'Wait for the next message to an agent or plus address',

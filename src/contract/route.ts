@@ -26,6 +26,8 @@ export interface RouteDef {
   produces?: string;
   /** A send route: Idempotency-Key honoured, RateLimit-* headers, burst limit. */
   send?: boolean;
+  /** A route that stores mail without sending it (the inbound simulator): the low-disk guard applies, as to sends. */
+  stores?: boolean;
   /** Maximum request body in bytes (default 1 MiB; send routes need more). */
   bodyLimit?: number;
   /** Never run for agent-bound keys (spec: Agent-bound keys → 403 insufficient_scope). */

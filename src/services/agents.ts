@@ -43,6 +43,22 @@ export function normalizeAgentName(raw: string, param = 'name'): string {
   return name;
 }
 
+/**
+ * Local parts every mail domain reserves for its operator (RFC 2142 §§4–5; RFC 5321 §4.5.1 for
+ * postmaster): an agent may not take them, or mail meant for whoever runs the domain would go to
+ * a bot.
+ */
+export const RESERVED_AGENT_NAMES: ReadonlySet<string> = new Set(['postmaster', 'abuse', 'mailer-daemon', 'hostmaster', 'webmaster', 'security', 'noc']);
+
+/** normalizeAgentName, for a new agent: also refuses the reserved role names. */
+export function newAgentName(raw: string, param = 'name'): string {
+  const name = normalizeAgentName(raw, param);
+  if (RESERVED_AGENT_NAMES.has(name)) {
+    throw Errors.invalidParam(param, `"${name}" is reserved for the mail domain's operator (RFC 2142: ${[...RESERVED_AGENT_NAMES].join(', ')}); choose another agent name.`);
+  }
+  return name;
+}
+
 export function workspaceDomain(ctx: AppContext, ws: WorkspaceRow): string {
   return `${ws.slug}.${ctx.config.agentDomain}`;
 }
@@ -113,7 +129,7 @@ export async function liveAgentsOf(ctx: AppContext, workspaceId: string, max: nu
 
 /** Create an agent row (used by the API and by bootstrap); the caller owns the transaction. */
 export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, body: AgentCreate, testMode: boolean, customDomain: string | null = null): Promise<AgentRow> {
-  const name = normalizeAgentName(body.name);
+  const name = newAgentName(body.name);
   const domain = customDomain ?? workspaceDomain(ctx, ws);
   const email = `${name}@${domain}`;
   if (await agentByEmail(tx.db, email)) {
@@ -135,6 +151,11 @@ export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, 
 
 export async function createAgent(ctx: AppContext, auth: AuthContext, body: AgentCreate): Promise<Agent> {
   requireUnbound(auth, 'create an agent');
+  // What is wrong with the request itself is said before any plan cap: an invalid name at the
+  // agent cap is 400 (invalid name), not 402.
+  newAgentName(body.name);
+  normalizeDomains(body.allowlist_domains, 'allowlist_domains');
+  normalizeDomains(body.blocklist_domains, 'blocklist_domains');
   // An agent on a verified custom domain gets its address there (spec: Agent → email).
   const customDomain = body.domain !== undefined ? await requireVerifiedDomain(ctx, auth.workspaceId, body.domain) : null;
   const ws = await requireWorkspace(ctx, auth.workspaceId);

@@ -19,6 +19,29 @@ import { resolveAgent } from './agents.js';
 import { ingestInbound } from './inbound.js';
 import { splitPlus } from './plus-addresses.js';
 import { pageOf } from '../db/paginate.js';
+import { extractEntities } from '../classifier/entities.js';
+
+/** As the classifier reads a message for entities: the subject and the top 8 KB of the text. */
+const READ_TEXT_CHARS = 8 * 1024;
+
+/**
+ * The stored classification, with the one-time codes and links filled in when the classifier did
+ * not look for entities (the agent's `classify_inbound` off: intent `unclassified`, entities `{}`).
+ * `wait --extract code` and `mails.extract` read them here, so they work whatever the agent's
+ * setting; they are found from the stored subject and text (and the HTML's links when the full
+ * message is read), as the classifier would have found them. Nothing else is added: intent stays
+ * `unclassified` and the other entity kinds stay absent.
+ */
+function classificationOf(r: ReceivedSummaryRow & { text?: string | null; html?: string | null }, text: string | null): Classification | null {
+  const c = (r.classification as Classification | null) ?? null;
+  if (!c || c.intent !== 'unclassified' || r.over_limit) return c;
+  if (c.entities && Object.keys(c.entities).length > 0) return c;
+  const e = extractEntities((r.subject ?? '') + '\n' + (text ?? '').slice(0, READ_TEXT_CHARS), null, new Date(Date.parse(r.received_at) || 0), r.html ?? null);
+  const found: Record<string, unknown> = {};
+  if (e.codes?.length) found.codes = e.codes;
+  if (e.urls?.length) found.urls = e.urls;
+  return Object.keys(found).length ? { ...c, entities: found as Classification['entities'] } : c;
+}
 
 export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary {
   return {
@@ -26,7 +49,7 @@ export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary
     from: { address: r.from_address, name: r.from_name }, to: r.recipient, to_all: r.to, cc: r.cc, delivered_to: r.recipient,
     plus_address: r.plus_address, subject: r.subject, extracted_text: r.extracted_text ?? '', body_text_excerpt: r.excerpt,
     message_id: r.rfc_message_id, in_reply_to_message_id: r.answers_message_id, spf_pass: r.spf_pass, dkim_pass: r.dkim_pass,
-    dmarc: r.dmarc, ...(r.trusted_network ? { trusted_network: r.trusted_network } : {}), classification: (r.classification as Classification | null) ?? null, quarantined: r.quarantined,
+    dmarc: r.dmarc, ...(r.trusted_network ? { trusted_network: r.trusted_network } : {}), classification: classificationOf(r, (r as Partial<ReceivedRow>).text ?? r.extracted_text), quarantined: r.quarantined,
     test_mode: r.test_mode, over_limit: r.over_limit, source: r.source, size: r.size, received_at: r.received_at,
     extraction_truncated: r.extraction_truncated,
     read: r.read_at !== null,

@@ -22,6 +22,9 @@ function retryExtra(r: RetryInfo, param?: string): ApiErrorExtra {
 
 const UPGRADE_URL = 'https://mailagent.localhost/settings/billing';
 
+/** How an unparsable request body's error begins (the MCP route answers it as JSON-RPC's Parse error instead). */
+export const INVALID_JSON = 'The request body is not valid JSON:';
+
 export const Errors = {
   // ---- validation (400)
   missingField: (param: string, message?: string) =>
@@ -30,7 +33,7 @@ export const Errors = {
   invalidParam: (param: string, message: string) => bad('invalid_param_value', message, param),
   missingParam: (param: string, message?: string) =>
     bad('missing_param', message ?? `Missing required query parameter \`${param}\`.`, param),
-  invalidJson: (message: string) => bad('invalid_field', `The request body is not valid JSON: ${message}`, null),
+  invalidJson: (message: string) => bad('invalid_field', `${INVALID_JSON} ${message}`, null),
   invalidIdempotencyKey: (message: string) => bad('invalid_idempotency_key', message, 'Idempotency-Key'),
   featureDisabled: (message: string) => bad('feature_not_enabled', message),
   slugInvalid: (message: string) => bad('slug_invalid', message, 'slug'),
@@ -57,6 +60,8 @@ export const Errors = {
   // ---- authentication (401)
   missingAuthorization: () => new ApiError(401, 'authentication_error', 'missing_authorization',
     'No API key given. Send the header `Authorization: Bearer <API_KEY>`.'),
+  /** missing_authorization with its own sentence (a route that wants another credential than an API key). */
+  missingAuthorizationFor: (message: string) => new ApiError(401, 'authentication_error', 'missing_authorization', message),
   invalidApiKey: (message = 'The API key is not valid.') =>
     new ApiError(401, 'authentication_error', 'invalid_api_key', message),
   revokedApiKey: (at: string) => new ApiError(401, 'authentication_error', 'revoked_api_key',

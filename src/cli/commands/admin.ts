@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { CliError, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
 
@@ -9,7 +9,7 @@ export function register(program: Command): void {
   const tier = admin
     .command('tier')
     .description('Set the workspace\'s tier (free, pro, scale); a running daemon applies the new caps at once')
-    .argument('<tier>', 'free, pro or scale')
+    .addArgument(new Argument('<tier>', 'free, pro or scale').choices(['free', 'pro', 'scale']))
     .option('--data-dir <dir>', 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)')
     .action(run(tierAction));
   examples(tier, ['mailagent admin tier pro', 'mailagent admin tier scale --data-dir ./data --json']);

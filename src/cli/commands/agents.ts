@@ -125,7 +125,7 @@ export function register(program: Command): void {
     if (!ctx.out.json) ctx.out.success(`updated ${agent.email}`);
     showAgent(ctx, agent);
   }));
-  examples(update, ['mailagent agents update sarah --hourly-send-limit 50', 'mailagent agents update sarah --daily-send-limit none --no-classify-inbound']);
+  examples(update, ['mailagent agents update sarah --hourly-send-limit 20', 'mailagent agents update sarah --daily-send-limit none --no-classify-inbound']);
 
   for (const [verb, status, text] of [['pause', 'paused', 'Pause an agent: its sends answer 422 agent_paused'], ['resume', 'active', 'Resume a paused agent']] as const) {
     const c = agents

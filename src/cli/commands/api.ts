@@ -76,12 +76,39 @@ async function apiAction(ctx: CommandContext, method: string, path: string, o: A
   }
 
   const client = await ctx.client();
-  const res = await client.raw(m, path, body, { query, headers });
+  const answer = await client.rawResponse(m, path, body, { query, headers, signal: ctx.signal });
   if (o.include) {
-    ctx.out.stderr.write(`HTTP ${res.status}\n`);
-    res.headers.forEach((v, k) => ctx.out.stderr.write(`${k}: ${v}\n`));
+    ctx.out.stderr.write(`HTTP ${answer.status}\n`);
+    answer.headers.forEach((v, k) => ctx.out.stderr.write(`${k}: ${v}\n`));
     ctx.out.stderr.write('\n');
   }
+  const type = answer.headers.get('content-type') ?? '';
+  const ok = answer.status >= 200 && answer.status <= 299;
+  // An event stream (or any answer that is not JSON) is written out as it arrives: buffering
+  // `GET /v1/events/stream` printed nothing and never ended.
+  if (ok && answer.body && !/json/i.test(type)) {
+    const reader = answer.body.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          if (ctx.signal.aborted) return;
+          throw err;
+        }
+        if (chunk.done) break;
+        ctx.out.stdout.write(decoder.decode(chunk.value as Uint8Array, { stream: true }));
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+    const rest = decoder.decode();
+    if (rest) ctx.out.stdout.write(rest);
+    return;
+  }
+  const res = { status: answer.status, headers: answer.headers, ...(await client.readBody(answer)) };
   // The body goes to stdout whatever the status, so scripts can read an error envelope too.
   if (typeof res.body === 'string') {
     if (res.body) ctx.out.stdout.write(res.body.endsWith('\n') ? res.body : res.body + '\n');

@@ -4,6 +4,7 @@ import { run, examples, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseTime, TIME_HELP } from '../time.js';
 import type { SentMessage } from '../../contract/messages.js';
+import type { Client } from '../../client/index.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -94,6 +95,25 @@ export function showSent(ctx: CommandContext, m: SentMessage): void {
   });
 }
 
+/**
+ * Without --agent the API sends from the workspace's only live agent (or the key's own); with
+ * several it refuses (missing_field, exit 1). The CLI says so first, as the usage error it is
+ * (exit 2), naming the agents to choose from. A key that may not list agents leaves it to the API.
+ */
+async function requireAgentChoice(client: Client): Promise<void> {
+  let names: string[];
+  let more: boolean;
+  try {
+    const page = await client.call('agents.list', { query: { limit: 20 } });
+    names = page.data.map((a) => a.name);
+    more = page.has_more;
+  } catch {
+    return;
+  }
+  if (names.length < 2) return;
+  throw new UsageError(`missing --agent: this workspace has ${more ? 'more than ' + names.length : names.length} live agents (${names.join(', ')}${more ? ', …' : ''}); say which one sends, e.g. --agent ${names[0]}`);
+}
+
 export function register(program: Command): void {
   const send = program
     .command('send')
@@ -114,6 +134,7 @@ export function register(program: Command): void {
     .action(run(async (ctx: CommandContext, o: SendFlags) => {
       const body = await sendBody(ctx, o, { to: true, subject: true });
       const client = await ctx.client();
+      if (!o.agent) await requireAgentChoice(client);
       const headers: Record<string, string> = o.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : {};
       printSent(ctx, await client.call('messages.create', { body: body as never, headers }));
     }));

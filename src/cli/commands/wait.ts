@@ -160,7 +160,7 @@ export function register(program: Command): void {
       }
       if (o.extract) {
         const value = extractFrom(message, o.extract);
-        if (value === null) throw new CliError(`${message.id} arrived but holds no ${o.extract === 'code' ? 'one-time code' : 'link'} (entities are found when the agent has classify_inbound on)`);
+        if (value === null) throw new CliError(`${message.id} arrived but holds no ${o.extract === 'code' ? 'one-time code' : 'link'}`);
         ctx.out.result({ id: message.id, [o.extract]: value }, () => ctx.out.line(value));
         return;
       }

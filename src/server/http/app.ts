@@ -246,12 +246,13 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     }
     // The low-disk guard: a send is refused whole (and retried by the client) rather than
     // failing half-written when the disk fills (issue #16; 503 is the spec's status for it).
-    if (def.send && ro.ops) {
+    // The simulator stores mail as SMTP does, so it is refused where SMTP answers 452.
+    if ((def.send || def.stores) && ro.ops) {
       const ops = ro.ops;
       const refuseLowDisk = (disk: DiskState): void => {
         if (!disk.ok) {
           ops.metrics.refused('api', 'low_disk');
-          throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was sent. Retry later.`, 300);
+          throw Errors.serviceUnavailable(`The server is low on disk space (${DiskGuard.describe(disk)}); nothing was ${def.send ? 'sent' : 'stored'}. Retry later.`, 300);
         }
       };
       // Read at most every couple of seconds: between two reads the answer is at hand (no promise).

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Errors } from '../../shared/errors.js';
 import { isLoopbackHost } from '../config.js';
-import { metricsAuthorized, readinessAnswer, type Ops } from '../ops/index.js';
+import { metricsAuthorized, metricsRefusal, readinessAnswer, type Ops } from '../ops/index.js';
 
 /**
  * Operator endpoints beside the API (not in the contract: they are not part of the Agent Email
@@ -16,7 +16,7 @@ export function registerOpsRoutes(app: FastifyInstance, ops: Ops): void {
     if (ops.metricsToken) {
       if (!metricsAuthorized(ops, req.headers.authorization)) {
         reply.header('www-authenticate', 'Bearer');
-        throw req.headers.authorization ? Errors.invalidApiKey() : Errors.missingAuthorization();
+        throw metricsRefusal(req.headers.authorization);
       }
     } else if (!isLoopbackAddress(req)) {
       throw Errors.routeNotFound(req.method, '/metrics');

@@ -5,6 +5,7 @@ import { DiskGuard, type FreeSpaceFn } from './disk-guard.js';
 import { Metrics } from './metrics.js';
 import { Readiness } from './readiness.js';
 import { Errors } from '../../shared/errors.js';
+import type { ApiError } from '../../contract/errors.js';
 
 /** The operator-facing parts of a daemon (issue #16): disk guard, readiness checks, metrics. */
 export interface Ops {
@@ -61,6 +62,16 @@ export function metricsAuthorized(ops: Ops, authorization: string | undefined): 
   let diff = a.length ^ b.length;
   for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
   return diff === 0;
+}
+
+/**
+ * The 401 of /metrics without the right token: it names the metrics token (MAILAGENT_METRICS_TOKEN),
+ * which is what it wants, not an API key (an API key is refused here too).
+ */
+export function metricsRefusal(authorization: string | undefined): ApiError {
+  return authorization
+    ? Errors.invalidApiKey('The bearer token is not the metrics token: /metrics wants `Authorization: Bearer <MAILAGENT_METRICS_TOKEN>` (an API key is not accepted here).')
+    : Errors.missingAuthorizationFor('No metrics token given: /metrics wants `Authorization: Bearer <MAILAGENT_METRICS_TOKEN>` (the token set on the daemon; an API key is not accepted here).');
 }
 
 export { DiskGuard, type DiskState, type FreeSpaceFn } from './disk-guard.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { metricsAuthorized, readinessAnswer, type Ops } from './index.js';
+import { metricsAuthorized, metricsRefusal, readinessAnswer, type Ops } from './index.js';
 import { ApiError } from '../../contract/errors.js';
 import { Errors } from '../../shared/errors.js';
 import { monotonicPart } from '../../shared/ids.js';
@@ -26,7 +26,7 @@ export async function startMetricsListener(ops: Ops, host: string, port: number)
     if (path === '/metrics') {
       if (!metricsAuthorized(ops, req.headers.authorization)) {
         res.setHeader('www-authenticate', 'Bearer');
-        return refuse(req.headers.authorization ? Errors.invalidApiKey() : Errors.missingAuthorization());
+        return refuse(metricsRefusal(req.headers.authorization));
       }
       ops.metrics.scrape().then((text) => res.writeHead(200, { 'content-type': ops.metrics.contentType }).end(text), () => refuse(Errors.internal()));
     } else if (path === '/health/ready') {

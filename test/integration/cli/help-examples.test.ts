@@ -64,7 +64,8 @@ describe('--help examples run as written on a workspace with several agents', ()
     expect(agents.data.map((a: { name: string }) => a.name).sort()).toEqual(['agent', 'billing', 'sarah']);
     expect(agents.data.find((a: { name: string }) => a.name === 'billing').daily_send_limit).toBe(200);
 
-    for (const cmd of [['keys', 'create'], ['send'], ['appeal']]) {
+    // Numbers in the examples stay within the free tier's caps (hourly 30, daily 300): a default install runs them.
+    for (const cmd of [['agents', 'update'], ['keys', 'create'], ['send'], ['appeal']]) {
       const lines = await helpExamples(...cmd);
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines) await run(line);

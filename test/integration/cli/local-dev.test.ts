@@ -26,10 +26,11 @@ function smtpTransport() {
 }
 
 describe('sending from the shell', () => {
-  it('an API error naming a field names the flag; --at takes +2h like --send-at', async () => {
+  it('send without --agent among several agents is a usage error naming them; --at takes +2h like --send-at', async () => {
     const noAgent = await d.cli(['send', '--to', 'bob@example.com', '--subject', 's', '--body', 'b']);
-    expect(noAgent.code).toBe(1);
-    expect(noAgent.stderr).toMatch(/^error: --agent: .*\(code missing_field, param agent/m);
+    // Several agents and no --agent: the CLI refuses it as the usage error it is (exit 2), naming them.
+    expect(noAgent.code).toBe(2);
+    expect(noAgent.stderr).toMatch(/^error: missing --agent: this workspace has \d+ live agents \(/m);
     const later = await d.cli(['send', '--agent', 'agent', '--to', 'bob@example.com', '--subject', 'Later', '--body', 'b', '--at', '+2h', '--json']);
     expect(later.code, later.stderr).toBe(0);
     expect(later.json()).toMatchObject({ status: 'scheduled' });

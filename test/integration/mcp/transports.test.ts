@@ -65,7 +65,7 @@ describe('POST /mcp (Streamable HTTP)', () => {
     expect(res.headers.get('allow')).toBe('POST');
   });
 
-  it('caps the body at 8 MiB (413 body_too_large) and refuses malformed JSON (400)', async () => {
+  it('caps the body at 8 MiB (413 body_too_large) and refuses malformed JSON (400, JSON-RPC -32700)', async () => {
     // Announce a 9 MiB body and send none of it: the answer comes from the Content-Length alone.
     // (Uploading it all races the daemon, which answers and closes at once: EPIPE on our side.)
     const tooBig = await new Promise<{ status: number; headers: Headers; json: () => unknown }>((resolve, reject) => {
@@ -85,6 +85,10 @@ describe('POST /mcp (Streamable HTTP)', () => {
     expectEnvelope(tooBig, 413, 'body_too_large');
     const bad = await post('{"jsonrpc":', { authorization: `Bearer ${d.testKey}` });
     expect(bad.status).toBe(400);
+    // JSON-RPC's Parse error, as the protocol's clients read it (not the REST envelope).
+    expect(bad.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    expect(bad.json().error.message).toMatch(/^Parse error: /);
+    expect(bad.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
   it('caps the requests one key has in progress at 8 (429 rate_limit_exceeded for the 9th)', async () => {
@@ -242,12 +246,12 @@ describe('bad messages are answered, never dropped, alike on both transports (sr
     expect(bogus).toMatchObject({ code: 'invalid_field', param: 'bogus', request_id: expect.stringMatching(/^req_mcp_/) });
     expect(r.stderr).toContain(`${bogus.request_id}: mails.list_received refused: invalid_field`);
 
-    // Over HTTP the same messages get the same JSON-RPC answers (the body-level ones are the daemon's
-    // envelope: its JSON parser runs before MCP, with the same depth cap).
+    // Over HTTP the same messages get the same JSON-RPC answers: not JSON is the Parse error as over
+    // stdio (HTTP 400); too deep is the daemon's envelope (its parser's depth cap runs before MCP).
     const auth = { authorization: `Bearer ${d.testKey}` };
     const notJson = await post('not json', auth);
-    expectEnvelope(notJson, 400, 'invalid_field');
-    expect(notJson.json().error.message).toMatch(/not valid JSON/);
+    expect(notJson.status).toBe(400);
+    expect(notJson.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: .*not valid JSON/) } });
     const deep = await post(deepPing(5), auth);
     expectEnvelope(deep, 400, 'invalid_field');
     expect(deep.json().error.message).toMatch(/more than 64 levels deep/);

@@ -146,7 +146,11 @@ describe('Prometheus /metrics', () => {
     const none = await scrape(d.url);
     expect(none.status).toBe(401);
     expect(JSON.parse(none.text).error.code).toBe('missing_authorization');
-    expect((await scrape(d.url, { authorization: 'Bearer wrong-token-wrong-token' })).status).toBe(401);
+    // It says what it wants: the metrics token, not an API key.
+    expect(JSON.parse(none.text).error.message).toMatch(/^No metrics token given: .*MAILAGENT_METRICS_TOKEN/);
+    const wrong = await scrape(d.url, { authorization: 'Bearer wrong-token-wrong-token' });
+    expect(wrong.status).toBe(401);
+    expect(JSON.parse(wrong.text).error.message).toMatch(/not the metrics token/);
     expect((await scrape(d.url, { authorization: 'Bearer a-long-enough-metrics-token' })).status).toBe(200);
   });
 
@@ -219,6 +223,14 @@ describe('readiness and the low-disk guard', () => {
     expect(err.error.message).toMatch(/low on disk space/);
     const list = await fetch(d.url + '/v1/messages', { headers: { authorization: `Bearer ${d.test}` } });
     expect((await list.json() as { data: unknown[] }).data).toEqual([]);
+    // The simulator stores mail as SMTP does: refused the same way (it stored mail while SMTP answered 452).
+    const sim = await fetch(d.url + '/v1/test/inbound', { method: 'POST', headers: { authorization: `Bearer ${d.test}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'agent', from: 'alice@example.com', subject: 'x', body_text: 'y' }) });
+    expect(sim.status).toBe(503);
+    const simErr = await sim.json() as { error: { code: string; message: string } };
+    expect(simErr.error.code).toBe('service_unavailable');
+    expect(simErr.error.message).toMatch(/low on disk space .*nothing was stored/);
+    const inbox = await fetch(d.url + '/v1/messages/received', { headers: { authorization: `Bearer ${d.test}` } });
+    expect((await inbox.json() as { data: unknown[] }).data).toEqual([]);
 
     free = 100 * 1024 ** 3;
     await new Promise((r) => setTimeout(r, 2100));

@@ -53,7 +53,9 @@ describe('modules per thread', () => {
     expect(g.files).toContain('services/inbound');
     expect(g.files).toContain('mail/parse');
     expect(g.packages).toContain('fastify');
-    expect([...g.files].filter((f) => f.startsWith('classifier/'))).toEqual(['classifier/quarantine']);
+    // entities: the regex extractor (no model, no imports) that fills one-time codes and links on a
+    // read when the agent's classify_inbound is off (services/received.ts).
+    expect([...g.files].filter((f) => f.startsWith('classifier/')).sort()).toEqual(['classifier/entities', 'classifier/quarantine']);
     // SPF/DKIM/DMARC run in the pool's workers (mail/auth-check.ts); the main thread asks only their DNS questions.
     for (const pkg of ['mailparser', 'mailauth', 'pg', 'sanitize-html', '@modelcontextprotocol/sdk', 'pino-pretty']) expect(g.packages, pkg).not.toContain(pkg);
     expect(g.files).not.toContain('mail/auth-check');

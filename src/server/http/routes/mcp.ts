@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ApiError } from '../../../contract/errors.js';
-import { Errors } from '../../../shared/errors.js';
+import { Errors, INVALID_JSON } from '../../../shared/errors.js';
 import type { AppContext } from '../../../services/context.js';
 import { authenticate } from '../../../services/auth.js';
 
@@ -63,6 +63,20 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(MCP_PATH, {
     bodyLimit: MCP_BODY_LIMIT,
+    // A body that is not JSON is JSON-RPC's Parse error (-32700, JSON-RPC 2.0 §5.1; the MCP
+    // Streamable HTTP transport answers it with HTTP 400), not the REST envelope. Anything else
+    // goes on to the API's error handler (thrown from here, Fastify hands it to the parent's).
+    errorHandler: (err: FastifyError | ApiError, req, reply) => {
+      const unparsable = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+        (err instanceof ApiError && err.message.startsWith(INVALID_JSON));
+      if (unparsable) {
+        const why = err.message.startsWith(INVALID_JSON) ? err.message.slice(INVALID_JSON.length).trim() : err.message;
+        reply.code(400).header('x-request-id', String(req.id)).type('application/json')
+          .send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the request body is not valid JSON (${why}).` } });
+        return;
+      }
+      throw err;
+    },
     // Refuse without a valid key before the body is read (like every API route), with the envelope.
     onRequest: async (req, reply) => {
       try {
