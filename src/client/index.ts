@@ -246,25 +246,8 @@ export function createClient(opts: ClientOptions): Client {
     o.onOpen?.({ status: res.status, headers: res.headers });
     if (!res.body) return;
     const parser = new SseParser();
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
-    try {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (err) {
-          if (o.signal?.aborted) return;
-          throw err;
-        }
-        if (chunk.done) break;
-        yield* parser.push(decoder.decode(chunk.value, { stream: true }));
-      }
-      // An event not closed by a blank line before the end is discarded (WHATWG §9.2.6).
-      yield* parser.push(decoder.decode());
-    } finally {
-      reader.cancel().catch(() => {});
-    }
+    // An event not closed by a blank line before the end is discarded (WHATWG §9.2.6).
+    for await (const text of textChunks(res.body, o.signal)) yield* parser.push(text);
   }
 
   async function bytes(path: string, o: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
@@ -279,6 +262,33 @@ export function createClient(opts: ClientOptions): Client {
   }
 
   return { baseUrl, call: call as Client['call'], raw, rawResponse, readBody, stream, bytes };
+}
+
+/**
+ * A response body as UTF-8 text, chunk by chunk as it arrives (a character split across chunks
+ * comes whole). Ends quietly when `signal` aborted the read (Ctrl-C on a stream); the body is
+ * cancelled however the caller stops.
+ */
+export async function* textChunks(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        if (signal?.aborted) return;
+        throw err;
+      }
+      if (chunk.done) break;
+      yield decoder.decode(chunk.value, { stream: true });
+    }
+    const rest = decoder.decode();
+    if (rest) yield rest;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
 }
 
 /**

@@ -7,6 +7,16 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
+/** The URL when `s` is an http:// or https:// URL, else null (a setting or flag that names a daemon). */
+export function httpUrl(s: string): URL | null {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether a URL's host is this machine's loopback (`http://127.0.0.1:7420`, `http://[::1]:7420`); false for no URL. */
 export function isLoopbackUrl(url: string): boolean {
   try {

@@ -7,7 +7,7 @@ import type { RetentionPolicy } from '../services/retention.js';
 import type { DatabaseSpec } from '../db/open.js';
 import { STREAM_DEFAULTS } from '../services/event-stream.js';
 import { DEFAULT_TRUSTED_NETWORKS, invalidCidr } from '../mail/auth.js';
-import { isLoopbackHost, isLoopbackUrl } from '../contract/loopback.js';
+import { httpUrl, isLoopbackHost, isLoopbackUrl } from '../contract/loopback.js';
 
 export interface Config extends ServiceConfig {
   host: string;
@@ -267,15 +267,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   if ((c.tlsCert && !c.tlsKey) || (!c.tlsCert && c.tlsKey)) {
     throw new ConfigError(c.tlsCert ? 'tlsKey' : 'tlsCert', 'STARTTLS needs both --tls-cert and --tls-key.');
   }
-  if (c.publicUrl !== undefined) {
-    let u: URL | null = null;
-    try {
-      u = new URL(c.publicUrl);
-    } catch {
-      /* reported below */
-    }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new ConfigError('publicUrl', `"${c.publicUrl}" is not an http:// or https:// URL.`);
-  }
+  if (c.publicUrl !== undefined && !httpUrl(c.publicUrl)) throw new ConfigError('publicUrl', `"${c.publicUrl}" is not an http:// or https:// URL.`);
   const price = c.pricePerMessage === undefined ? 0 : Number(c.pricePerMessage);
   if (!Number.isFinite(price) || price < 0) throw new ConfigError('pricePerMessage', `"${c.pricePerMessage}" is not a non-negative number.`);
   const dbFile = join(dataDirFinal, 'mailagent.db');

@@ -87,25 +87,8 @@ async function apiAction(ctx: CommandContext, method: string, path: string, o: A
   // An event stream (or any answer that is not JSON) is written out as it arrives: buffering
   // `GET /v1/events/stream` printed nothing and never ended.
   if (ok && answer.body && !/json/i.test(type)) {
-    const reader = answer.body.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (err) {
-          if (ctx.signal.aborted) return;
-          throw err;
-        }
-        if (chunk.done) break;
-        ctx.out.stdout.write(decoder.decode(chunk.value as Uint8Array, { stream: true }));
-      }
-    } finally {
-      reader.cancel().catch(() => {});
-    }
-    const rest = decoder.decode();
-    if (rest) ctx.out.stdout.write(rest);
+    const { textChunks } = await import('../../client/index.js');
+    for await (const text of textChunks(answer.body, ctx.signal)) ctx.out.stdout.write(text);
     return;
   }
   const res = { status: answer.status, headers: answer.headers, ...(await client.readBody(answer)) };

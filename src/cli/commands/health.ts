@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { CliError, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
 import { parseDuration } from './wait.js';
+import { httpUrl } from '../../contract/loopback.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -31,15 +32,7 @@ function isHealthDocument(body: unknown, ready: boolean): boolean {
 }
 
 async function healthAction(ctx: CommandContext, opts: { ready?: boolean; wait?: number; url?: string }): Promise<void> {
-  if (opts.url !== undefined) {
-    let u: URL | null = null;
-    try {
-      u = new URL(opts.url);
-    } catch {
-      u = null;
-    }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new UsageError(`--url "${opts.url}" is not an http:// or https:// URL (e.g. http://127.0.0.1:7420)`);
-  }
+  if (opts.url !== undefined && !httpUrl(opts.url)) throw new UsageError(`--url "${opts.url}" is not an http:// or https:// URL (e.g. http://127.0.0.1:7420)`);
   const base = (opts.url ?? ctx.connection().baseUrl).replace(/\/+$/, '');
   const url = base + (opts.ready ? '/health/ready' : '/v1/health');
   const deadline = Date.now() + (opts.wait ?? 0) * 1000;
