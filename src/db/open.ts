@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { loadPg } from './pg-module.js';
 import {
-  Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver,
+  Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type DatabaseConnection, type Driver,
   type QueryResult, type TransactionSettings, type Transaction, type Migration,
 } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -15,6 +15,7 @@ import { dialectOf, hasTable, isRetryableConflict, type DialectName } from './di
 import { Checkpointer } from './checkpointer.js';
 import { watchShm } from './shm-watch.js';
 import { directRoots, directRunner, directTxs } from './direct.js';
+import { runMigrations } from './migrator.js';
 
 /** Where the data lives: a SQLite file (the default) or a PostgreSQL server shared by several daemons. */
 export type DatabaseSpec =
@@ -940,31 +941,24 @@ export async function migrationState(db: Kysely<Database>, list: Record<string, 
   return { applied, pending: Object.keys(list).filter((n) => !applied.includes(n)).sort() };
 }
 
+/**
+ * Apply the pending migrations (db/migrator.ts: SQLite, each in its own transaction with its
+ * record; PostgreSQL, all in one). Resolves with the names applied. On PostgreSQL the "C"
+ * collation step runs inside each migration's `up`, in that transaction, so it is part of the
+ * same all-or-nothing (before: it ran after the commit, and when it failed every migration was
+ * recorded over a schema that could not be used).
+ */
 export async function migrate(db: Kysely<Database>, list: Record<string, Migration> = migrations): Promise<string[]> {
   await migrationState(db, list);
   const pg = dialectOf(db) === 'postgres';
-  // On PostgreSQL kysely runs every pending migration in one transaction (transactional DDL): a
-  // failure records none of them. The "C" collation step runs inside each migration's `up`, in
-  // that transaction, so it is part of the same all-or-nothing (before: it ran after the commit,
-  // and when it failed every migration was recorded over a schema that could not be used).
-  const run = pg
-    ? Object.fromEntries(Object.entries(list).map(([name, m]) => [name, {
-      ...m, up: async (trx: Kysely<any>) => { await m.up(trx); await binaryCollation(trx); },
-    }]))
-    : list;
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => run },
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  const applied = await runMigrations(db, list, pg ? { afterUp: binaryCollation } : {});
   // A database every migration of which was recorded before the step ran inside them (or whose
   // step failed then: a non-"C" default collation with triggers on text columns) is repaired here.
   if (pg) await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(7420017)`.execute(trx);
     await binaryCollation(trx);
   });
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return applied;
 }
 
 /** The text columns of this schema's tables whose collation is not byte-wise ("C" or "POSIX"). */

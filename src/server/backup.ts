@@ -4,6 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { backupDatabase, databaseInUse, inspectBackup, restoreDatabase, type BackupResult } from '../db/maintenance.js';
 import { migrations } from '../db/migrations/index.js';
 import { runningDaemon } from './data-lock.js';
+import { describeDrift, fileSchemaDrift } from '../db/migrator.js';
+import { wholePreMigrateCopy } from './upgrade.js';
 
 /** An operator mistake the CLI reports as a usage-level error (exit 1 with this message). */
 export class OpsError extends Error {}
@@ -45,6 +47,14 @@ export async function restoreDataDir(backupFile: string, dataDir: string, dbFile
   if (!info.migrations.length) throw new OpsError(`${src} is not a mailagent database (no migrations table).`);
   const unknown = info.migrations.filter((m) => !(m in migrations));
   if (unknown.length) throw new OpsError(`${src} comes from a newer mailagent (migrations ${unknown.join(', ')}); restore it with that version.`);
+  // A copy taken from a half-migrated file (by a start of an older mailagent that failed on it)
+  // would fail every start once restored.
+  const drift = await fileSchemaDrift(src, migrations);
+  if (drift) {
+    const good = await wholePreMigrateCopy(dataDir);
+    throw new OpsError(`${src} is half-migrated itself (${describeDrift(drift)}); it would fail every start. `
+      + (good ? `Restore ${good} instead (the newest whole pre-migrate copy).` : 'Restore an older copy (the one taken before the interrupted upgrade, or your own newest backup).'));
+  }
   const replaced = existsSync(dbFile);
   if (replaced && databaseInUse(dbFile)) {
     // Name the daemon when its lock says which (serve and doctor do); a guess only when no lock does.

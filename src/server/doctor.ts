@@ -4,6 +4,9 @@ import { createServer, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { openDatabase, migrationState, isInitialised, schemaProblems } from '../db/open.js';
+import { schemaDrift } from '../db/migrator.js';
+import { migrations } from '../db/migrations/index.js';
+import { driftAdvice } from './upgrade.js';
 import { firstWorkspace } from '../db/repos/workspaces.js';
 import { listDomains } from '../db/repos/domains.js';
 import { toDomain } from '../services/domains.js';
@@ -112,7 +115,14 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
       opened = openDatabase(config.database);
       const state = await migrationState(opened.db);
       const problems = await schemaProblems(opened.db);
-      out.push(problems.length
+      // A file left half-migrated (a start killed during a migration by a mailagent that ran
+      // SQLite migrations without a transaction): every later start fails on it, so this fails
+      // too, naming the copy to restore (server/upgrade.ts).
+      const drift = state.pending.length && config.database.kind === 'sqlite' ? await schemaDrift(opened.db, migrations) : null;
+      const advice = drift ? await driftAdvice(config.dbFile, config.dataDir, drift) : null;
+      out.push(advice
+        ? { check: 'database', status: 'fail', detail: advice.detail, fix: advice.fix }
+        : problems.length
         ? { check: 'database', status: 'fail', detail: `${where}: ${problems.join('; ')}`, fix: 'run `mailagent serve` or `mailagent init` with this database: the migration step repairs it' }
         : state.pending.length
           ? { check: 'database', status: 'warn', detail: `${state.pending.length} migration(s) pending: ${state.pending.join(', ')}`, fix: 'they run at the next `mailagent serve` (a backup is taken first)' }

@@ -22,8 +22,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('events_created').on('events').columns(['created_at']).execute();
   await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').columns(['created_at']).execute();
   await db.schema.createIndex('logs_category_created').on('logs').columns(['category', 'created_at']).execute();
+}
 
-  if (dialectOf(db) === 'postgres') return; // autovacuum returns deleted space there
+/**
+ * Outside the migration's transaction (SQLite refuses VACUUM inside one): runs after `up` has
+ * committed and again at every later start, so a start killed before or during the VACUUM
+ * finishes it next time (a VACUUM is itself atomic: killed, it leaves the file as it was). A
+ * no-op once the file is incremental, or on PostgreSQL (autovacuum returns deleted space there).
+ */
+export async function afterCommit(db: Kysely<unknown>): Promise<void> {
+  if (dialectOf(db) === 'postgres') return;
   const mode = Number(Object.values((await sql.raw('PRAGMA auto_vacuum').execute(db)).rows[0] as object)[0]);
   if (mode !== 2) {
     await sql.raw('PRAGMA auto_vacuum = INCREMENTAL').execute(db);
