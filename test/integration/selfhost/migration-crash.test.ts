@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import { fileSchemaDrift, schemaDrift } from '../../../src/db/migrator.js';
 import { autoVacuumMode, backupDatabase, inspectBackup } from '../../../src/db/maintenance.js';
 import { runDoctor } from '../../../src/server/doctor.js';
 import { isolatedEnv, runCli, spawnCli, READY_LINE } from '../../helpers/daemon.js';
+import { adminQuery, databaseUrl, onPostgres } from '../../helpers/postgres.js';
+import { hasTable } from '../../../src/db/dialect.js';
 
 // A start killed during the migrations (the outside tester: SIGKILL 1.4 s after `serve` on a
 // fresh data dir, 3 runs in 10) left a migration's tables without its record; every later start
@@ -25,8 +27,8 @@ const names = Object.keys(migrations).sort();
 const serveArgs = (dataDir: string) => ['serve', '--data-dir', dataDir, '--port', '0', '--smtp-port', '0', '--log-level', 'warn'];
 
 /** Start `mailagent serve`, wait until it pauses inside `point`, SIGKILL it. */
-async function killInside(dataDir: string, point: string): Promise<void> {
-  const d = spawnCli(serveArgs(dataDir), isolatedEnv(dir, { MAILAGENT_TEST_MIGRATION_PAUSE: point }));
+async function killInside(dataDir: string, point: string, extra: string[] = []): Promise<void> {
+  const d = spawnCli([...serveArgs(dataDir), ...extra], isolatedEnv(dir, { MAILAGENT_TEST_MIGRATION_PAUSE: point }));
   try {
     await d.until(({ stderr }) => stderr.includes(`migration ${point}: paused`), 120_000);
   } finally {
@@ -36,8 +38,8 @@ async function killInside(dataDir: string, point: string): Promise<void> {
 }
 
 /** Start `mailagent serve` until its ready line, then stop it (Ctrl-C). */
-async function startAndStop(dataDir: string): Promise<void> {
-  const d = spawnCli(serveArgs(dataDir), isolatedEnv(dir));
+async function startAndStop(dataDir: string, extra: string[] = []): Promise<void> {
+  const d = spawnCli([...serveArgs(dataDir), ...extra], isolatedEnv(dir));
   try {
     await d.until(({ stdout, stderr }) => READY_LINE.test(stdout + stderr), 120_000);
   } finally {
@@ -197,4 +199,36 @@ describe('a file left half-migrated by an older mailagent', () => {
     });
     await expect(Daemon.create(config, { quiet: true })).rejects.toThrow(/0001_foundation was interrupted/);
   }, 120_000);
+});
+
+describe.skipIf(!onPostgres)('PostgreSQL: a daemon killed during the migrations', () => {
+  it('the pending migrations are one transaction: killed inside one, none is recorded or created; the next start applies them all', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mailagent-migcrash-'));
+    const name = `migcrash_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    await adminQuery(inject('pgAdminUrl'), `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+    const url = databaseUrl(inject('pgAdminUrl'), name);
+    const spec = { kind: 'postgres' as const, url, poolSize: 2, statementTimeoutMs: 0 };
+    try {
+      const dataDir = join(dir, 'data');
+      await killInside(dataDir, '0018_blob_chunks', ['--database', url]);
+      // The server ends the dead connection's transaction: nothing of it stays.
+      let o = openDatabase(spec);
+      try {
+        for (let i = 0; i < 100 && (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = ${name} and state like 'idle in transaction%'`.execute(o.db)).rows[0].n > 0; i++) await new Promise((r) => setTimeout(r, 100));
+        expect((await migrationState(o.db)).applied).toEqual([]);
+        expect(await hasTable(o.db, 'workspaces')).toBe(false);
+      } finally {
+        await o.close();
+      }
+      await startAndStop(dataDir, ['--database', url]);
+      o = openDatabase(spec);
+      try {
+        expect((await migrationState(o.db)).applied).toEqual(names);
+      } finally {
+        await o.close();
+      }
+    } finally {
+      await adminQuery(inject('pgAdminUrl'), `drop database if exists ${name} with (force)`);
+    }
+  }, 300_000);
 });
