@@ -12,7 +12,7 @@
  * goes through SPF/DKIM/DMARC (the sender's domain, load.test, is a reserved name the daemon's
  * resolver answers locally: no network).
  *
- *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [-d] [--untrusted] [--prof DIR] <build root>[,MAILAGENT_X=V…] [<build root> …]
+ *   npx tsx bench/tools/cpu-per-message.ts [--rounds 3] [-n 3000] [--warm 1000] [--sessions 8] [-d] [--untrusted] [--prof DIR] <build root>[,MAILAGENT_X=V…] [<build root> …]
  * e.g. npx tsx bench/tools/cpu-per-message.ts --rounds 3 ../base . (each root built: dist/; ../base e.g. a `git worktree add --detach ../base main` built there)
  */
 import { spawn } from 'node:child_process';
@@ -31,6 +31,8 @@ const N = Number(opt('-n', '3000'));
 const WARM = Number(opt('--warm', '1000'));
 const reuse = argv.includes('-d');
 const untrusted = argv.includes('--untrusted');
+// smtp-source's sessions at once (8 as the pipeline bench; fewer: mail arriving a few at a time).
+const SESSIONS = opt('--sessions', '8');
 // `--prof DIR`: each daemon writes CPU profiles of its threads there (node --cpu-prof; warm-up included).
 const profDir = opt('--prof', '');
 // A build root may carry settings for its daemon: `DIR,MAILAGENT_X=V[,…]` (the same build under two
@@ -68,7 +70,7 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
     const count = db.prepare('select count(*) n from received_messages');
     const send = async (n: number, stored: number) => {
       const t = performance.now();
-      const src = spawn('/usr/sbin/smtp-source', ['-s', '8', '-l', '2048', '-m', String(n), '-f', 'bench@load.test', '-t', AGENT, '-M', 'load.test',
+      const src = spawn('/usr/sbin/smtp-source', ['-s', SESSIONS, '-l', '2048', '-m', String(n), '-f', 'bench@load.test', '-t', AGENT, '-M', 'load.test',
         ...(reuse ? ['-d'] : []), `127.0.0.1:${port}`], { stdio: 'ignore' });
       await new Promise((r) => src.on('exit', r));
       while ((count.get() as { n: number }).n < stored && performance.now() - t < 600_000) await sleep(20);
@@ -93,7 +95,7 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
   }
 }
 
-console.log(`# CPU per message, ${N} messages after ${WARM} not counted, ${reuse ? 'reused connections (-d)' : 'new connection per message'}${untrusted ? ', no trusted network (SPF/DKIM/DMARC on)' : ''}, ${ROUNDS} rounds; load ${load()}`);
+console.log(`# CPU per message, ${N} messages after ${WARM} not counted, ${SESSIONS} sessions, ${reuse ? 'reused connections (-d)' : 'new connection per message'}${untrusted ? ', no trusted network (SPF/DKIM/DMARC on)' : ''}, ${ROUNDS} rounds; load ${load()}`);
 const all: Record<string, (Record<string, number> & { rate: number })[]> = {};
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 ? [...roots].reverse() : roots;

@@ -261,25 +261,32 @@ export class WorkerPool {
   }
 
   /**
-   * Hand the queue to idle workers, shared out evenly, up to MAX_BATCH small jobs per message (a
-   * large parse goes alone). A batch's jobs are run in order; each has the whole budget from the
-   * moment the one before it was answered, and an overrun or a crash sends the batch's jobs that
-   * had not started back to the front of the queue.
+   * Hand the queue to idle workers, one idle worker filled first (the last slot), up to MAX_BATCH
+   * small jobs per message (a large parse goes alone); the next idle worker takes what is left. A batch's jobs are
+   * run in order; each has the whole budget from the moment the one before it was answered, and an
+   * overrun or a crash sends the batch's jobs that had not started back to the front of the queue.
+   *
+   * Filled in order rather than shared out evenly: each worker is an isolate of its own, which
+   * compiles (V8's tiers) and collects its own copy of the parser and the classifier, and a
+   * worker's code reaches its fast tier after a number of jobs *it* ran (bench/README.md, round 2
+   * session 11). Shared out evenly, every worker ran every round's few jobs, each warmed at the
+   * pace of 1/size of the mail and woke for each round; filled in order, one worker takes
+   * rounds of up to MAX_BATCH alone and the others take what arrives while it is busy (a burst, a
+   * job that holds it), as before.
    */
   private dispatch(): void {
-    let idle = this.slots.filter((s) => s.ready && !s.gone && !s.current).length;
     const authSlots = authWorkers(this.slots.length);
-    for (const [i, slot] of this.slots.entries()) {
+    // The last slot first: the first authWorkers() slots are the only ones that take SPF/DKIM/DMARC
+    // rounds, so they are the ones left for the overflow.
+    for (let i = this.slots.length - 1; i >= 0; i--) {
+      const slot = this.slots[i];
       if (!this.queue.length) return;
       if (!slot.ready || slot.gone || slot.current) continue;
       // SPF/DKIM/DMARC rounds only on the first authWorkers() slots (see there); the other jobs anywhere.
       const mayRun = (p: Pending) => p.job.kind !== 'auth' || i < authSlots;
       const first = this.queue.findIndex(mayRun);
-      if (first === -1) {
-        idle--;
-        continue;
-      }
-      const take = Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle--));
+      if (first === -1) continue;
+      const take = MAX_BATCH;
       const batch = this.queue.splice(first, 1);
       while (batch.length < take && batchable(batch[0].job)) {
         const j = this.queue.findIndex(mayRun);
