@@ -25,7 +25,10 @@ import { dialectOf } from '../dialect.js';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const pg = dialectOf(db) === 'postgres';
+  // down() keeps the column (code that writes it keeps working on the older schema): added once.
+  const tables = await db.introspection.getTables();
   for (const table of ['received_messages', 'sent_messages']) {
+    if (tables.find((t) => t.name === table)?.columns.some((c) => c.name === 'has_attachments')) continue;
     await sql.raw(`ALTER TABLE ${table} ADD COLUMN has_attachments INTEGER NOT NULL DEFAULT 0`).execute(db);
   }
   await sql`UPDATE received_messages SET has_attachments = 1 WHERE id IN (SELECT received_message_id FROM received_attachments)`.execute(db);
@@ -37,11 +40,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     : sql`CREATE INDEX received_intent ON received_messages (workspace_id, json_extract(classification, '$.intent'), id, thread_id)`).execute(db);
 }
 
+/** The indexes only: has_attachments stays (this version's code writes it), and up() keeps it. */
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const name of ['received_with_attachments', 'sent_with_attachments', 'received_intent']) {
     await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
-  }
-  for (const table of ['received_messages', 'sent_messages']) {
-    await sql.raw(`ALTER TABLE ${table} DROP COLUMN has_attachments`).execute(db);
   }
 }

@@ -110,7 +110,7 @@ console.log(JSON.stringify({ main, mainAfterThreads: newSpace(), ...threads }));
       const young = (thread: string) => Number(new RegExp(`^mailagent_thread_heap_bytes\\{thread="${thread}",kind="young"\\} (\\S+)$`, 'm').exec(text)?.[1]);
       const MB = 1048576;
       expect(young('main')).toBeLessThanOrEqual(8 * MB);
-      for (const t of ['pipeline-0', 'pipeline-1']) expect(young(t), t).toBeLessThanOrEqual(4 * MB);
+      for (const t of ['pipeline-0', 'pipeline-1']) expect(young(t), t).toBeLessThanOrEqual(8 * MB);
       for (const t of ['queue-writer', 'checkpointer']) expect(young(t), t).toBeLessThanOrEqual(2 * MB);
     } finally {
       d.kill('SIGTERM');
