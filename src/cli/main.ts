@@ -1,3 +1,5 @@
+// First: V8 settings `mailagent serve` needs before anything else loads (serve-heap.ts).
+import './serve-heap.js';
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { EXIT } from './errors.js';

@@ -2,12 +2,12 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * V8 heap settings of the daemon's process (`mailagent serve`), set at run time before the server
- * loads (docs/self-hosting.md → Memory; figures: bench/README.md → "Daemon memory, session 5" and
- * "round 2 session 10").
+ * loads (docs/self-hosting.md → Memory; figures: bench/README.md → "Daemon memory, session 5",
+ * "round 2 session 10" and "round 2 session 11").
  *
  * Why at run time: most of V8's heap sizes are read once, when an isolate is created, so the main
- * thread's own semi-space can only come from the node command line or NODE_OPTIONS (the systemd
- * unit and the Dockerfile set it). Two settings do work from here:
+ * thread's maximum semi-space can only come from the node command line or NODE_OPTIONS (the
+ * systemd unit and the Dockerfile set it). These work from here:
  *
  * - `--heap-growing-percent`: after each full GC V8 lets the old generation grow to the live size
  *   times a factor before the next one. With a heap limit of several GB (a 64-bit machine's
@@ -15,14 +15,31 @@ import { setFlagsFromString } from 'node:v8';
  *   ~95–105 MB under a burst of mail. V8 reads this flag at every full GC, in every thread: at 30 %
  *   it stays at ~55–70 MB, for a few more full GCs (CPU time per message within this machine's
  *   noise).
+ * - `--semi-space-growth-factor=1` (YOUNG_GROWTH_HELD): V8 doubles a new space, up to its
+ *   maximum, when enough of it survives scavenges; at a factor of 1 it never grows. V8 reads the
+ *   flag at each growth, so it holds the main thread's young generation where it is when set: at
+ *   V8's initial size when `serve` sets it first thing (cli/serve-heap.ts), instead of the 32 MB
+ *   it grew to while the CLI and the server loaded — the main thread's new space was the largest
+ *   part of the RSS that plain `mailagent serve` carried beyond the unit's setting. V8 puts the
+ *   factor back to 2 whenever it configures a new isolate (every thread the daemon starts), so it
+ *   is set again as each thread comes online; a thread started later can let the main thread's
+ *   new space double in that moment, never past what the operator's NODE_OPTIONS allows.
+ * - `--min-semi-space-size` (THREAD_SEMI_SPACE_START_MB), read when a thread's isolate is created:
+ *   every thread the daemon starts begins with its young generation at its own limit
+ *   (`resourceLimits.maxYoungGenerationSizeMb`: the pipeline workers' DEFAULT_WORKER_YOUNG_MB,
+ *   the helper threads' HELPER_THREAD_YOUNG_MB; V8 caps the start at the limit), since with
+ *   growth held it would otherwise stay at V8's initial size.
  * - `--max-semi-space-size`, cleared (0) for the threads started afterwards. When it is set (the
  *   unit's NODE_OPTIONS), V8 lets it override a thread's own `resourceLimits`, so every thread got
- *   the main thread's semi-spaces: the helper threads' 3 MB young generation (shared/thread-heap.ts
- *   HELPER_THREAD_YOUNG_MB) was 8 MB, and the pipeline workers' DEFAULT_WORKER_YOUNG_MB was
- *   whatever the flag said. The main thread read it when node started and keeps it; every thread
- *   the daemon starts has its own limits.
+ *   the main thread's semi-spaces. The main thread read it when node started and keeps it.
  */
 export const OLD_GENERATION_GROWING_PERCENT = 30;
+export const YOUNG_GROWTH_HELD = '--semi-space-growth-factor=1';
+/** Above every daemon thread's own semi-space limit, so that each starts at its limit. */
+export const THREAD_SEMI_SPACE_START_MB = 16;
+
+let holding = false;
+const holdYoungGrowth = () => setFlagsFromString(YOUNG_GROWTH_HELD);
 
 /** What was set (`--flag=value` each); a growing percent the operator gave on the command line or in NODE_OPTIONS is left alone. */
 export function applyDaemonHeapSettings(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
@@ -34,5 +51,14 @@ export function applyDaemonHeapSettings(execArgv: readonly string[] = process.ex
   }
   setFlagsFromString('--max-semi-space-size=0');
   applied.push('--max-semi-space-size=0');
+  setFlagsFromString(`--min-semi-space-size=${THREAD_SEMI_SPACE_START_MB}`);
+  applied.push(`--min-semi-space-size=${THREAD_SEMI_SPACE_START_MB}`);
+  holdYoungGrowth();
+  applied.push(YOUNG_GROWTH_HELD);
+  if (!holding) {
+    holding = true;
+    // Each new isolate puts the growth factor back to V8's default: hold it again once the thread runs.
+    process.on('worker', (w) => w.once('online', holdYoungGrowth));
+  }
   return applied;
 }

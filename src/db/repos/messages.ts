@@ -58,6 +58,7 @@ function encode(r: Partial<SentMessageRow>): Partial<SentMessagesTable> {
 
 export async function insertSentMessage(db: Db, row: SentMessageRow, attachments: AttachmentRow[]): Promise<void> {
   const r = encode(row) as SentMessagesTable;
+  r.has_attachments = attachments.length ? 1 : 0;
   if (!insertRowNow(db, 'sent_messages', r)) await insertRow(db, 'sent_messages', r);
   if (attachments.length) await db.insertInto('sent_attachments').values(attachments as SentAttachmentsTable[]).execute();
   const to = toAddressesOf(row.to);
@@ -110,7 +111,7 @@ const LIST_COLUMNS = [
   'scheduled_at', 'due_at', 'sent_at', 'delivered_at', 'canceled_at', 'error_message', 'created_at', 'updated_at',
 ] as const;
 // A column added to the table must be added above (or to the bodies): this fails to compile until it is.
-const listColumnsComplete: ListsEveryColumn<SentMessagesTable, (typeof LIST_COLUMNS)[number], 'body_text' | 'body_html'> = true;
+const listColumnsComplete: ListsEveryColumn<SentMessagesTable, (typeof LIST_COLUMNS)[number], 'body_text' | 'body_html' | 'has_attachments'> = true;
 void listColumnsComplete;
 
 /**

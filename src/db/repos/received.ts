@@ -114,6 +114,7 @@ export async function insertReceived(db: Db, row: ReceivedRow, raw: Buffer | nul
     quarantined: row.quarantined ? 1 : 0,
     test_mode: row.test_mode ? 1 : 0,
     extraction_truncated: row.extraction_truncated ? 1 : 0,
+    has_attachments: attachments.length ? 1 : 0,
   };
   // One compiled statement, run directly inside a SQLite transaction (insert-row.ts).
   await insertRow(db, 'received_messages', stored);

@@ -108,8 +108,8 @@ const NOTHING = sql<SqlBool>`0 = 1`;
 
 /** Where each kind of mail keeps what a search looks at. */
 const KINDS = {
-  received: { table: 'received_messages', time: 'received_at', attachments: 'received_attachments', fk: 'received_message_id' },
-  sent: { table: 'sent_messages', time: 'created_at', attachments: 'sent_attachments', fk: 'message_id' },
+  received: { table: 'received_messages', time: 'received_at' },
+  sent: { table: 'sent_messages', time: 'created_at' },
 } as const;
 
 /**
@@ -129,15 +129,15 @@ function conditions(dialect: DialectName, s: MessageSearch, kind: keyof typeof K
     const match = ftsQuery(s.terms);
     if (match) out.push(sql<SqlBool>`${c('id')} IN ${ftsIds(match)}`);
   }
-  if (s.hasAttachment !== undefined) {
-    const exists = sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(k.attachments)} a WHERE ${sql.ref(`a.${k.fk}`)} = ${c('id')})`;
-    out.push(s.hasAttachment ? exists : sql<SqlBool>`NOT ${exists}`);
-  }
+  // A literal: the partial index of the messages with attachments (migration 0031) applies only so.
+  if (s.hasAttachment !== undefined) out.push(sql<SqlBool>`${c('has_attachments')} = ${sql.lit(s.hasAttachment ? 1 : 0)}`);
   if (kind === 'received') {
     // Literals, not bound values: the partial indexes of `is:quarantined` and `is:read` (migration 0030) apply only so.
     if (s.quarantined !== undefined) out.push(sql<SqlBool>`${c('quarantined')} = ${sql.lit(s.quarantined ? 1 : 0)}`);
     if (s.read !== undefined) out.push(s.read ? sql<SqlBool>`${c('read_at')} IS NOT NULL` : sql<SqlBool>`${c('read_at')} IS NULL`);
-    if (s.intents.length) out.push(sql<SqlBool>`${intentOf(dialect, `${k.table}.classification`)} IN (${sql.join(s.intents)})`);
+    // The expression of the index received_intent (migration 0031): one intent is a range of it in page order.
+    if (s.intents.length === 1) out.push(sql<SqlBool>`${intentOf(dialect, `${k.table}.classification`)} = ${s.intents[0]}`);
+    else if (s.intents.length) out.push(sql<SqlBool>`${intentOf(dialect, `${k.table}.classification`)} IN (${sql.join(s.intents)})`);
   } else if (s.quarantined === true || s.read === false || s.intents.length) {
     out.push(NOTHING);
   }
@@ -157,5 +157,7 @@ export function threadConditions(db: Db, workspaceId: string, s: MessageSearch):
   for (const cond of receivedConditions(db, s)) received = received.where(cond);
   let sent = db.selectFrom('sent_messages').select('sent_messages.thread_id as tid').where('sent_messages.workspace_id', '=', workspaceId);
   for (const cond of sentConditions(db, s)) sent = sent.where(cond);
-  return [sql<SqlBool>`threads.id IN (${received.union(sent)})`];
+  // UNION ALL: an IN list needs no distinct rows, and UNION's merge made SQLite read each side in
+  // thread order (a walk of every sent message of the workspace) instead of through its filter's index.
+  return [sql<SqlBool>`threads.id IN (${received.unionAll(sent)})`];
 }

@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { deleteMessages, tombstoneThread } from './retention.js';
-import { jsonArrayHas, lockRowForUpdate } from '../dialect.js';
+import { dialectOf, jsonArrayHas, lockRowForUpdate } from '../dialect.js';
 import type { Db, Decoded, MessageRefsTable, ThreadsTable } from '../schema.js';
 import { insertRow, insertRowNow } from '../insert-row.js';
 import { bool, decodeCursor, encodeCursor, json, type PageRequest, type PageResult } from '../paginate.js';
@@ -87,14 +87,21 @@ export async function agentHasLiveThreads(db: Db, agentId: string): Promise<bool
 // ---- thread views (resources feature): lists with an exact label match, messages of a thread, permanent delete
 
 export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilter, page: PageRequest): Promise<PageResult<ThreadRow>> {
-  let q = db.selectFrom('threads').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
+  const search = f.search ? threadConditions(db, workspaceId, f.search) : [];
+  // With a search, the threads are those the matching messages name (the subquery, read whole
+  // either way): SQLite is told to look them up by id and sort them (the workspace condition
+  // written `+workspace_id`, which no index serves) instead of walking every thread of the
+  // workspace in activity order to test each — a rare match read all of them (issue #13).
+  let q = db.selectFrom('threads').selectAll()
+    .where(search.length && dialectOf(db) === 'sqlite' ? sql<SqlBool>`+threads.workspace_id = ${workspaceId}` : sql<SqlBool>`threads.workspace_id = ${workspaceId}`)
+    .where('deleted_at', 'is', null);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   // The partial indexes of migration 0030 hold filed, labelled and trashed threads only: the
   // redundant literal conditions let SQLite see that they apply (a bound value does not).
   if (f.status) q = q.where('status', '=', f.status);
   if (f.status && f.status !== 'open') q = q.where(sql<SqlBool>`status <> 'open'`);
   if (f.label) q = q.where(sql<SqlBool>`labels <> '[]'`).where(jsonArrayHas(db, 'labels', f.label));
-  if (f.search) for (const cond of threadConditions(db, workspaceId, f.search)) q = q.where(cond);
+  for (const cond of search) q = q.where(cond);
   q = f.trashed ? q.where('trashed_at', 'is not', null) : q.where('trashed_at', 'is', null);
   // Most recent activity first (a reply moves its thread to the top), id breaking ties; the
   // cursor is the last row's "last_message_at id" (both printable, see encodeCursor).

@@ -37,6 +37,8 @@ export interface ReceivedMessagesTable {
   /** The blob (blob_chunks) holding the raw bytes after `raw`, or null (migration 0018). */
   raw_blob?: string | null;
   size: number;
+  /** 1 when stored with at least one attachment (migration 0031: the `has:attachment` index). */
+  has_attachments?: number;
   spf_pass: number | null;
   dkim_pass: number | null;
   dmarc: string | null;

@@ -18,6 +18,8 @@ export interface SentMessagesTable {
   subject: string;
   body_text: string | null;
   body_html: string | null;
+  /** 1 when stored with at least one attachment (migration 0031: the `has:attachment` index). */
+  has_attachments?: number;
   rfc_message_id: string;
   in_reply_to: string | null;
   references: string;

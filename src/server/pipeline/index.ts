@@ -16,7 +16,7 @@ export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type
 /** Defaults (README configuration table; docs/inbound.md "Limits"). */
 export const DEFAULT_BUDGET_MS = 5_000;
 export const DEFAULT_WORKER_HEAP_MB = 512;
-/** A worker's young generation (new space 2/3 of it: 8 MB instead of V8's 32 MB; pool.ts). */
+/** A worker's young generation (new space 2/3 of it: 8 MB instead of V8's 32 MB; pool.ts). 6 MB was measured (bench/README.md round 2 session 11) and fails test/integration/inbound/pipeline.test.ts (nested HTML). */
 export const DEFAULT_WORKER_YOUNG_MB = 12;
 /** One worker per core, at least two: a message that holds one worker for its whole budget leaves another for the rest. */
 export function defaultWorkerCount(): number {

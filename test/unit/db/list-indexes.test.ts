@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
-import type { Database, Db } from '../../../src/db/schema.js';
+import type { Db } from '../../../src/db/schema.js';
+import { allPages as pagesOf, planRecorder, rowInserter } from '../../helpers/list-plans.js';
 import { migrate, openDatabase, type OpenedDb } from '../../../src/db/open.js';
 import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
 import { listThreadsView } from '../../../src/db/repos/threads.js';
@@ -23,33 +22,14 @@ let store: TestDatabase;
 let opened: OpenedDb;
 /** The store the lists run on; on SQLite a second connection that records each query for its plan. */
 let db: Db;
-let sqlite: BetterSqlite3.Database | null = null;
-const queries: CompiledQuery[] = [];
+let recorder: ReturnType<typeof planRecorder> | null = null;
 const WS = 'wsk_1';
 const N = 400;
 const id = (p: string, i: number) => `${p}_${String(i).padStart(5, '0')}`;
 const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
 
-/** Every NOT NULL column gets a neutral value, then `row` (so the test follows the schema). */
-const neutral = new Map<string, Record<string, unknown>>();
-async function insert(table: string, row: Record<string, unknown>) {
-  if (!neutral.has(table)) {
-    const t = (await opened.db.introspection.getTables()).find((x) => x.name === table)!;
-    neutral.set(table, Object.fromEntries(t.columns.filter((c) => !c.isNullable).map((c) => [c.name,
-      /int|real|float|numeric|double/i.test(c.dataType) ? 0 : /blob|bytea/i.test(c.dataType) ? Buffer.alloc(0) : /bool/i.test(c.dataType) ? false : ''])));
-  }
-  await opened.db.insertInto(table as never).values({ ...neutral.get(table), ...row } as never).execute();
-}
-
-/** SQLite's plan of every query `run` made (on PostgreSQL: null, only the answers are checked there). */
-async function planOf(run: () => Promise<unknown>): Promise<string | null> {
-  queries.length = 0;
-  await run();
-  if (!sqlite) return null;
-  const s = sqlite;
-  return queries.map((q) => (s.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[])
-    .map((r) => r.detail).join(' | ')).join(' || ');
-}
+let rows: ReturnType<typeof rowInserter> | null = null;
+const insert = (table: string, row: Record<string, unknown>) => (rows ??= rowInserter(opened.db)).insert(table, row);
 
 interface ThreadSeed { id: string; ws: string; status: string; labels: string[]; trashed: boolean; last: string }
 const threads: ThreadSeed[] = [];
@@ -65,8 +45,8 @@ beforeAll(async () => {
   await migrate(opened.db);
   db = opened.db;
   if (!onPostgres) {
-    sqlite = new BetterSqlite3((store.spec as { file: string }).file);
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: (e) => { if (e.level === 'query') queries.push(e.query); } });
+    recorder = planRecorder((store.spec as { file: string }).file);
+    db = recorder.db;
   }
   for (const w of [WS, 'wsk_2']) await insert('workspaces', { id: w, slug: w, created_at: at(0) });
   await insert('agents', { id: 'agt_1', workspace_id: WS, name: 'a', email: 'a@y.test', created_at: at(0), updated_at: at(0) });
@@ -99,33 +79,19 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  if (sqlite) await db.destroy();
+  if (recorder) await db.destroy();
   await opened.close();
   await store.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Every page of a list (limit 4), concatenated, with the plan of each page's query. */
-async function allPages<T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>): Promise<{ rows: T[]; plans: string[] }> {
-  const rows: T[] = [];
-  const plans: string[] = [];
-  let cursor: string | undefined;
-  for (let guard = 0; guard < 200; guard++) {
-    let page!: { rows: T[]; next_cursor?: string };
-    const plan = await planOf(async () => { page = await list(cursor); });
-    if (plan !== null) plans.push(plan);
-    rows.push(...page.rows);
-    if (!page.next_cursor) break;
-    cursor = page.next_cursor;
-  }
-  return { rows, plans };
-}
+const allPages = <T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>) => pagesOf(list, recorder ? recorder.planOf : null);
 
 const byActivity = (a: ThreadSeed, b: ThreadSeed) => (a.last === b.last ? (a.id < b.id ? 1 : -1) : a.last < b.last ? 1 : -1);
 
 describe('migration 0030: the filtered lists read only rows they can match', () => {
   it.skipIf(onPostgres)('the partial indexes hold only the rare rows (storing an open, unlabelled thread or unread mail writes none of them)', () => {
-    const count = (index: string, where: string, table: string) => (sqlite!.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and ${where}`).get() as { n: number }).n;
+    const count = (index: string, where: string, table: string) => (recorder!.sqlite.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and ${where}`).get() as { n: number }).n;
     expect(count('threads_filed', "status <> 'open'", 'threads')).toBe(threads.filter((t) => t.status !== 'open').length);
     expect(count('threads_trash', 'trashed_at is not null', 'threads')).toBe(threads.filter((t) => t.trashed).length);
     expect(count('threads_labelled', "labels <> '[]'", 'threads')).toBe(threads.filter((t) => t.labels.length).length);

@@ -1,0 +1,63 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+
+/**
+ * For the list-index tests (test/unit/db/list-indexes.test.ts, filter-indexes.test.ts): a second
+ * connection to a SQLite file that records each query, and SQLite's plan of every query a call
+ * made (`EXPLAIN QUERY PLAN`: ' | ' between the steps of one query, ' || ' between queries).
+ */
+export function planRecorder(file: string): { db: Kysely<Database>; sqlite: BetterSqlite3.Database; planOf(run: () => Promise<unknown>): Promise<string> } {
+  const sqlite = new BetterSqlite3(file);
+  const queries: CompiledQuery[] = [];
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: (e) => { if (e.level === 'query') queries.push(e.query); } });
+  return {
+    db,
+    sqlite,
+    async planOf(run) {
+      queries.length = 0;
+      await run();
+      return queries.map((q) => (sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[])
+        .map((r) => r.detail).join(' | ')).join(' || ');
+    },
+  };
+}
+
+/** Every page of a list, concatenated, with the plan of each page's query (none when `planOf` is null: PostgreSQL). */
+export async function allPages<T>(
+  list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>,
+  planOf: ((run: () => Promise<unknown>) => Promise<string>) | null,
+): Promise<{ rows: T[]; plans: string[] }> {
+  const rows: T[] = [];
+  const plans: string[] = [];
+  let cursor: string | undefined;
+  for (let guard = 0; guard < 300; guard++) {
+    let page!: { rows: T[]; next_cursor?: string };
+    const run = async () => { page = await list(cursor); };
+    if (planOf) plans.push(await planOf(run));
+    else await run();
+    rows.push(...page.rows);
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return { rows, plans };
+}
+
+/** Rows for those tests: every NOT NULL column gets a neutral value, then the row's own (so a test follows the schema). */
+export function rowInserter(db: Kysely<Database>): { neutralOf(table: string): Promise<Record<string, unknown>>; insert(table: string, row: Record<string, unknown>): Promise<void> } {
+  const neutral = new Map<string, Record<string, unknown>>();
+  const neutralOf = async (table: string) => {
+    if (!neutral.has(table)) {
+      const t = (await db.introspection.getTables()).find((x) => x.name === table)!;
+      neutral.set(table, Object.fromEntries(t.columns.filter((c) => !c.isNullable).map((c) => [c.name,
+        /int|real|float|numeric|double/i.test(c.dataType) ? 0 : /blob|bytea/i.test(c.dataType) ? Buffer.alloc(0) : /bool/i.test(c.dataType) ? false : ''])));
+    }
+    return neutral.get(table)!;
+  };
+  return {
+    neutralOf,
+    async insert(table, row) {
+      await db.insertInto(table as never).values({ ...(await neutralOf(table)), ...row } as never).execute();
+    },
+  };
+}
