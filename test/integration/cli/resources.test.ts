@@ -215,7 +215,7 @@ describe('suppression', () => {
     expect(before.json()).toMatchObject({ object: 'suppression_lookup', address: 'frank@example.com', suppressed: false });
 
     // Adding a suppression changes live sending: the default test key is refused, --live adds it.
-    refused(await d.cli(['suppression', 'add', 'frank@example.com', '--reason', 'asked by phone']), 1, 'live_mode_required');
+    refused(await d.cli(['suppression', 'add', 'frank@example.com', '--reason', 'asked by phone']), 4, 'live_mode_required');
     const added = await d.cli(['--live', 'suppression', 'add', 'frank@example.com', '--reason', 'asked by phone']);
     ok(added);
     const supId = added.stdout.trim();
