@@ -39,6 +39,12 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const WILDCARD_EXCLUDED: readonly EventType[] = ['thread.created', 'thread.updated', 'thread.deleted', 'message.delayed'];
+/**
+ * The event types whose payload carries no message content (no subject, body, sender or draft):
+ * a key without the `read` scope may subscribe a webhook to these only. Every other type (and
+ * `*`) delivers what `read` lets a key fetch, so subscribing to it needs `read`.
+ */
+export const CONTENT_FREE_EVENT_TYPES: readonly EventType[] = ['agent.created', 'agent.paused', 'agent.resumed', 'agent.archived', 'suppression.added'];
 
 export const Event = Type.Object({
   id: Type.String(),

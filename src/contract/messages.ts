@@ -16,6 +16,11 @@ export const SEND_LIMITS = {
   tags: 10,
   batch: 100,
   idempotencyKey: 255,
+  /**
+   * Not in the spec: how far ahead a send, a reschedule or a draft may be scheduled (days). A
+   * scheduled send holds caps and a queue row until it goes out; `9999-12-31` held them forever.
+   */
+  scheduleHorizonDays: 365,
 } as const;
 
 export const ROUTING_POOLS = ['clean', 'mixed', 'outbound'] as const;

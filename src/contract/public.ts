@@ -16,7 +16,12 @@ export const publicRoutes = {
   }),
   'billing.page': route({
     method: 'GET', path: '/public/billing', scope: 'public', summary: 'Billing page of a self-hosted instance (no billing provider)',
-    query: Type.Object({ return_url: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: true }),
+    // `session`: the signed link POST /v1/billing/portal makes; `return_url` is no longer read
+    // from the query (it travels inside the session), kept here so old links still load.
+    query: Type.Object({
+      session: Type.Optional(Type.String({ maxLength: 4000 })),
+      return_url: Type.Optional(Type.String({ maxLength: 2000 })),
+    }, { additionalProperties: true }),
     status: 200, response: null, produces: 'text/html',
   }),
 };

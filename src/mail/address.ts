@@ -86,3 +86,15 @@ export function formatMailbox(m: Mailbox): string {
   if (!m.name) return m.address;
   return `"${m.name.replace(/["\\]/g, '\\$&')}" <${m.address}>`;
 }
+
+/**
+ * A display name that holds an address or angle brackets makes a reader see another sender
+ * (`From: "ceo@bank.com <ceo@bank.com>" <agent@x>` shows as the bank in many clients). Returns
+ * what is wrong with it, or null when it is a plain name.
+ */
+export function misleadingDisplayName(name: string): string | null {
+  if (/[<>]/.test(name)) return 'angle brackets';
+  if (/[^\s@<>"',;:]+@[^\s@<>"',;:]+\.[^\s@<>"',;:]+/.test(name)) return 'an email address';
+  return null;
+}
+

@@ -19,6 +19,7 @@ import { requireVerifiedDomain } from './domains.js';
 import { agentHasLiveDraft } from '../db/repos/drafts.js';
 import { pageOf } from '../db/paginate.js';
 import { ReadCache } from './read-cache.js';
+import { misleadingDisplayName } from '../mail/address.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -128,8 +129,20 @@ export async function liveAgentsOf(ctx: AppContext, workspaceId: string, max: nu
 }
 
 /** Create an agent row (used by the API and by bootstrap); the caller owns the transaction. */
+/**
+ * A display name shown beside an agent's address (an agent's `display_name`, the name in a send's
+ * `from`) must not hold an address or angle brackets: 400 naming `param`.
+ */
+export function checkDisplayName(name: string | null | undefined, param: string): void {
+  const bad = name ? misleadingDisplayName(name) : null;
+  if (bad) {
+    throw Errors.invalidParam(param, `The display name ${JSON.stringify(name)} contains ${bad}: a name shown beside the agent's address must not look like another address. Use a plain name such as "Billing team".`);
+  }
+}
+
 export async function insertNewAgent(ctx: AppContext, tx: Tx, ws: WorkspaceRow, body: AgentCreate, testMode: boolean, customDomain: string | null = null): Promise<AgentRow> {
   const name = newAgentName(body.name);
+  checkDisplayName(body.display_name, 'display_name');
   const domain = customDomain ?? workspaceDomain(ctx, ws);
   const email = `${name}@${domain}`;
   if (await agentByEmail(tx.db, email)) {
@@ -154,6 +167,7 @@ export async function createAgent(ctx: AppContext, auth: AuthContext, body: Agen
   // What is wrong with the request itself is said before any plan cap: an invalid name at the
   // agent cap is 400 (invalid name), not 402.
   newAgentName(body.name);
+  checkDisplayName(body.display_name, 'display_name');
   normalizeDomains(body.allowlist_domains, 'allowlist_domains');
   normalizeDomains(body.blocklist_domains, 'blocklist_domains');
   // An agent on a verified custom domain gets its address there (spec: Agent → email).
@@ -236,7 +250,10 @@ export async function updateAgentByRef(ctx: AppContext, auth: AuthContext, ref: 
   const at = isoAt(ctx.clock.now());
   const patch: Partial<AgentRow> = { updated_at: at };
   if (body.status !== undefined) patch.status = body.status;
-  if (body.display_name !== undefined) patch.display_name = body.display_name;
+  if (body.display_name !== undefined) {
+    checkDisplayName(body.display_name, 'display_name');
+    patch.display_name = body.display_name;
+  }
   if (body.daily_send_limit !== undefined) patch.daily_send_limit = body.daily_send_limit;
   if (body.hourly_send_limit !== undefined) patch.hourly_send_limit = body.hourly_send_limit;
   if (body.classify_inbound !== undefined) patch.classify_inbound = body.classify_inbound;

@@ -134,6 +134,8 @@ const squash = (s: string) => s.replace(/\s+/g, '');
 export async function verifyDomain(ctx: AppContext, auth: AuthContext, ref: string): Promise<Domain> {
   requireEnabled(ctx);
   const r = await requireDomain(ctx, auth, ref);
+  // A check that fails marks the domain failed, and live agents on it stop sending.
+  requireModeFor(auth, r.mode, `verify sending domain ${r.domain}, which a live key added (a failed check would stop live sending from it)`);
   const resolve = resolverOf(ctx);
   const recs = records(ctx, r);
   const at = isoAt(ctx.clock.now());

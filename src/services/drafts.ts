@@ -13,6 +13,7 @@ import { isoAt, MINUTE } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext, type Tx, type WriteAnnouncement } from './context.js';
 import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
+import { checkScheduleHorizon } from './limits.js';
 import { emitEvent } from './events.js';
 import { findOriginal, normalizeSendRequest, sendMessage } from './send.js';
 import { pageOf } from '../db/paginate.js';
@@ -79,6 +80,7 @@ function futureSendAt(ctx: AppContext, raw: string, param = 'send_at'): string {
   const t = Date.parse(raw);
   if (!Number.isFinite(t)) throw Errors.invalidParam(param, '`send_at` must be an ISO 8601 timestamp.');
   if (t <= ctx.clock.now()) throw Errors.invalidParam(param, '`send_at` must be in the future; to send now, call POST /v1/drafts/{id}/send.');
+  checkScheduleHorizon(ctx.clock.now(), t, param);
   return isoAt(t);
 }
 
@@ -283,6 +285,7 @@ export async function sendDraft(ctx: AppContext, auth: AuthContext, id: string, 
   const raw = body.send_at ?? null;
   const when = raw === null ? null : Date.parse(raw);
   if (raw !== null && !Number.isFinite(when)) throw Errors.invalidParam('send_at', '`send_at` must be an ISO 8601 timestamp.');
+  if (when !== null) checkScheduleHorizon(ctx.clock.now(), when, 'send_at');
   const at = isoAt(ctx.clock.now());
   const mode = auth.mode === 'live' ? 'live' as const : r.mode;
   if (when !== null && when > ctx.clock.now()) {

@@ -57,10 +57,21 @@ export async function ensureLabels(ctx: AppContext, tx: Tx, auth: AuthContext, n
   for (const n of missing) await insertNew(ctx, tx, auth, n);
 }
 
+/**
+ * Spec: live_mode_required. Renaming or deleting a label rewrites the labels of every thread that
+ * carries it: a test key may do so only while no thread with live mail carries it.
+ */
+async function assertNoLiveThreadCarries(ctx: AppContext, auth: AuthContext, label: LabelRow, what: string): Promise<void> {
+  if (auth.mode !== 'test') return;
+  const live = (await threadsWithLabel(ctx.db, auth.workspaceId, label.name)).find((t) => t.has_live);
+  if (live) throw Errors.liveModeRequired(`${what} label "${label.name}": thread ${live.id}, which has live mail, carries it`);
+}
+
 export async function renameLabelByRef(ctx: AppContext, auth: AuthContext, ref: string, body: LabelCreate): Promise<Label> {
   const label = await requireLabel(ctx, auth, ref);
   const name = normalizeLabelName(body.name);
   if (name === label.name) return toLabel(label);
+  await assertNoLiveThreadCarries(ctx, auth, label, 'rename');
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {
     if (await labelByName(tx.db, auth.workspaceId, name)) throw Errors.duplicate(`A label named "${name}" already exists.`);
@@ -76,6 +87,7 @@ export async function renameLabelByRef(ctx: AppContext, auth: AuthContext, ref: 
 
 export async function deleteLabelByRef(ctx: AppContext, auth: AuthContext, ref: string): Promise<{ id: string; deleted_at: string }> {
   const label = await requireLabel(ctx, auth, ref);
+  await assertNoLiveThreadCarries(ctx, auth, label, 'delete');
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {
     await deleteLabel(tx.db, label.id);

@@ -1,4 +1,5 @@
 import { capsFor } from '../shared/tiers.js';
+import { SEND_LIMITS } from '../contract/messages.js';
 import { Errors } from '../shared/errors.js';
 import { DAY, HOUR, SECOND, isoAt } from '../shared/clock.js';
 import { countSince, distinctRecipientsSince, nthOldestSince, insertSendLog, deleteSendLog, type Scope } from '../db/repos/send-counters.js';
@@ -172,4 +173,15 @@ export async function reserveSend(db: Db, c: CapCheck & { messageId: string }): 
 
 export async function releaseSend(db: Db, messageId: string): Promise<void> {
   await deleteSendLog(db, messageId);
+}
+
+/**
+ * A scheduled time past the horizon (SEND_LIMITS.scheduleHorizonDays from now) is a 400 naming
+ * `param`: sends, reschedules and drafts alike.
+ */
+export function checkScheduleHorizon(now: number, at: number, param: string): void {
+  const last = now + SEND_LIMITS.scheduleHorizonDays * DAY;
+  if (at > last) {
+    throw Errors.invalidParam(param, `\`${param}\` may be at most ${SEND_LIMITS.scheduleHorizonDays} days ahead (no later than ${isoAt(last)}); schedule it closer to the time.`);
+  }
 }

@@ -10,7 +10,7 @@ import { isoAt } from '../shared/clock.js';
 import { parseMailbox, addressKey } from '../mail/address.js';
 import { inTransaction, type AppContext, type AuthContext, type WriteAnnouncement } from './context.js';
 import { resolveAgent } from './agents.js';
-import { releaseSend } from './limits.js';
+import { releaseSend, checkScheduleHorizon } from './limits.js';
 import { normalizeSendRequest, performSend, findOriginal, replySubject, emitMessageEvent, sendMessage } from './send.js';
 import { toSentMessage, buildRawDownload } from './outbound-delivery.js';
 import { pageOf } from '../db/paginate.js';
@@ -55,6 +55,7 @@ export async function rescheduleMessage(ctx: AppContext, auth: AuthContext, id: 
   const t = Date.parse(scheduledAt);
   const now = ctx.clock.now();
   if (!Number.isFinite(t) || t <= now) throw Errors.invalidParam('scheduled_at', '`scheduled_at` must be a time in the future.');
+  checkScheduleHorizon(now, t, 'scheduled_at');
   if (m.status !== 'scheduled') throw notScheduled(m, 'rescheduled');
   const at = isoAt(t);
   const ok = await transitionStatus(ctx.db, m.id, 'scheduled', { scheduled_at: at, due_at: at, updated_at: isoAt(now) });

@@ -14,13 +14,13 @@ import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE } from '../shared/clock.js';
 import { groupedTransaction, inTransaction, type AppContext, type AuthContext, type Tx, type WriteAnnouncement } from './context.js';
-import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName, liveAgentsOf } from './agents.js';
+import { resolveAgent, requireWorkspace, insertNewAgent, normalizeAgentName, liveAgentsOf, checkDisplayName } from './agents.js';
 import { hasScope } from './auth.js';
 import { emitEvent, type EmitInput } from './events.js';
 import { assignThread, bareMessageId } from './threads.js';
 import { findSuppression } from './suppression.js';
 import { isLocalRecipient } from './inbound.js';
-import { reserveSend, releaseSend } from './limits.js';
+import { reserveSend, releaseSend, checkScheduleHorizon } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
 import { buildWireMessage, deliverLocal, relayFor, toSentMessage, RelayError } from './outbound-delivery.js';
 import { emitDelivered, recordRcptRefusals, recordRelayDeferral } from './feedback.js';
@@ -102,6 +102,7 @@ export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean;
     if (raw.includes('@') && !m) throw Errors.invalidParam('from', `${JSON.stringify(raw)} is not an agent handle or one address.`);
     const name = m ? localPartOf(m.address) : raw;
     fromRef = { name: normalizeAgentName(name, 'from'), display: m?.name ?? null };
+    checkDisplayName(fromRef.display, 'from');
   }
   const to = addressList(b.to, 'to');
   const cc = addressList(b.cc, 'cc');
@@ -199,6 +200,11 @@ async function resolveSendAgent(ctx: AppContext, auth: AuthContext, ws: Workspac
       if (!(err instanceof ApiError) || err.code !== 'agent_not_found' || auth.agentId) throw err;
       if (!hasScope(auth, 'manage')) {
         throw Errors.insufficientScope(`No agent "${n.fromRef.name}" exists; a send that would create it needs the \`manage\` scope.`);
+      }
+      // The new agent would be an address live keys send from: a test key (the CLI's and MCP's
+      // default) never creates one through a send, where a typo in `from` would do it silently.
+      if (auth.mode === 'test') {
+        throw Errors.agentNotFound(n.fromRef.name, 'from', ' A test key\'s send does not create agents: create it with POST /v1/agents (`mailagent agents create`), or fix the name.');
       }
       // The agent is inserted in the send's own transaction; until then it has no id, no
       // allowlist or blocklist and no suppressions of its own (checkRecipients skips those).
@@ -317,6 +323,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
   }
 
   const scheduled = !x.immediate && n.scheduledAt !== null && n.scheduledAt > now;
+  if (scheduled) checkScheduleHorizon(now, n.scheduledAt!, 'scheduled_at');
   const externals = recipients.filter((r) => r.kind === 'external');
   if (live && externals.length && !ctx.config.relayUrl) throw Errors.upstreamUnavailable(NO_RELAY, RELAY_REFUSED_RETRY_S);
 

@@ -258,6 +258,11 @@ export async function listEntriesPage(ctx: AppContext, auth: AuthContext, q: Sup
 export async function createSuppression(ctx: AppContext, auth: AuthContext, body: SuppressionCreate): Promise<SuppressionEntry> {
   const address = normalizeAddress(body.address);
   if (!EMAIL_RE.test(address)) throw Errors.invalidParam('address', `"${body.address}" is not an email address.`);
+  // Spec: live_mode_required. A suppression refuses live sends (test sends skip suppression
+  // refusals), so an entry a test key made could only change live sending: test keys never
+  // change live material (docs/security.md). A test key may still attest consent (allowAddress),
+  // whose entry counts for test-mode sends only.
+  requireModeFor(auth, 'live', `add a suppression (it refuses live sends to ${address}; test-mode sends skip suppressions)`);
   let agentId: string | null = null;
   if (body.agent_id) agentId = (await resolveAgent(ctx, auth, body.agent_id, 'route', 'agent_id')).id;
   // A bound key's entries are its own agent's: it cannot block mail for the whole workspace.

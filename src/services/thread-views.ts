@@ -59,6 +59,7 @@ async function changed(ctx: AppContext, tx: Tx, auth: AuthContext, t: ThreadRow,
 
 export async function updateThreadView(ctx: AppContext, auth: AuthContext, id: string, body: ThreadUpdate): Promise<Thread> {
   const t = await requireThread(ctx, auth, id);
+  assertMayTouchLive(auth, t, 'change');
   const labels = body.labels === undefined ? undefined : [...new Set(body.labels.map((l, i) => normalizeLabelName(l, `labels[${i}]`)))];
   return inTransaction(ctx, async (tx) => {
     const patch: Partial<ThreadRow> = {};
@@ -77,7 +78,11 @@ export async function updateThreadView(ctx: AppContext, auth: AuthContext, id: s
   });
 }
 
-/** Spec: live_mode_required — a test key trashing or deleting a thread with live mail. */
+/**
+ * Spec: live_mode_required — a test key trashing or deleting a thread with live mail; also
+ * changing its status or labels and restoring it from the trash (docs/security.md: test keys get
+ * 403 on live threads).
+ */
 function assertMayTouchLive(auth: AuthContext, t: ThreadRow, what: string): void {
   if (auth.mode === 'test' && t.has_live) throw Errors.liveModeRequired(`${what} thread ${t.id}, which has live mail`);
 }
@@ -97,6 +102,7 @@ export async function trashThread(ctx: AppContext, auth: AuthContext, id: string
 
 export async function restoreThread(ctx: AppContext, auth: AuthContext, id: string): Promise<Thread> {
   const t = await requireThread(ctx, auth, id);
+  assertMayTouchLive(auth, t, 'restore');
   if (!t.trashed_at) return toThread(t);
   const at = isoAt(ctx.clock.now());
   return inTransaction(ctx, async (tx) => {

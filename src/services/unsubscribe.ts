@@ -32,19 +32,35 @@ async function secretOf(ctx: AppContext): Promise<Buffer> {
 
 const sign = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 18);
 
-/** Token: base64url(`1|<agent id>|<recipient>`) + "." + base64url(HMAC-SHA256, 144 bits). */
-export async function unsubscribeToken(ctx: AppContext, agentId: string, recipient: string): Promise<string> {
-  const payload = `1|${agentId}|${normalizeAddress(recipient)}`;
+/**
+ * A token of this instance: base64url(payload) + "." + base64url(HMAC-SHA256 with the instance
+ * key, 144 bits). Each kind of token starts its payload with its own tag (`1|` unsubscribe, `b1|`
+ * billing page), so one kind never verifies as another.
+ */
+export async function instanceToken(ctx: AppContext, payload: string): Promise<string> {
   return `${Buffer.from(payload).toString('base64url')}.${sign(await secretOf(ctx), payload).toString('base64url')}`;
 }
 
-export async function verifyUnsubscribeToken(ctx: AppContext, token: string): Promise<{ agentId: string; recipient: string } | null> {
-  const m = /^([A-Za-z0-9_-]{1,800})\.([A-Za-z0-9_-]{24})$/.exec(token);
+/** The payload of a token instanceToken made, or null (malformed, or not signed by this instance). */
+export async function instanceTokenPayload(ctx: AppContext, token: string): Promise<string | null> {
+  const m = /^([A-Za-z0-9_-]{1,3000})\.([A-Za-z0-9_-]{24})$/.exec(token);
   if (!m) return null;
   const payload = Buffer.from(m[1], 'base64url').toString('utf8');
   const given = Buffer.from(m[2], 'base64url');
   const want = sign(await secretOf(ctx), payload);
   if (given.length !== want.length || !timingSafeEqual(given, want)) return null;
+  return payload;
+}
+
+/** Token: base64url(`1|<agent id>|<recipient>`) + "." + base64url(HMAC-SHA256, 144 bits). */
+export async function unsubscribeToken(ctx: AppContext, agentId: string, recipient: string): Promise<string> {
+  return instanceToken(ctx, `1|${agentId}|${normalizeAddress(recipient)}`);
+}
+
+export async function verifyUnsubscribeToken(ctx: AppContext, token: string): Promise<{ agentId: string; recipient: string } | null> {
+  if (!/^[A-Za-z0-9_-]{1,800}\./.test(token)) return null;
+  const payload = await instanceTokenPayload(ctx, token);
+  if (payload === null) return null;
   const parts = payload.split('|');
   if (parts.length !== 3 || parts[0] !== '1') return null;
   return { agentId: parts[1], recipient: parts[2] };

@@ -4,9 +4,11 @@ import {
   countDeliveries, countDrafts, countEvents, countReceived, countSendLog, countSent, countSuppressed, countThreads, sumSentCost,
   type CountScope,
 } from '../db/repos/stats.js';
-import { firstWorkspace, updateWorkspace } from '../db/repos/workspaces.js';
+import { firstWorkspace, getWorkspace, updateWorkspace } from '../db/repos/workspaces.js';
+import { httpUrl } from '../contract/loopback.js';
+import { instanceToken, instanceTokenPayload } from './unsubscribe.js';
 import { Errors } from '../shared/errors.js';
-import { isoAt, DAY } from '../shared/clock.js';
+import { isoAt, DAY, HOUR } from '../shared/clock.js';
 import { capsFor } from '../shared/tiers.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
 import { requireNotConnectedApp } from './auth.js';
@@ -47,15 +49,43 @@ export function billingPageUrl(ctx: AppContext): string {
   return `${ctx.config.publicUrl}/v1/public/billing`;
 }
 
+/** How long a billing page link from POST /v1/billing/portal shows the workspace (fixed). */
+export const BILLING_LINK_TTL_MS = HOUR;
+
 /**
  * A self-hosted instance has no billing provider (compat.md: `mock: true`). The URL is this
- * daemon's billing page, which explains how the operator sets the tier and links back.
+ * daemon's billing page with a signed session (workspace, expiry, return URL): only a link made
+ * here shows the workspace's tier and a Back link, and only to the `return_url` it was made with
+ * (an http(s) URL). The page without a valid session names nothing and links nowhere: its
+ * address is public, so anything it showed from its query could be a phishing aid.
  */
-export function billingPortal(ctx: AppContext, body: { return_url?: string }, auth: AuthContext): { url: string; mock: boolean } {
+export async function billingPortal(ctx: AppContext, body: { return_url?: string }, auth: AuthContext): Promise<{ url: string; mock: boolean }> {
   requireNotConnectedApp(auth, 'open the billing portal');
+  const back = body.return_url ?? '';
+  if (back && !httpUrl(back)) throw Errors.invalidParam('return_url', '`return_url` must be an http or https URL (the billing page links back to it).');
+  const expires = ctx.clock.now() + BILLING_LINK_TTL_MS;
   const u = new URL(billingPageUrl(ctx));
-  if (body.return_url) u.searchParams.set('return_url', body.return_url);
+  u.searchParams.set('session', await instanceToken(ctx, `b1|${auth.workspaceId}|${expires}|${back}`));
   return { url: u.toString(), mock: true };
+}
+
+export interface BillingPageView {
+  /** Why no workspace is shown: no session, or one that is not valid (forged, cut, expired). */
+  refused: 'none' | 'invalid' | 'expired' | null;
+  tier: string | null;
+  returnUrl: string | null;
+}
+
+/** What GET /v1/public/billing may show for the `session` of its query (billingPortal). */
+export async function billingPageView(ctx: AppContext, session: string | undefined): Promise<BillingPageView> {
+  if (!session) return { refused: 'none', tier: null, returnUrl: null };
+  const payload = await instanceTokenPayload(ctx, session);
+  const m = payload === null ? null : /^b1\|([^|]+)\|(\d+)\|(.*)$/s.exec(payload);
+  if (!m) return { refused: 'invalid', tier: null, returnUrl: null };
+  if (Number(m[2]) <= ctx.clock.now()) return { refused: 'expired', tier: null, returnUrl: null };
+  const ws = await getWorkspace(ctx.db, m[1]);
+  if (!ws) return { refused: 'invalid', tier: null, returnUrl: null };
+  return { refused: null, tier: ws.tier, returnUrl: m[3] || null };
 }
 
 export async function getMetrics(ctx: AppContext, auth: AuthContext, q: MetricsQuery): Promise<Metrics> {
@@ -103,7 +133,3 @@ export async function setWorkspaceTier(ctx: AppContext, tier: string): Promise<{
   });
 }
 
-/** The tier of the instance's workspace, for the public billing page. */
-export async function firstWorkspaceTier(ctx: AppContext): Promise<string> {
-  return (await firstWorkspace(ctx.db))?.tier ?? 'free';
-}

@@ -3,7 +3,7 @@ import type {
   WebhookDelivery, WebhookDeliveryWithAttempts, WebhookDeliveryListQuery, WebhookReplayed,
 } from '../contract/webhooks.js';
 import type { EventRedeliver, EventRedelivered } from '../contract/events.js';
-import { EVENT_TYPES } from '../contract/events.js';
+import { CONTENT_FREE_EVENT_TYPES, EVENT_TYPES } from '../contract/events.js';
 import type { ListQuery, PageOf } from '../contract/common.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
 import type { WebhookDeliveryAttemptsTable } from '../db/tables/webhooks.js';
@@ -16,7 +16,7 @@ import { Errors } from '../shared/errors.js';
 import { newId, hasPrefix } from '../shared/ids.js';
 import { isoAt, SECOND, MINUTE, HOUR } from '../shared/clock.js';
 import { inTransaction, type AppContext, type AuthContext } from './context.js';
-import { requireModeFor, requireNotConnectedApp } from './auth.js';
+import { hasScope, requireModeFor, requireNotConnectedApp } from './auth.js';
 import { recordAudit, byKey } from './audit-log.js';
 import { endpointWants } from './events.js';
 import { getEventById } from './event-queries.js';
@@ -66,6 +66,22 @@ function normalizeEventTypes(list: string[]): string[] {
   return out;
 }
 
+/**
+ * Deliveries of most event types carry message content (subjects, bodies, senders, drafts): a
+ * key may send them to a URL of its choosing only if it may read that content itself. Without
+ * `read`, 403 insufficient_scope naming the scope and the types (CONTENT_FREE_EVENT_TYPES are
+ * open to `manage` alone).
+ */
+function requireReadForContent(auth: AuthContext, eventTypes: readonly string[], what: string): void {
+  if (hasScope(auth, 'read')) return;
+  const content = eventTypes.filter((t) => !(CONTENT_FREE_EVENT_TYPES as readonly string[]).includes(t));
+  if (!content.length) return;
+  throw Errors.insufficientScope(
+    `To ${what} this key needs the \`read\` scope: deliveries of ${content.map((t) => `"${t}"`).join(', ')} carry message content `
+    + `(subjects, bodies, senders). Use a key with \`read\`, or subscribe only to ${CONTENT_FREE_EVENT_TYPES.join(', ')}.`,
+  );
+}
+
 async function validUrl(ctx: AppContext, raw: string): Promise<string> {
   const url = await checkWebhookUrl(raw, { allowPrivate: ctx.config.allowPrivateWebhooks, resolver: resolverFor(ctx) });
   return url.href;
@@ -84,8 +100,9 @@ function nudge(ctx: AppContext): void {
 
 export async function createWebhook(ctx: AppContext, auth: AuthContext, body: WebhookCreate): Promise<WebhookEndpointWithSecret> {
   requireNotConnectedApp(auth, 'create a webhook');
-  const url = await validUrl(ctx, body.url);
   const eventTypes = normalizeEventTypes(body.event_types ?? ['*']);
+  requireReadForContent(auth, eventTypes, 'subscribe a webhook to these events');
+  const url = await validUrl(ctx, body.url);
   const at = isoAt(ctx.clock.now());
   const row: WebhookEndpointRow = {
     id: newId('whe', ctx.clock), workspace_id: auth.workspaceId, url, event_types: eventTypes,
@@ -114,6 +131,11 @@ export async function updateWebhook(ctx: AppContext, auth: AuthContext, id: stri
   if (body.url !== undefined) requireNotConnectedApp(auth, 'change a webhook\'s destination (url)');
   const r = await requireEndpoint(ctx, auth, id);
   requireModeFor(auth, r.mode, `change webhook endpoint ${r.id}, which a live key made`);
+  // A new destination or new types send the endpoint's events somewhere new: the same rule as create.
+  if (body.url !== undefined || body.event_types !== undefined) {
+    const types = body.event_types !== undefined ? normalizeEventTypes(body.event_types) : r.event_types;
+    requireReadForContent(auth, types, body.url !== undefined ? `point webhook endpoint ${r.id} at a new URL` : `subscribe webhook endpoint ${r.id} to these events`);
+  }
   const patch: Partial<WebhookEndpointRow> = { updated_at: isoAt(ctx.clock.now()) };
   if (body.url !== undefined) patch.url = await validUrl(ctx, body.url);
   if (body.event_types !== undefined) patch.event_types = normalizeEventTypes(body.event_types);
@@ -241,7 +263,9 @@ function eventMode(ev: { test_mode: boolean }): 'test' | 'live' {
 /** A new delivery of the same event to the same endpoint (its own retry schedule; same event id). */
 export async function replayDelivery(ctx: AppContext, auth: AuthContext, id: string): Promise<WebhookReplayed> {
   const d = await requireDelivery(ctx, auth, id);
-  requireModeFor(auth, eventMode(await getEventById(ctx, auth, d.event_id)), `replay delivery ${d.id} of a live event`);
+  const ev = await getEventById(ctx, auth, d.event_id);
+  requireModeFor(auth, eventMode(ev), `replay delivery ${d.id} of a live event`);
+  requireReadForContent(auth, [ev.type], `replay delivery ${d.id}`);
   const endpoint = await getEndpoint(ctx.db, auth.workspaceId, d.webhook_endpoint_id);
   if (!endpoint) throw Errors.notFound('webhook endpoint', d.webhook_endpoint_id);
   const at = isoAt(ctx.clock.now());
@@ -255,6 +279,7 @@ export async function replayDelivery(ctx: AppContext, auth: AuthContext, id: str
 export async function redeliverEvent(ctx: AppContext, auth: AuthContext, id: string, body: EventRedeliver): Promise<EventRedelivered> {
   const ev = await getEventById(ctx, auth, id);
   requireModeFor(auth, eventMode(ev), `redeliver live event ${ev.id}`);
+  requireReadForContent(auth, [ev.type], `redeliver event ${ev.id}`);
   const endpoints = await allEndpoints(ctx.db, auth.workspaceId);
   let targets: WebhookEndpointRow[];
   if (body.webhook_endpoint_ids) {

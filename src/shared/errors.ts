@@ -86,8 +86,8 @@ export const Errors = {
   routeNotFound: (method: string, path: string, nearby: string[] = []) =>
     new ApiError(404, 'resource_error', 'resource_not_found',
       `No route ${method} ${path}.${nearby.length ? ` Did you mean ${nearby.join(' or ')}?` : ''} See GET /v1/openapi.json.`),
-  agentNotFound: (ref: string, param: string | null = 'agent') =>
-    new ApiError(404, 'resource_error', 'agent_not_found', `No agent "${ref}" exists in this workspace.`, { param }),
+  agentNotFound: (ref: string, param: string | null = 'agent', hint = '') =>
+    new ApiError(404, 'resource_error', 'agent_not_found', `No agent "${ref}" exists in this workspace.${hint}`, { param }),
   /** An agent-bound key asking for another agent: the same 404, worded so it is true whether or not that agent exists. */
   agentNotVisible: (ref: string, param: string | null, boundTo: string) =>
     new ApiError(404, 'resource_error', 'agent_not_found', `No agent "${ref}" is visible to this key (it is bound to agent ${boundTo}).`, { param }),

@@ -109,7 +109,7 @@ export function register(program: Command): void {
     }));
   examples(create, [
     'mailagent drafts create --agent sarah --to bob@example.com --subject "Follow-up" --body "Hi Bob"',
-    'echo "Weekly report" | mailagent drafts create --agent agent --to team@example.com --subject Report --send-at 2031-05-01T09:00:00Z',
+    'echo "Weekly report" | mailagent drafts create --agent agent --to team@example.com --subject Report --send-at +7d',
     'mailagent drafts create --agent sarah --to bob@example.com --subject Later --body-file note.txt --send-at +2h --json',
   ]);
 

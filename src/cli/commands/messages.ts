@@ -88,5 +88,5 @@ export function register(program: Command): void {
       const r = await client.call('messages.reschedule', { params: { id }, body: { scheduled_at: scheduledAt } });
       ctx.out.result(r, () => ctx.out.line(`${r.id} scheduled at ${r.scheduled_at}`));
     }));
-  examples(reschedule, ['mailagent messages reschedule msg_01j... --at 2031-05-02T09:00:00Z', 'mailagent messages reschedule msg_01j... --at +2h']);
+  examples(reschedule, ['mailagent messages reschedule msg_01j... --at +3d', 'mailagent messages reschedule msg_01j... --at +2h']);
 }

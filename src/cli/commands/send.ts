@@ -142,6 +142,6 @@ export function register(program: Command): void {
     'mailagent send --agent agent --to bob@example.com --subject "Hi" --body "Hello Bob"',
     'echo "Report attached" | mailagent send --agent agent --to a@x.com --to b@y.com --subject Report --attach report.pdf',
     'mailagent send --agent billing --to bob@example.com --subject Reminder --body-file note.txt --at +1d',
-    'mailagent send --agent sarah --to bob@example.com --subject Hi --body Hi --at 2031-05-01T09:00:00Z --tag kind=welcome --meta user=42 --json',
+    'mailagent send --agent sarah --to bob@example.com --subject Hi --body Hi --at +7d --tag kind=welcome --meta user=42 --json',
   ]);
 }

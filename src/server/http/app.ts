@@ -17,7 +17,7 @@ import { compileValidator, validationToApiError, warmValidators } from './valida
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
-import { jsonBodyText, parseJsonBody } from './json-body.js';
+import { checkJsonCharset, jsonBodyText, parseJsonBody } from './json-body.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpsRoutes } from './ops-routes.js';
 import { DiskGuard, type DiskState, type Ops } from '../ops/index.js';
@@ -157,8 +157,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   });
   // Bytes that are not UTF-8 (RFC 8259 §8.1) are refused rather than stored as U+FFFD; nesting
   // past MAX_JSON_DEPTH and too many items are refused before JSON.parse (json-body.ts).
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     try {
+      checkJsonCharset(req.headers['content-type']);
       done(null, parseJsonBody(jsonBodyText(body as Buffer)));
     } catch (err) {
       done(err as Error, undefined);

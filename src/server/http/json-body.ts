@@ -6,6 +6,17 @@ import { MAX_JSON_DEPTH, MAX_JSON_ITEMS, jsonDepthExceeds, jsonLimitExceeded } f
 
 export { MAX_JSON_DEPTH, MAX_JSON_ITEMS, jsonDepthExceeds, jsonLimitExceeded };
 
+/**
+ * The `charset` parameter of a JSON Content-Type, when it names anything but UTF-8, is a 400:
+ * JSON is UTF-8 (RFC 8259 §8.1), and decoding `charset=latin1` bytes as UTF-8 would store other
+ * text than the client meant. Absent, `utf-8` and `utf8` (any case, quoted or not) pass.
+ */
+export function checkJsonCharset(contentType: string | undefined): void {
+  const m = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  if (!m || /^utf-?8$/i.test(m[2])) return;
+  throw Errors.invalidField('Content-Type', `charset=${m[2]} is not supported: JSON bodies are UTF-8 (RFC 8259); send the text UTF-8 encoded with Content-Type: application/json (or application/json; charset=utf-8).`);
+}
+
 /** A JSON body's text; bytes that are not UTF-8 are a 400 (at simdutf's speed: ~10 ms for 48 MB). */
 export function jsonBodyText(body: Buffer): string {
   if (!isUtf8(body)) throw Errors.invalidJson('its bytes are not UTF-8 (RFC 8259 requires it); send the text UTF-8 encoded');

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Errors } from '../../shared/errors.js';
 import { isLoopbackHost } from '../config.js';
-import { metricsAuthorized, metricsRefusal, readinessAnswer, type Ops } from '../ops/index.js';
+import { hostNamesMachine, metricsAuthorized, metricsRefusal, readinessAnswer, rebindingRefusal, type Ops } from '../ops/index.js';
 
 /**
  * Operator endpoints beside the API (not in the contract: they are not part of the Agent Email
  * Service API). GET /metrics: Prometheus text format, for loopback callers only unless a bearer
  * token is configured (then the token is required from everywhere; behind a reverse proxy on the
- * same host every caller looks local, so set the token or keep /metrics out of the proxy).
+ * same host every caller looks local, so set the token or keep /metrics out of the proxy). Without
+ * a token, the Host header must name the machine (an IP or localhost: no DNS rebinding).
  * GET /health/ready: readiness for load balancers and systemd (503 while a check fails);
  * GET /v1/health stays the liveness probe.
  */
@@ -20,6 +21,9 @@ export function registerOpsRoutes(app: FastifyInstance, ops: Ops): void {
       }
     } else if (!isLoopbackAddress(req)) {
       throw Errors.routeNotFound(req.method, '/metrics');
+    } else if (!hostNamesMachine(req.headers.host)) {
+      // Loopback is trusted, but not a browser page that reached loopback under its own name.
+      throw rebindingRefusal(req.headers.host ?? '', '/metrics');
     }
     reply.type(ops.metrics.contentType);
     return ops.metrics.scrape();

@@ -6,6 +6,7 @@ import { Metrics } from './metrics.js';
 import { Readiness } from './readiness.js';
 import { Errors } from '../../shared/errors.js';
 import type { ApiError } from '../../contract/errors.js';
+import { isIP } from 'node:net';
 
 /** The operator-facing parts of a daemon (issue #16): disk guard, readiness checks, metrics. */
 export interface Ops {
@@ -62,6 +63,31 @@ export function metricsAuthorized(ops: Ops, authorization: string | undefined): 
   let diff = a.length ^ b.length;
   for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
   return diff === 0;
+}
+
+/**
+ * DNS rebinding: a page on `evil.example`, whose name the attacker points at 127.0.0.1, reaches a
+ * loopback listener from the victim's browser with its own name in `Host`. A surface that lets a
+ * caller in without a key (here /metrics without a token) answers only when `Host` names the
+ * machine directly: an IP literal, `localhost` or a `*.localhost` name (RFC 6761: never
+ * delegated), with or without a port. A request without `Host` (HTTP/1.0) comes from no browser.
+ */
+export function hostNamesMachine(host: string | undefined): boolean {
+  if (host === undefined || host === '') return true;
+  const h = host.trim().toLowerCase();
+  const m = /^\[([0-9a-f:.]+)\](?::\d{1,5})?$/.exec(h) ?? /^([^:]+)(?::\d{1,5})?$/.exec(h);
+  if (!m) return false;
+  const name = m[1].replace(/\.$/, '');
+  return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** The 403 of a key-less surface reached under another name (hostNamesMachine). */
+export function rebindingRefusal(host: string, path: string): ApiError {
+  return Errors.insufficientScope(
+    `${path} answers callers without a token only when the Host header names this machine (an IP address or localhost); `
+    + `it got Host ${JSON.stringify(host)}, which a DNS-rebinding page would send. Request it as http://127.0.0.1:<port>${path}, `
+    + 'or set metricsToken (MAILAGENT_METRICS_TOKEN) to scrape it under a name.',
+  );
 }
 
 /**

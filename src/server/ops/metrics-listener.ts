@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { metricsAuthorized, metricsRefusal, readinessAnswer, type Ops } from './index.js';
+import { hostNamesMachine, metricsAuthorized, metricsRefusal, readinessAnswer, rebindingRefusal, type Ops } from './index.js';
 import { ApiError } from '../../contract/errors.js';
 import { Errors } from '../../shared/errors.js';
 import { monotonicPart } from '../../shared/ids.js';
@@ -28,6 +28,8 @@ export async function startMetricsListener(ops: Ops, host: string, port: number)
         res.setHeader('www-authenticate', 'Bearer');
         return refuse(metricsRefusal(req.headers.authorization));
       }
+      // Without a token this listener trusts whoever reaches it: not a page under another name.
+      if (!ops.metricsToken && !hostNamesMachine(req.headers.host)) return refuse(rebindingRefusal(req.headers.host ?? '', '/metrics'));
       ops.metrics.scrape().then((text) => res.writeHead(200, { 'content-type': ops.metrics.contentType }).end(text), () => refuse(Errors.internal()));
     } else if (path === '/health/ready') {
       void readinessAnswer(ops, requestId).then((r) => res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...r.headers }).end(JSON.stringify(r.body)));

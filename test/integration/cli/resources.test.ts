@@ -122,15 +122,17 @@ describe('drafts', () => {
     expect(await api('GET', `/v1/drafts/${draft.id}`)).toMatchObject({ status: 'sent', sent_message_id: msgId });
     expect((await api('GET', `/v1/messages/${msgId}`)).subject).toBe('Q3 numbers');
 
+    // Within the scheduling horizon (365 days), to the second.
+    const sendAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 30 * 86_400_000).toISOString();
     const [again, later] = await Promise.all([
       // A sent draft cannot be sent (or changed, or deleted) again: 409 → exit 1.
       d.cli(['drafts', 'send', draft.id]),
       // send --at schedules instead; --json prints the API answer unchanged.
-      d.cli(['drafts', 'send', otherId, '--at', '2099-01-01T09:00:00Z', '--json']),
+      d.cli(['drafts', 'send', otherId, '--at', sendAt, '--json']),
     ]);
     refused(again, 1, 'duplicate_resource');
     ok(later);
-    expect(later.json()).toEqual({ id: otherId, status: 'scheduled', send_at: '2099-01-01T09:00:00.000Z' });
+    expect(later.json()).toEqual({ id: otherId, status: 'scheduled', send_at: sendAt });
 
     const deleted = await d.cli(['drafts', 'delete', otherId, '--yes']);
     ok(deleted);
@@ -212,7 +214,9 @@ describe('suppression', () => {
     ok(before);
     expect(before.json()).toMatchObject({ object: 'suppression_lookup', address: 'frank@example.com', suppressed: false });
 
-    const added = await d.cli(['suppression', 'add', 'frank@example.com', '--reason', 'asked by phone']);
+    // Adding a suppression changes live sending: the default test key is refused, --live adds it.
+    refused(await d.cli(['suppression', 'add', 'frank@example.com', '--reason', 'asked by phone']), 4, 'live_mode_required');
+    const added = await d.cli(['--live', 'suppression', 'add', 'frank@example.com', '--reason', 'asked by phone']);
     ok(added);
     const supId = added.stdout.trim();
     expect(supId).toMatch(/^sup_/);

@@ -213,7 +213,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP over %s', (kind) => {
     expect(usage.object).toBe('usage');
 
     const target = `gone-${kind}@example.com`;
-    await d.api('POST', '/v1/suppression', { address: target, type: 'unsubscribe' }, d.testKey);
+    // Adding a suppression needs a live key (it only ever refuses live sends); the tools below use the test key.
+    await d.api('POST', '/v1/suppression', { address: target, type: 'unsubscribe' }, d.liveKey);
     const before = await ok(client, 'mails.check_suppression', { address: target });
     expect(before.suppressed).toBe(true);
     const allow = await ok(client, 'mails.allowlist_address', { address: target, attestation: 'The person re-subscribed on our website today.' });

@@ -33,10 +33,12 @@ it('send prints the id; messages get/list/raw/reply/forward/reschedule/cancel; a
   expect(rep.json().subject).toBe('Re: Hi');
   const fw = await d.cli(['messages', 'forward', id, '--to', 'carol@example.com']);
   expect(fw.code, fw.stderr).toBe(0);
-  const sched = await d.cli(['send', '--to', 'bob@example.com', '--subject', 'Later', '--body', 'x', '--at', '2099-01-01T00:00:00Z', '--json']);
+  // Within the scheduling horizon (365 days: SEND_LIMITS.scheduleHorizonDays).
+  const day = 86_400_000;
+  const sched = await d.cli(['send', '--to', 'bob@example.com', '--subject', 'Later', '--body', 'x', '--at', new Date(Date.now() + 30 * day).toISOString(), '--json']);
   expect(sched.json().status).toBe('scheduled');
   const mid = sched.json().id;
-  const rs = await d.cli(['messages', 'reschedule', mid, '--at', '2099-02-01T00:00:00Z']);
+  const rs = await d.cli(['messages', 'reschedule', mid, '--at', new Date(Date.now() + 60 * day).toISOString()]);
   expect(rs.code, rs.stderr).toBe(0);
   expect((await d.cli(['messages', 'cancel', mid])).code).toBe(0);
   const again = await d.cli(['messages', 'cancel', mid]);

@@ -81,7 +81,9 @@ describe('usage, tier and portal', () => {
     const p = await t.req('POST', '/v1/billing/portal', { body: { return_url: 'https://app.example.com/settings' } });
     expect(p.status).toBe(200);
     expect(p.body.mock).toBe(true);
-    expect(p.body.url).toContain('/public/billing?return_url=');
+    // The return URL travels inside the signed session, never as a query parameter of the page.
+    expect(p.body.url).toContain('/public/billing?session=');
+    expect(p.body.url).not.toContain('return_url');
     const e = await t.req('POST', '/v1/billing/portal', { headers: { 'content-type': 'application/json' }, rawBody: '' });
     expect(e.status).toBe(200);
     expect((await t.req('POST', '/v1/billing/portal', { body: { return_url: 'not a url' } })).body.error.param).toBe('return_url');

@@ -140,10 +140,20 @@ describe('forged and unknown links; rate limit', () => {
     }
   });
 
-  it('the billing page explains the self-hosted tier', async () => {
+  it('the billing page explains the self-hosted tier; only a portal session shows it and links back', async () => {
     const r = await t.req('GET', '/v1/public/billing', { key: null, query: { return_url: 'https://app.example.com/' } });
     expect(r.status).toBe(200);
     expect(r.text).toContain('mailagent admin tier');
-    expect(r.text).toContain('href="https://app.example.com/"');
+    expect(r.text).not.toContain('href="https://app.example.com/"');
+    const p = await t.req('POST', '/v1/billing/portal', { body: { return_url: 'https://app.example.com/' } });
+    const session = new URL(p.body.url).searchParams.get('session')!;
+    const ok = await t.req('GET', '/v1/public/billing', { key: null, query: { session } });
+    expect(ok.text).toContain('href="https://app.example.com/"');
+    expect(ok.text).toContain('<b>free</b>');
+    // An hour later the link shows nothing about the workspace.
+    t.clock.advance(60 * 60 * 1000 + 1);
+    const old = await t.req('GET', '/v1/public/billing', { key: null, query: { session } });
+    expect(old.text).toContain('expired');
+    expect(old.text).not.toContain('app.example.com');
   });
 });

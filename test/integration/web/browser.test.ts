@@ -340,6 +340,14 @@ describe.skipIf(!haveChromium)(`web inbox in Chromium (${CHROMIUM})`, () => {
     expect(bg).toBe('rgb(21, 23, 28)');
     // Nothing overflows sideways at phone width.
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Every navigation item is on screen whole (a scrolling strip cut "API keys" off at 390 px).
+    const cut = await p.evaluate(() => [...document.querySelectorAll('nav.side a')].map((a) => {
+      const r = a.getBoundingClientRect();
+      const nav = a.parentElement!.getBoundingClientRect();
+      return { text: a.textContent, right: r.right, left: r.left, navRight: nav.right };
+    }).filter((x) => x.left < 0 || x.right > Math.min(390, x.navRight) + 0.5));
+    expect(cut, JSON.stringify(cut)).toEqual([]);
+    expect(await p.locator('nav.side a', { hasText: 'API keys' }).isVisible()).toBe(true);
     await p.screenshot({ path: join(SHOTS, 'inbox-phone-dark.png') });
     await p.close();
   });

@@ -1,6 +1,6 @@
 import { defineHandlers } from '../handler.js';
 import { resolveUnsubscribe, takePublicSlot, unsubscribe } from '../../../services/unsubscribe.js';
-import { firstWorkspaceTier } from '../../../services/usage.js';
+import { billingPageView } from '../../../services/usage.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -49,12 +49,21 @@ export const publicHandlers = defineHandlers({
       ? `<p><b>${esc(r.address)}</b> will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`
       : `<p>If this message was sent to <b>${esc(r.address)}</b>, that address will get no more mail from <b>${esc(r.agentEmail)}</b>.</p>`);
   },
+  // The portal's page (POST /v1/billing/portal makes its signed `session`). Without a valid
+  // session it names no workspace and links nowhere: the address is public, and a page on this
+  // origin with a "Back" link to any URL would be a phishing aid (an outside tester's finding).
   'billing.page': async ({ ctx, query, req, reply }) => {
     takePublicSlot(ctx, req.ip);
-    const tier = await firstWorkspaceTier(ctx);
-    const back = query.return_url && /^https?:\/\//i.test(query.return_url) ? `<p><a href="${esc(query.return_url)}">Back</a></p>` : '';
+    const v = await billingPageView(ctx, query.session);
     reply.headers(PUBLIC_PAGE_HEADERS);
-    return page('Billing', `<p>This is a self-hosted mailagent instance: there is no billing provider and nothing is charged.</p>`
-      + `<p>The workspace is on the <b>${esc(tier)}</b> tier. The operator changes it with <code>mailagent admin tier &lt;free|pro|scale&gt;</code>.</p>${back}`);
+    const intro = '<p>This is a self-hosted mailagent instance: there is no billing provider and nothing is charged.</p>';
+    if (v.refused) {
+      const why = v.refused === 'expired' ? '<p>This billing link has expired (links last one hour).</p>'
+        : v.refused === 'invalid' ? '<p>This billing link is not valid.</p>' : '';
+      return page('Billing', `${intro}${why}<p>Open this page through <code>POST /v1/billing/portal</code> (the web inbox's billing link) to see the workspace's plan. `
+        + 'The operator changes the plan with <code>mailagent admin tier &lt;free|pro|scale&gt;</code>.</p>');
+    }
+    const back = v.returnUrl ? `<p><a href="${esc(v.returnUrl)}">Back</a></p>` : '';
+    return page('Billing', `${intro}<p>The workspace is on the <b>${esc(v.tier ?? '')}</b> tier. The operator changes it with <code>mailagent admin tier &lt;free|pro|scale&gt;</code>.</p>${back}`);
   },
 });
