@@ -447,8 +447,15 @@ async function storeForAgent(
     workspaceId: agent.workspace_id, agentId: agent.id, subject: parsed.subject, direction: 'inbound', messageId: id,
     rfcMessageId: parsed.messageId, inReplyTo: parsed.inReplyTo, references: parsed.references,
     participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
+    // A sender nothing vouches for joins a conversation's participants only if already one of them.
+    guests: d.trust === 'authenticated' ? undefined : [d.from],
   });
-  const answers = thread.answers?.direction === 'outbound' ? thread.answers.message_id : null;
+  // reply.received (and answers_message_id, which counts as the sender's reply to us in their
+  // reputation) only from a party to the conversation: threading follows References whoever
+  // writes, but a stranger quoting our Message-ID is not the recipient answering
+  // (docs/inbound.md → Replies).
+  const party = thread.priorParticipants?.includes(d.from.toLowerCase()) === true;
+  const answers = thread.answers?.direction === 'outbound' && party ? thread.answers.message_id : null;
   const quarantined = isQuarantined(classification);
   const excerpt = excerptOf(d.extracted || d.text);
   const row: ReceivedRow = {

@@ -87,7 +87,7 @@ describe('1. a forged sender address', () => {
     // sarah (an agent here) writes to agent: delivered locally, authenticated.
     const sent = await t.req('POST', '/v1/messages', { body: { agent: 'sarah', to: `agent@${D}`, subject: 'Notes', body_text: 'Here are the notes from today.' } });
     expect(sent.status, sent.text).toBe(201);
-    let local: { event_type: string; id: string } | undefined;
+    let local: { event_type: string | null; id: string } | undefined;
     for (let i = 0; !local && i < 80; i++) {
       local = await t.ctx.db.selectFrom('received_messages').select(['event_type', 'id']).where('from_address', '=', `sarah@${D}`).where('source', '=', 'local').executeTakeFirst();
       if (!local) await new Promise((r) => setTimeout(r, 250));
@@ -117,5 +117,27 @@ describe('3. held codes for plus addresses key on the extracted code', () => {
     const shop = await deliver({ from: 'noreply@smallshop.test', to: `agent+shop@${D}`, subject: '=?UTF-8?Q?Ihr_Best=C3=A4tigungscode?=', body: 'Ihr Code lautet 482913' });
     expect(shop.m.over_limit ?? null).toBeNull();
     expect(shop.m.classification.entities.codes).toEqual(['482913']);
+  }, 60_000);
+});
+
+describe('5. a stranger quoting our Message-ID', () => {
+  it('threads by References but is not a reply.received, and does not join the participants; the recipient’s reply is', async () => {
+    const sent = await t.req('POST', '/v1/messages', { key: t.testKey, body: { agent: 'agent', to: 'bob@partner.test', subject: 'Our lunch', body_text: 'Does Thursday at noon work for you?' } });
+    expect(sent.status, sent.text).toBe(201);
+    const ref = await t.ctx.db.selectFrom('message_refs').select('rfc_message_id').where('message_id', '=', sent.body.id).executeTakeFirstOrThrow();
+    const reply = (from: string, mailFrom: string) => deliver({
+      from, mailFrom, raw: eml({ from, subject: 'Re: Our lunch', body: 'Sounds good, see you then.', headers: [`In-Reply-To: <${ref.rfc_message_id}>`, `References: <${ref.rfc_message_id}>`] }),
+    });
+    const eve = await reply('eve@evil.example', 'eve@evil.example');
+    expect(eve.m.thread_id).toBe(sent.body.thread_id);
+    expect(eve.ev!.type).toBe('message.received');
+    expect(eve.m.in_reply_to_message_id ?? null).toBeNull();
+    const thread = await t.req('GET', `/v1/threads/${sent.body.thread_id}`);
+    expect(thread.body.participants).not.toContain('eve@evil.example');
+
+    // bob, from his own domain's authorised IP (SPF pass): the reply.
+    const bob = await reply('bob@partner.test', 'bob@partner.test');
+    expect(bob.ev!.type).toBe('reply.received');
+    expect(bob.m.in_reply_to_message_id).toBe(sent.body.id);
   }, 60_000);
 });
