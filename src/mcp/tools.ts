@@ -593,7 +593,7 @@ export const tools: ToolDef[] = [
         injection_score: found.classification?.injection_score ?? null,
         spf_pass: found.spf_pass,
         dkim_pass: found.dkim_pass,
-        dmarc: found.dmarc ?? null,
+        ...(found.dmarc ? { dmarc: found.dmarc } : {}),
         ...(found.trusted_network ? { trusted_network: found.trusted_network } : {}),
         authentication_failed: failed,
         ...(withheld ? { body_withheld: true } : {}),

@@ -47,6 +47,8 @@ describe('codes from mail that failed authentication', () => {
     const client = new Client({ name: 'mailagent-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${d.testKey}` } } }));
     try {
+      // Listing the tools makes the SDK client check every structuredContent against its outputSchema.
+      await client.listTools();
       const call = async (args: Record<string, unknown>) => {
         const r = (await client.callTool({ name: 'mails.extract', arguments: args })) as CallToolResult;
         expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
