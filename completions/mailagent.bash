@@ -80,7 +80,7 @@ _mailagent() {
     "mailagent inbox raw") subs=''; opts='--output --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent inbound") subs='simulate'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent inbound simulate") subs=''; opts='--agent --from --from-name --subject --body --body-file --html-file --in-reply-to --spf --dkim --to --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
-    "mailagent wait") subs=''; opts='--agent --address --since --timeout --extract --from --include-quarantined --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
+    "mailagent wait") subs=''; opts='--agent --address --since --timeout --extract --from --include-quarantined --include-unauthenticated --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent appeal") subs=''; opts='--subject --body --body-file --html-file --agent --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent classify") subs=''; opts='--agent --outbound --version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;
     "mailagent events") subs='list get redeliver tail'; opts='--version -V --base-url --api-key --profile --live --json --no-color --quiet --help' ;;

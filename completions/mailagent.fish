@@ -174,6 +174,7 @@ complete -c mailagent -n '__fish_seen_subcommand_from wait' -l timeout -r -F -d 
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l extract -x -a 'code link' -d 'print only the first one-time code or link of the first message that has one (mail without one is passed over)'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l from -r -F -d 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over'
 complete -c mailagent -n '__fish_seen_subcommand_from wait' -l include-quarantined -d 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr'
+complete -c mailagent -n '__fish_seen_subcommand_from wait' -l include-unauthenticated -d 'with --extract: also take a code or link from mail whose sender failed authentication (SPF and DKIM failed, or a forged From of this server); by default it is passed over, with a note on stderr'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l subject -r -F -d 'the refused subject'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l body -r -F -d 'the refused plain-text body (or pipe it on stdin)'
 complete -c mailagent -n '__fish_seen_subcommand_from appeal' -l body-file -r -F -d 'read it from a file'

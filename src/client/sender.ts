@@ -19,3 +19,16 @@ export function senderFilter(value: string): ((address: string) => boolean) | nu
 }
 
 export const SENDER_FILTER_FORMS = 'an address (codes@example.com) or a domain (example.com: it and its subdomains)';
+
+/**
+ * Did the sender of a received message fail authentication? The daemon's `authentication_failed`
+ * (docs/inbound.md → Who sent it: an unauthenticated event — SPF and DKIM both failed, or a forged
+ * From on the server's own domains — or a check failed and none passed); from an older daemon
+ * without the field, the same reading of spf_pass / dkim_pass. `mailagent wait --extract` and the
+ * MCP tool `mails.extract` pass such mail over unless asked to accept it: a one-time code or
+ * sign-in link is only as good as the sender it came from.
+ */
+export function authenticationFailed(m: { authentication_failed?: boolean; spf_pass: boolean | null; dkim_pass: boolean | null }): boolean {
+  if (typeof m.authentication_failed === 'boolean') return m.authentication_failed;
+  return (m.spf_pass === false || m.dkim_pass === false) && m.spf_pass !== true && m.dkim_pass !== true;
+}

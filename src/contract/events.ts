@@ -90,6 +90,8 @@ const ReceivedData = Type.Object({
   rfc_message_id: Opt(Type.String()),
   spf_pass: Type.Optional(Nullable(Type.Boolean())),
   dkim_pass: Type.Optional(Nullable(Type.Boolean())),
+  /** message.received.unauthenticated only: the From claims one of this server's own domains from outside (docs/inbound.md → Who sent it). */
+  sender_forged: Type.Optional(Type.Literal(true)),
   over_limit: Opt(Type.String()),
   received_at: Timestamp,
 });

@@ -67,6 +67,13 @@ export const ReceivedMessageSummary = Type.Object({
    * authenticated (message.received) but SPF and DKIM were not checked: spf_pass/dkim_pass are null.
    */
   trusted_network: Type.Optional(Type.String()),
+  /**
+   * mailagent addition: the sender failed authentication — its event was
+   * message.received.unauthenticated (SPF and DKIM both failed, or a forged From on one of this
+   * server's own domains), or a check failed and none passed. `wait --extract` and `mails.extract`
+   * pass such mail over unless asked to accept it (docs/inbound.md → Who sent it).
+   */
+  authentication_failed: Type.Boolean(),
   classification: Opt(Classification),
   quarantined: Type.Boolean(),
   test_mode: Type.Boolean(),

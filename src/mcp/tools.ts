@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
 import type { Client } from '../client/index.js';
-import { SENDER_FILTER_FORMS, senderFilter } from '../client/sender.js';
+import { SENDER_FILTER_FORMS, authenticationFailed, senderFilter } from '../client/sender.js';
 import { ApiError } from '../contract/errors.js';
 import { Nullable, Page, Timestamp, ListQuery, NO_CONTROL_CHARS } from '../contract/common.js';
 import { SendRequest, ReplyRequest, SentMessage, MessageListQuery } from '../contract/messages.js';
@@ -129,6 +129,11 @@ const ExtractOut = Type.Object({
   links: Type.Array(Type.String()),
   quarantined: Type.Boolean(),
   injection_score: Nullable(Type.Number()),
+  spf_pass: ReceivedMessageSummary.properties.spf_pass,
+  dkim_pass: ReceivedMessageSummary.properties.dkim_pass,
+  dmarc: ReceivedMessageSummary.properties.dmarc,
+  trusted_network: ReceivedMessageSummary.properties.trusted_network,
+  authentication_failed: Type.Boolean({ description: 'The sender failed authentication (SPF and DKIM failed, or a forged From of this server\'s own domain): its code and link are withheld unless include_unauthenticated is true.' }),
   ...WITHHELD,
 });
 
@@ -512,7 +517,7 @@ export const tools: ToolDef[] = [
   {
     name: 'mails.extract',
     title: 'Get the code or link from an email',
-    description: `Get the one-time code and/or the verification (sign-in, reset) link from the newest received message that matches (agent, address, sender, subject, since), or from one message by id. Use it after mails.wait_for_message, or alone when the mail has already arrived. Returns code, link and all candidates; a quarantined message's code and link are withheld unless include_quarantined_body is true.`,
+    description: `Get the one-time code and/or the verification (sign-in, reset) link from the newest received message that matches (agent, address, sender, subject, since), or from one message by id. Use it after mails.wait_for_message, or alone when the mail has already arrived. Returns code, link and all candidates with the sender's authentication (spf_pass, dkim_pass, dmarc); mail whose sender failed authentication is passed over unless include_unauthenticated is true, and a quarantined message's code and link are withheld unless include_quarantined_body is true.`,
     input: toolInput(
       {
         message_id: Type.Optional(Id('Read this received message (rcv_...) instead of searching.')),
@@ -525,6 +530,12 @@ export const tools: ToolDef[] = [
         kind: Type.Optional(Type.Enum(['code', 'link', 'any'] as const, { default: 'any', description: 'What you need: the newest matching message that has a code, a link, or either (default).' })),
       },
       INCLUDE_QUARANTINED,
+      {
+        include_unauthenticated: Type.Optional(Type.Boolean({
+          default: false,
+          description: 'Also use mail whose sender failed authentication (default false: such mail is passed over when searching, and its code and link are withheld when read by message_id). Anyone can write any From; only set this for a test set-up that cannot authenticate its mail.',
+        })),
+      },
     ),
     output: ExtractOut,
     annotations: READ,
@@ -535,6 +546,7 @@ export const tools: ToolDef[] = [
         const e = entitiesOf(m);
         return kind === 'code' ? e.codes.length > 0 : kind === 'link' ? e.links.length > 0 : e.codes.length + e.links.length > 0;
       };
+      const acceptFailed = a.include_unauthenticated === true;
       let found: ReceivedMessageSummary | null = null;
       if (typeof a.message_id === 'string') {
         found = await call<ReceivedMessage>('received.get', { params: { id: a.message_id } });
@@ -547,7 +559,7 @@ export const tools: ToolDef[] = [
             seen++;
             // Newest first: once past `since`, nothing older can match.
             if (!afterSince(m, a.since as string | undefined)) break scan;
-            if (matches(m, filters) && wanted(m)) {
+            if (matches(m, filters) && wanted(m) && (acceptFailed || !authenticationFailed(m))) {
               found = m;
               break scan;
             }
@@ -557,12 +569,14 @@ export const tools: ToolDef[] = [
         }
         if (!found) {
           throw new ApiError(404, 'resource_error', 'resource_not_found',
-            `No received message${a.agent ? ` of ${String(a.agent)}` : ''} matching the filters has a ${kind === 'any' ? 'code or link' : kind} (looked at the newest ${EXTRACT_SCAN}). If the mail is on its way, call mails.wait_for_message first.`);
+            `No received message${a.agent ? ` of ${String(a.agent)}` : ''} matching the filters has a ${kind === 'any' ? 'code or link' : kind}${acceptFailed ? '' : ' from a sender that did not fail authentication'} (looked at the newest ${EXTRACT_SCAN}). If the mail is on its way, call mails.wait_for_message first.`);
         }
       }
       // The shared rule (quarantine.ts): a withheld message has no entities, so no code or link.
       const shown = withholdReceived(found, include(a));
-      const { codes, links } = entitiesOf(shown);
+      const failed = authenticationFailed(found);
+      // A message named by id whose sender failed authentication: its code and link are not handed out.
+      const { codes, links } = failed && !acceptFailed ? { codes: [], links: [] } : entitiesOf(shown);
       const withheld = shown.body_withheld === true;
       return {
         message_id: found.id,
@@ -577,6 +591,11 @@ export const tools: ToolDef[] = [
         links,
         quarantined: found.quarantined,
         injection_score: found.classification?.injection_score ?? null,
+        spf_pass: found.spf_pass,
+        dkim_pass: found.dkim_pass,
+        ...(found.dmarc ? { dmarc: found.dmarc } : {}),
+        ...(found.trusted_network ? { trusted_network: found.trusted_network } : {}),
+        authentication_failed: failed,
         ...(withheld ? { body_withheld: true } : {}),
       };
     },

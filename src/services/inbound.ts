@@ -23,6 +23,7 @@ import { recordFeedback } from './feedback.js';
 import { readReport } from '../mail/dsn.js';
 import { workOf, type ClassifyAlong } from './message-work.js';
 import { ReadCache } from './read-cache.js';
+import { senderTrust, type SenderTrust } from './sender-trust.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
 
 export interface InboundInput {
@@ -131,10 +132,30 @@ export async function isLocalRecipient(ctx: AppContext, address: string): Promis
   return (await routeRecipient(ctx, address)).kind === 'agent';
 }
 
-/** What the workspace knows of a sender (the classifier's sender_reputation input). */
-export async function senderHistory(ctx: AppContext, workspaceId: string, agentId: string, from: string, auth: InboundInput['auth']) {
+/** Does `from`'s domain belong to this server (routing's cached answer: not a foreign domain)? */
+async function fromLocalDomain(ctx: AppContext, domain: string): Promise<boolean> {
+  return (await routeRecipient(ctx, `postmaster@${domain}`)).kind !== 'foreign';
+}
+
+/** How far the message's From is vouched for (services/sender-trust.ts; docs/inbound.md → Who sent it). */
+export function trustOfSender(ctx: AppContext, input: Pick<InboundInput, 'source' | 'mailFrom' | 'auth'>, from: string): Promise<SenderTrust> {
+  return senderTrust(ctx, input, from, fromLocalDomain);
+}
+
+/**
+ * What the workspace knows of a sender (the classifier's sender_reputation input). Only an
+ * authenticated From inherits it (sender-trust.ts): for any other, the history with the address
+ * and its domain counts as none — a forger writes the From of a correspondent to borrow their
+ * standing — while suppressions and complaints still count against it; a forged From on one of
+ * this server's own domains counts as SPF and DKIM failed. `input` undefined: no message arrived,
+ * the caller vouches for the address (POST /v1/classify with an agent).
+ */
+export async function senderHistory(ctx: AppContext, workspaceId: string, agentId: string, from: string, input: Pick<InboundInput, 'source' | 'mailFrom' | 'auth'> | undefined) {
+  const auth = input?.auth;
+  const trust: SenderTrust = input ? await trustOfSender(ctx, input, from) : 'authenticated';
+  const trusted = trust === 'authenticated';
   const domain = from.split('@')[1] ?? '';
-  const counts = await senderCounts(ctx.db, workspaceId, from, domain);
+  const counts = trusted ? await senderCounts(ctx.db, workspaceId, from, domain) : { fromSender: 0, fromDomain: 0, repliesFromSender: 0 };
   // One read of the sender's suppression entries serves both the complaint count and whether it
   // is suppressed (findSuppression reads the consent allows only when there is an entry).
   const address = normalizeAddress(from);
@@ -144,9 +165,9 @@ export async function senderHistory(ctx: AppContext, workspaceId: string, agentI
     messagesFromSender: counts.fromSender,
     messagesFromDomain: counts.fromDomain,
     repliesFromSender: counts.repliesFromSender,
-    sendsToSender: await sendsToSender(ctx, workspaceId, from),
-    spfPass: auth?.spf ?? null,
-    dkimPass: auth?.dkim ?? null,
+    sendsToSender: trusted ? await sendsToSender(ctx, workspaceId, from) : 0,
+    spfPass: trust === 'forged' ? false : auth?.spf ?? null,
+    dkimPass: trust === 'forged' ? false : auth?.dkim ?? null,
     suppressed,
     complaints: entries.filter((e) => e.type === 'complaint').length,
   };
@@ -275,12 +296,13 @@ async function prepareInbound(
   const guess = (input.mailFrom ?? '').toLowerCase();
   const only = byAgent.size === 1 ? routes[0].agent : null;
   const along: ClassifyAlong | undefined = only && guess
-    ? { mailFrom: input.mailFrom, expectFrom: guess, classifyIntent: only.classify_inbound, history: await senderHistory(ctx, only.workspace_id, only.id, guess, input.auth), now }
+    ? { mailFrom: input.mailFrom, expectFrom: guess, classifyIntent: only.classify_inbound, history: await senderHistory(ctx, only.workspace_id, only.id, guess, input), now }
     : undefined;
   const { parsed, extracted, truncated: parseCut, classification: early } = await work.parse(input.raw, along);
   const testMode = input.testMode ?? input.source === 'simulator';
   const fields = classifierFields(parsed, input.mailFrom);
   const { from, text } = fields;
+  const trust = await trustOfSender(ctx, input, from);
 
   const prepared: { routes: typeof routes; classification: Classification; truncated: boolean }[] = [];
   for (const group of byAgent.values()) {
@@ -289,7 +311,7 @@ async function prepareInbound(
       continue;
     }
     const agent = group[0].agent;
-    const history = await senderHistory(ctx, agent.workspace_id, agent.id, from, input.auth);
+    const history = await senderHistory(ctx, agent.workspace_id, agent.id, from, input);
     const c = await work.classify({ ...fields, classifyIntent: agent.classify_inbound, history }, now);
     prepared.push({ routes: group, classification: c.classification, truncated: parseCut || c.truncated });
   }
@@ -323,7 +345,7 @@ async function prepareInbound(
         // One stored copy owns the queued blob; another agent's copy writes its own.
         const tail: Derived['tail'] = { unused: input.storedTail, attachments: written.size ? written : undefined };
         for (const { routes: group, classification, truncated } of prepared) {
-          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail });
+          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail, trust });
           if (!stored) {
             for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
             continue;
@@ -352,6 +374,8 @@ interface Derived {
    * (InboundInput.storedTail) and the attachments the writer thread wrote (index → blob id).
    */
   tail: { unused?: StoredTail; attachments?: ReadonlyMap<number, string> };
+  /** How far the From is vouched for (sender-trust.ts). */
+  trust: SenderTrust;
 }
 
 async function storeForAgent(
@@ -370,7 +394,7 @@ async function storeForAgent(
   let overLimit: OverLimit | null = null;
   if (plus && input.source !== 'simulator') {
     await lockPlusAddressWindow(tx.db, agent.workspace_id);
-    if (isHeldCode(fromDomain, parsed.subject, d.text)) overLimit = 'held_code';
+    if (isHeldCode(fromDomain, parsed.subject, d.text, classification)) overLimit = 'held_code';
     else {
       // The tier sets the plus-address window; only plus-addressed mail reads it (one statement
       // fewer for every other message).
@@ -423,8 +447,15 @@ async function storeForAgent(
     workspaceId: agent.workspace_id, agentId: agent.id, subject: parsed.subject, direction: 'inbound', messageId: id,
     rfcMessageId: parsed.messageId, inReplyTo: parsed.inReplyTo, references: parsed.references,
     participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
+    // A sender nothing vouches for joins a conversation's participants only if already one of them.
+    guests: d.trust === 'authenticated' ? undefined : [d.from],
   });
-  const answers = thread.answers?.direction === 'outbound' ? thread.answers.message_id : null;
+  // reply.received (and answers_message_id, which counts as the sender's reply to us in their
+  // reputation) only from a party to the conversation: threading follows References whoever
+  // writes, but a stranger quoting our Message-ID is not the recipient answering
+  // (docs/inbound.md → Replies).
+  const party = thread.priorParticipants?.includes(d.from.toLowerCase()) === true;
+  const answers = thread.answers?.direction === 'outbound' && party ? thread.answers.message_id : null;
   const quarantined = isQuarantined(classification);
   const excerpt = excerptOf(d.extracted || d.text);
   const row: ReceivedRow = {
@@ -440,8 +471,10 @@ async function storeForAgent(
     id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
     disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content, storedBlob: written?.get(i),
   }));
-  // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead.
-  const type: EventType = input.auth?.spf === false && input.auth?.dkim === false
+  // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead; so does a
+  // forged From on one of this server's own domains (sender-trust.ts), marked sender_forged.
+  const forged = d.trust === 'forged';
+  const type: EventType = forged || (input.auth?.spf === false && input.auth?.dkim === false)
     ? 'message.received.unauthenticated'
     : answers ? 'reply.received' : 'message.received';
   // The events go last but one: on PostgreSQL the first event takes the cluster's event turn,
@@ -458,6 +491,7 @@ async function storeForAgent(
       subject: row.subject, body_text_excerpt: excerpt, extracted_text: d.extracted.slice(0, 4000), thread_id: thread.threadId,
       source_message_id: id, in_reply_to_message_id: answers, rfc_message_id: parsed.messageId,
       spf_pass: row.spf_pass, dkim_pass: row.dkim_pass, ...(row.trusted_network ? { trusted_network: row.trusted_network } : {}),
+      ...(forged ? { sender_forged: true } : {}),
       attachments: attachments.length, received_at: at,
     },
   });

@@ -4,6 +4,7 @@ import {
 import type { Db } from '../db/schema.js';
 import { capsFor } from '../shared/tiers.js';
 import { DAY, HOUR, isoAt } from '../shared/clock.js';
+import { extractEntities } from '../classifier/entities.js';
 
 /**
  * Spec: Limits → Plus addresses. Distinct plus addresses receiving mail per workspace in any
@@ -84,9 +85,28 @@ export function isProviderDomain(domain: string): boolean {
 const CODE_WORDS = /\b(verification|security|sign[- ]?in|log[- ]?in|login|one[- ]time|confirmation|authentication|access|2fa|two[- ]factor|otp|passcode|verify)\b[^\n]{0,60}\b(code|pin|passcode|password)\b|\b(code|pin)\b[^\n]{0,20}\b(is|:)\s*[A-Z0-9]{4,8}\b|\bOTP\b/i;
 const LINK_WORDS = /\b(verify|confirm|validate|activate)\b[^\n]{0,40}\b(e-?mail|address|account|identity|sign[- ]?in|login)\b|\b(reset|recover|change)\b[^\n]{0,30}\bpassword\b|\b(sign[- ]?in|log[- ]?in|magic)\s+link\b|\bpassword\s+reset\b/i;
 
-/** Does this look like a sign-in code or a verify / sign-in / password-reset link from a provider? */
-export function isHeldCode(fromDomain: string, subject: string, text: string): boolean {
+/** What the classifier found in the message (its entities and intent), when it looked. */
+export interface FoundEntities { intent?: string; entities?: { codes?: unknown } }
+
+/**
+ * Does this look like a sign-in code or a verify / sign-in / password-reset link from a provider?
+ * Keyed first on what the extractor found — the classifier's one-time codes (every language it
+ * knows, HTML with the code split over tags, any transfer encoding: the same codes `wait --extract`
+ * and `mails.extract` would hand out), its `verification_code` intent (which also covers verify and
+ * sign-in links it recognises) — with intent classification off, the same extractor run here on
+ * the subject and text (as a read of the message runs it) — then on the English words. Links are not matched on their look: a provider's
+ * notification carries login and "unsubscribe-auth" links too.
+ */
+export function isHeldCode(fromDomain: string, subject: string, text: string, found?: FoundEntities | null): boolean {
   if (!isProviderDomain(fromDomain)) return false;
+  if (found?.intent === 'verification_code') return true;
+  const e = found?.entities;
+  if (Array.isArray(e?.codes) && e.codes.length > 0) return true;
+  // Intent classification off: the codes a read of the message would find (services/received.ts
+  // classificationOf runs the same extractor over the same prefix of the text).
+  if (!e || Object.keys(e).length === 0) {
+    if (extractEntities(`${subject}\n${text.slice(0, 8 * 1024)}`, null, new Date(0)).codes?.length) return true;
+  }
   const hay = `${subject}\n${text.slice(0, 20_000)}`;
   return CODE_WORDS.test(hay) || LINK_WORDS.test(hay);
 }

@@ -43,13 +43,20 @@ function classificationOf(r: ReceivedSummaryRow & { text?: string | null; html?:
   return Object.keys(found).length ? { ...c, entities: found as Classification['entities'] } : c;
 }
 
+/** ReceivedMessageSummary.authentication_failed: an unauthenticated event, or a check failed and none passed. */
+export function authenticationFailed(r: Pick<ReceivedSummaryRow, 'event_type' | 'spf_pass' | 'dkim_pass'>): boolean {
+  if (r.event_type === 'message.received.unauthenticated') return true;
+  return (r.spf_pass === false || r.dkim_pass === false) && r.spf_pass !== true && r.dkim_pass !== true;
+}
+
 export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary {
   return {
     id: r.id, object: 'received_message', agent_id: r.agent_id, thread_id: r.thread_id,
     from: { address: r.from_address, name: r.from_name }, to: r.recipient, to_all: r.to, cc: r.cc, delivered_to: r.recipient,
     plus_address: r.plus_address, subject: r.subject, extracted_text: r.extracted_text ?? '', body_text_excerpt: r.excerpt,
     message_id: r.rfc_message_id, in_reply_to_message_id: r.answers_message_id, spf_pass: r.spf_pass, dkim_pass: r.dkim_pass,
-    dmarc: r.dmarc, ...(r.trusted_network ? { trusted_network: r.trusted_network } : {}), classification: classificationOf(r, (r as Partial<ReceivedRow>).text ?? r.extracted_text), quarantined: r.quarantined,
+    dmarc: r.dmarc, ...(r.trusted_network ? { trusted_network: r.trusted_network } : {}),
+    authentication_failed: authenticationFailed(r), classification: classificationOf(r, (r as Partial<ReceivedRow>).text ?? r.extracted_text), quarantined: r.quarantined,
     test_mode: r.test_mode, over_limit: r.over_limit, source: r.source, size: r.size, received_at: r.received_at,
     extraction_truncated: r.extraction_truncated,
     read: r.read_at !== null,

@@ -27,6 +27,11 @@ export interface ThreadAssignment {
   /** A thread the caller already knows (replies and forwards by API id). */
   threadId?: string | null;
   participants: string[];
+  /**
+   * Of `participants`, those that join an existing thread only if they are in it already (an
+   * unauthenticated sender who was not a party: docs/inbound.md → Replies). A new thread takes them.
+   */
+  guests?: string[];
   testMode: boolean;
   at: number;
   /**
@@ -45,6 +50,8 @@ export interface ThreadResult {
   answers: { message_id: string; direction: string } | null;
   /** deferEvent: the thread event, for the caller to emit (before its own events). */
   event: EmitInput | null;
+  /** The thread's participants before this message (lower-cased); null for a new thread. */
+  priorParticipants: string[] | null;
 }
 
 /**
@@ -65,6 +72,7 @@ export async function assignThread(ctx: AppContext, tx: Tx, a: ThreadAssignment)
   const at = isoAt(a.at);
   const participants = [...new Set(a.participants.map((p) => p.toLowerCase()))];
   let created = false;
+  let prior: string[] | null = null;
   if (!thread) {
     created = true;
     thread = {
@@ -86,7 +94,9 @@ export async function assignThread(ctx: AppContext, tx: Tx, a: ThreadAssignment)
     };
     await insertThread(tx.db, thread);
   } else {
-    const merged = [...new Set([...thread.participants, ...participants])];
+    prior = thread.participants.map((p) => p.toLowerCase());
+    const guests = new Set((a.guests ?? []).map((g) => g.toLowerCase()));
+    const merged = [...new Set([...thread.participants, ...participants.filter((p) => !guests.has(p) || prior!.includes(p))])];
     thread = {
       ...thread,
       participants: merged,
@@ -116,5 +126,5 @@ export async function assignThread(ctx: AppContext, tx: Tx, a: ThreadAssignment)
     data: { thread_id: thread.id, subject: thread.subject, message_count: thread.message_count, last_message_at: thread.last_message_at, status: thread.status },
   };
   if (!a.deferEvent) await emitEvent(ctx, tx, event);
-  return { threadId: thread.id, created, answers: hit ? { message_id: hit.message_id, direction: hit.direction } : null, event: a.deferEvent ? event : null };
+  return { threadId: thread.id, created, answers: hit ? { message_id: hit.message_id, direction: hit.direction } : null, event: a.deferEvent ? event : null, priorParticipants: prior };
 }

@@ -24,7 +24,7 @@ function checkSince(since: string): string {
 
 const fmt = (s: number) => (s % 60 === 0 && s >= 60 ? `${s / 60} min` : `${s} s`);
 
-interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link'; from?: string; includeQuarantined?: boolean }
+interface WaitFlags { agent?: string; address?: string; since?: string; timeout: number; extract?: 'code' | 'link'; from?: string; includeQuarantined?: boolean; includeUnauthenticated?: boolean }
 
 /**
  * `--from`: the filter of client/sender.ts, loaded when the command runs (the CLI's cold start
@@ -50,6 +50,7 @@ export function register(program: Command): void {
     .addOption(new Option('--extract <what>', 'print only the first one-time code or link of the first message that has one (mail without one is passed over)').choices(['code', 'link']))
     .addOption(new Option('--from <address|domain>', 'only mail from this address, or from this domain and its subdomains (e.g. accounts.example.com); other mail is passed over'))
     .option('--include-quarantined', 'also return quarantined mail (a likely prompt injection); by default it is skipped, with a note on stderr')
+    .option('--include-unauthenticated', 'with --extract: also take a code or link from mail whose sender failed authentication (SPF and DKIM failed, or a forged From of this server); by default it is passed over, with a note on stderr')
     .addHelpText('after', [
       '',
       'Prints the message when it arrives (--json: the received message object) and exits 0.',
@@ -64,10 +65,15 @@ export function register(program: Command): void {
       'Quarantined mail (the injection scan flagged it) is skipped unless --include-quarantined:',
       'a line on stderr names each one skipped, and the wait goes on for the next message. --from',
       'passes over mail from other senders. A From address can be forged: check spf_pass/dkim_pass',
-      '(--json) before trusting what the mail says.',
+      '(--json) before trusting what the mail says. --extract passes over mail whose sender failed',
+      'authentication (authentication_failed in --json: SPF and DKIM both failed, or a forged From of',
+      'this server\'s own domain) unless --include-unauthenticated; --json prints the value with',
+      'spf_pass, dkim_pass and dmarc.',
     ].join('\n'))
     .action(run(async (ctx: CommandContext, o: WaitFlags) => {
       const fromSender = o.from === undefined ? null : await parseFrom(o.from);
+      // Loaded only with --extract (the CLI's cold start imports nothing outside src/cli).
+      const authFailed = o.extract ? (await import('../../client/sender.js')).authenticationFailed : null;
       const agent = ctx.require(o.agent, '--agent');
       let since = o.since !== undefined ? checkSince(o.since) : undefined;
       const client = await ctx.client();
@@ -94,7 +100,7 @@ export function register(program: Command): void {
       };
 
       let message: ReceivedMessage | null = null;
-      const passed = { quarantined: 0, sender: 0, noValue: 0 };
+      const passed = { quarantined: 0, unauthenticated: 0, sender: 0, noValue: 0 };
       try {
         for (let first = true; ; first = false) {
           const left = Math.round((deadline - Date.now()) / 1000);
@@ -114,6 +120,12 @@ export function register(program: Command): void {
               passed.quarantined++;
               const score = m.classification ? ` (injection score ${m.classification.injection_score.toFixed(2)})` : '';
               ctx.out.warn(`skipped ${m.id} from ${m.from.address}: quarantined${score}; --include-quarantined returns it`);
+              since = m.id;
+              continue;
+            }
+            if (o.extract && !o.includeUnauthenticated && authFailed!(m)) {
+              passed.unauthenticated++;
+              ctx.out.warn(`skipped ${m.id} from ${m.from.address}: the sender failed authentication (spf ${m.spf_pass}, dkim ${m.dkim_pass}); --include-unauthenticated takes it`);
               since = m.id;
               continue;
             }
@@ -153,6 +165,7 @@ export function register(program: Command): void {
       if (!message) {
         const skipped = [
           passed.quarantined ? `skipped ${passed.quarantined} quarantined` : '',
+          passed.unauthenticated ? `skipped ${passed.unauthenticated} whose sender failed authentication` : '',
           passed.sender ? `passed over ${passed.sender} from other senders` : '',
           passed.noValue ? `passed over ${passed.noValue} without a ${o.extract === 'code' ? 'one-time code' : 'link'}` : '',
         ].filter(Boolean).join(', ');
@@ -161,7 +174,10 @@ export function register(program: Command): void {
       if (o.extract) {
         const value = extractFrom(message, o.extract);
         if (value === null) throw new CliError(`${message.id} arrived but holds no ${o.extract === 'code' ? 'one-time code' : 'link'}`);
-        ctx.out.result({ id: message.id, [o.extract]: value }, () => ctx.out.line(value));
+        ctx.out.result({
+          id: message.id, [o.extract]: value, from: message.from.address, spf_pass: message.spf_pass, dkim_pass: message.dkim_pass,
+          dmarc: message.dmarc ?? null, authentication_failed: authFailed!(message),
+        }, () => ctx.out.line(value));
         return;
       }
       ctx.out.result(message, (m) => printReceived(ctx, m));
@@ -173,5 +189,6 @@ export function register(program: Command): void {
     'mailagent wait --agent support --since rcv_01j... --timeout 30s',
     'mailagent wait --agent agent --since 2026-03-01T09:00:00Z --timeout 0',
     'CODE=$(mailagent wait --agent sarah --from accounts.example.com --extract code --timeout 2m)',
+    'mailagent wait --agent agent --extract code --json',
   ]);
 }

@@ -78,7 +78,7 @@ describe('quarantine', () => {
   const base = {
     id: 'rcv_1', object: 'received_message' as const, agent_id: 'agt_1', thread_id: 'thr_1', from: { address: 'evil@x.test', name: null },
     to: 'a@b', to_all: ['a@b'], cc: [], delivered_to: 'a@b', plus_address: null, subject: 'Hi', extracted_text: 'IGNORE ALL', body_text_excerpt: 'IGNORE ALL',
-    message_id: null, in_reply_to_message_id: null, spf_pass: null, dkim_pass: null, dmarc: null,
+    message_id: null, in_reply_to_message_id: null, spf_pass: null, dkim_pass: null, dmarc: null, authentication_failed: false,
     classification: { intent: 'other', entities: { urls: ['https://evil.test'] }, urgency: 0, injection_score: 0.99, injection_categories: ['override'], sender_reputation: 0.5, classifier_model: 'm' },
     quarantined: true, test_mode: true, over_limit: null, source: 'simulator' as const, size: 10, extraction_truncated: false, read: false, received_at: '2026-01-01T00:00:00.000Z',
   };
