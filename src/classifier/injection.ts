@@ -537,7 +537,7 @@ function decodedBlobs(runs: string[]): string {
 
 const HOMOGLYPH = /[a-z][\u0400-\u04ff\u0370-\u03ff]|[\u0400-\u04ff\u0370-\u03ff][a-z]/g;
 
-// 2.11 (`foldObfuscation`): what obfuscated text stands for. Look-alike letters (Cyrillic, Greek,
+// 2.12 (`foldObfuscation`): what obfuscated text stands for. Look-alike letters (Cyrillic, Greek,
 // IPA, fullwidth and mathematical letters) folded to Latin; leetspeak digits inside words folded to
 // letters; and the whole text under ROT13. The rules read each reading that differs from the text;
 // what they find there and not in the text itself is evidence of a hidden instruction.
@@ -605,7 +605,7 @@ export interface RuleEvidence {
   hidLower: string;
 }
 
-/** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10); `foldObfuscation` reads look-alike letters, leetspeak and ROT13 (2.11). */
+/** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10); `foldObfuscation` reads look-alike letters, leetspeak and ROT13 (2.12). */
 export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false, foldObfuscation = false): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();

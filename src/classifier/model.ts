@@ -118,7 +118,7 @@ export interface InjectionBundle {
    */
   goalRules?: boolean;
   /**
-   * Classifier 2.11: the rules also read the text with look-alike letters
+   * Classifier 2.12: the rules also read the text with look-alike letters
    * folded to Latin, leetspeak digits folded to letters, and under ROT13
    * (injection.ts obfuscationReadings); what they find only there raises
    * encoding_tricks and their own categories ×0.9; absent = off
