@@ -537,6 +537,63 @@ function decodedBlobs(runs: string[]): string {
 
 const HOMOGLYPH = /[a-z][\u0400-\u04ff\u0370-\u03ff]|[\u0400-\u04ff\u0370-\u03ff][a-z]/g;
 
+// 2.12 (`foldObfuscation`): what obfuscated text stands for. Look-alike letters (Cyrillic, Greek,
+// IPA, fullwidth and mathematical letters) folded to Latin; leetspeak digits inside words folded to
+// letters; and the whole text under ROT13. The rules read each reading that differs from the text;
+// what they find there and not in the text itself is evidence of a hidden instruction.
+const CONFUSABLE: Record<string, string> = {
+  'а': 'a', 'е': 'e', 'ё': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j',
+  'ԁ': 'd', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l', 'к': 'k', 'ɡ': 'g', 'ɑ': 'a', 'ı': 'i', 'ʏ': 'y',
+  'α': 'a', 'ο': 'o', 'ρ': 'p', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'υ': 'u', 'χ': 'x', 'ε': 'e', 'τ': 't', 'ϲ': 'c', 'ϳ': 'j', 'β': 'b', 'γ': 'y', 'η': 'n', 'μ': 'u', 'ω': 'w',
+};
+const CONFUSABLE_RE = new RegExp(`[${Object.keys(CONFUSABLE).join('')}]`, 'g');
+/** Characters NFKC folds to Latin letters: fullwidth forms, mathematical alphanumerics (surrogate pairs), circled and parenthesised letters. */
+const COMPAT_LETTERS = /[\uff21-\uff3a\uff41-\uff5a\u24b6-\u24e9\u249c-\u24b5]|\ud835[\udc00-\udfff]/;
+const LEET_TOKEN = /\b(?=[a-z0-9]*[a-z])(?=[a-z0-9]*[013457])[a-z0-9]{3,}\b/g;
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't' };
+const ROT13_MAX = 50_000;
+
+function rot13(text: string): string {
+  const n = Math.min(text.length, ROT13_MAX);
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    out += c >= 97 && c <= 122 ? String.fromCharCode(((c - 84) % 26) + 97) : text[i];
+  }
+  return out;
+}
+
+/** The readings of `lower` (already lower-cased) that obfuscation would hide: each differs from it. */
+export function obfuscationReadings(lower: string): string[] {
+  const out: string[] = [];
+  let folded = lower;
+  if (COMPAT_LETTERS.test(folded)) folded = folded.normalize('NFKC').toLowerCase();
+  folded = folded.replace(CONFUSABLE_RE, (c) => CONFUSABLE[c]);
+  if (folded !== lower) out.push(folded);
+  // leetspeak: only when at least three words mix letters with the digits it uses ("4pm", "1st" alone do not)
+  const mixed = lower.match(LEET_TOKEN);
+  if (mixed && mixed.length >= 3) out.push(lower.replace(LEET_TOKEN, (t) => t.replace(/[013457]/g, (d) => LEET[d])));
+  out.push(rot13(lower));
+  return out;
+}
+
+/** Rule evidence found in an obfuscated reading and not in the text itself: encoding_tricks, and the rules' categories ×0.9. */
+function obfuscatedEvidence(lower: string, strengths: Map<InjectionCategory, number>, goalRules: boolean): void {
+  for (const reading of obfuscationReadings(lower)) {
+    const found = new Map<InjectionCategory, number>();
+    ruleHits(reading, found, 0.9, goalRules);
+    let fresh = false;
+    for (const [c, v] of found) {
+      if ((strengths.get(c) ?? 0) < v) {
+        strengths.set(c, v);
+        fresh = true;
+      }
+    }
+    const wordsOnly = !fresh && INSTRUCTION_WORDS.test(reading) && !INSTRUCTION_WORDS.test(lower);
+    if (fresh || wordsOnly) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, fresh ? 0.85 : 0.6));
+  }
+}
+
 
 export interface RuleEvidence {
   strengths: Map<InjectionCategory, number>;
@@ -548,8 +605,8 @@ export interface RuleEvidence {
   hidLower: string;
 }
 
-/** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10). */
-export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false): RuleEvidence {
+/** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10); `foldObfuscation` reads look-alike letters, leetspeak and ROT13 (2.12). */
+export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false, foldObfuscation = false): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
   const hidLower = inp.hidden.toLowerCase();
@@ -573,6 +630,7 @@ export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, g
       ruleHits(decoded, strengths, 0.9, goalRules);
     }
   }
+  if (foldObfuscation) obfuscatedEvidence(hidLower ? visLower + '\n' + hidLower : visLower, strengths, goalRules);
   const homo = visLower.length < 200000 ? (visLower.match(HOMOGLYPH)?.length ?? 0) : 0;
   if (homo >= 3) strengths.set('encoding_tricks', Math.max(strengths.get('encoding_tricks') ?? 0, homo >= 8 ? 0.6 : 0.35));
   const rep = maxRepeatRun(visLower, ignoreSeparatorRuns);
@@ -672,7 +730,7 @@ export interface CombinerProbe {
 }
 
 export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle(), probe?: CombinerProbe): InjectionResult {
-  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true);
+  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
   const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);

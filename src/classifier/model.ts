@@ -118,6 +118,13 @@ export interface InjectionBundle {
    */
   goalRules?: boolean;
   /**
+   * Classifier 2.12: the rules also read the text with look-alike letters
+   * folded to Latin, leetspeak digits folded to letters, and under ROT13
+   * (injection.ts obfuscationReadings); what they find only there raises
+   * encoding_tricks and their own categories ×0.9; absent = off
+   */
+  foldObfuscation?: boolean;
+  /**
    * Classifier 2.9 (measured): a logistic combination of the score's parts
    * (injection.ts COMBINER_FEATURES: the noisy-OR score, window maximum and
    * second window, window counts, hidden text, rules, action request, the
@@ -159,13 +166,13 @@ export interface WeightsFile {
   models: Record<string, ModelSpec | undefined>;
   trees?: { injection?: TreeSpec };
   calibration?: { injection?: { quarantineAt: number } };
-  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean; goalRules?: boolean; combiner?: Combiner } };
+  options?: { injection?: { gradedHidden?: boolean; ignoreSeparatorRuns?: boolean; hiddenNeedsInstruction?: boolean; windowCountCorrection?: number; windowCountHidden?: boolean; goalRules?: boolean; foldObfuscation?: boolean; combiner?: Combiner } };
 }
 
 /** The injection bundle of a weights file (the committed one, or an earlier one for a same-run benchmark). */
 export function injectionBundleOf(w: WeightsFile, model: (name: ModelName) => LinearModel | null = (n) => decodeModel(w.models[n])): InjectionBundle {
   const spec = w.trees?.injection;
-  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false, goalRules: w.options?.injection?.goalRules ?? false, ...(w.options?.injection?.combiner ? { combiner: w.options.injection.combiner } : {}) };
+  return { ngram: model('injection'), doc: model('injection_doc'), trees: spec ? decodeTrees(spec) : null, quarantineAt: w.calibration?.injection?.quarantineAt ?? 0.95, gradedHidden: w.options?.injection?.gradedHidden ?? false, ignoreSeparatorRuns: w.options?.injection?.ignoreSeparatorRuns ?? false, hiddenNeedsInstruction: w.options?.injection?.hiddenNeedsInstruction ?? false, windowCountCorrection: w.options?.injection?.windowCountCorrection ?? 0, windowCountHidden: w.options?.injection?.windowCountHidden ?? false, goalRules: w.options?.injection?.goalRules ?? false, foldObfuscation: w.options?.injection?.foldObfuscation ?? false, ...(w.options?.injection?.combiner ? { combiner: w.options.injection.combiner } : {}) };
 }
 
 export function injectionBundle(): InjectionBundle {

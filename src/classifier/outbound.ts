@@ -4,6 +4,7 @@
 // both move the score and explain the decision.
 import { htmlToText, scanInvisible, bounded, unseenSentences, type HtmlText } from './text.js';
 import { modelProbs, wordCount } from './intent.js';
+import { ATTACHMENT_TEXT_SCREENED } from './quarantine.js';
 
 export type ColdReason = 'cold_outreach' | 'bulk_marketing' | 'spam' | 'unclear';
 export interface OutboundInput {
@@ -13,6 +14,8 @@ export interface OutboundInput {
   to: string[];
   /** reply or forward of an existing conversation */
   isReply: boolean;
+  /** the text of the message's text attachments (text/plain, markdown, csv), read with the body */
+  attachmentText?: string | null;
 }
 export interface ScreenResult {
   score: number;
@@ -144,8 +147,10 @@ function outboundText(input: OutboundInput, html: HtmlText | null = htmlOf(input
     if (!text.trim()) text = html.visible;
     hidden = html.hidden;
   }
-  const inv = scanInvisible(subject + '\n' + text);
-  return { text: inv.clean.slice(0, 16 * 1024), hidden: (hidden + ' ' + inv.tagText).trim() };
+  // A pitch moved into a text attachment is read too (after the body's first 16 KB, up to 4 KB of it).
+  const attached = bounded(input?.attachmentText ?? '', ATTACHMENT_TEXT_SCREENED);
+  const inv = scanInvisible(subject + '\n' + text.slice(0, 16 * 1024) + (attached ? '\n' + attached : ''));
+  return { text: inv.clean.slice(0, 16 * 1024 + ATTACHMENT_TEXT_SCREENED), hidden: (hidden + ' ' + inv.tagText).trim() };
 }
 
 interface Analysis {
@@ -167,6 +172,13 @@ function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
 
+/**
+ * A reply counts as an existing conversation (a strong transactional signal) only up to this many
+ * recipients: a reply-all to a list a stranger chose (40 Cc addresses on one inbound message) is
+ * screened as a first message to them.
+ */
+export const REPLY_CREDIT_RECIPIENTS = 10;
+
 /** The HTML prefix the screen parses. */
 const MAX_HTML_SCREENED = 128 * 1024;
 
@@ -182,14 +194,14 @@ function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input)): A
   const [rawCold, rawSpam] = modelProbs(['cold', 'spam'], lower, 6000);
   const to = Array.isArray(input?.to) ? input.to : [];
   const recipients = to.length;
-  const isReply = input?.isReply === true;
+  const isReply = input?.isReply === true && recipients <= REPLY_CREDIT_RECIPIENTS;
   const fired: Signal[] = [];
   for (const s of SIGNALS) {
     const t = s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all;
     if ((s.re && s.re.test(t)) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(t))) fired.push(s);
   }
   // (not in a few words: "Salut, ça va ?" is a greeting, not a proposal)
-  if (SCREEN_OPTIONS.rules26 && !(input?.isReply === true) && lower.length >= CLOSING_ASK_CHARS && endsWithQuestion(text)) fired.push(CLOSING_ASK);
+  if (SCREEN_OPTIONS.rules26 && !isReply && lower.length >= CLOSING_ASK_CHARS && endsWithQuestion(text)) fired.push(CLOSING_ASK);
   // A few words are no evidence for the document models ("hello" read 0.97
   // cold and was refused): unless a named cold/bulk/spam signal fired, their
   // logits move from a prior towards their own value only as the text

@@ -22,6 +22,7 @@ import { findSuppression } from './suppression.js';
 import { isLocalRecipient } from './inbound.js';
 import { reserveSend, releaseSend, checkScheduleHorizon } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
+import { ATTACHMENT_TEXT_SCREENED } from '../classifier/quarantine.js';
 import { buildWireMessage, deliverLocal, relayFor, toSentMessage, RelayError } from './outbound-delivery.js';
 import { emitDelivered, recordRcptRefusals, recordRelayDeferral } from './feedback.js';
 import type { RcptRefusal } from '../mail/transport-relay.js';
@@ -234,6 +235,17 @@ interface Recipient {
 }
 
 /** Pass the recipient rules and sort recipients by transport. */
+/** The sender's own text attachments (not forwarded originals), as the cold screen reads them beside the body: at most its share of each. */
+function attachmentTextOf(attachments: NormalizedSend['attachments']): string | null {
+  let out = '';
+  for (const a of attachments) {
+    if (out.length >= ATTACHMENT_TEXT_SCREENED) break;
+    if (!/^text\/(plain|markdown|csv|x-markdown)\b/i.test(a.contentType)) continue;
+    out += (out ? '\n' : '') + a.content.subarray(0, ATTACHMENT_TEXT_SCREENED * 4).toString('utf8').slice(0, ATTACHMENT_TEXT_SCREENED - out.length);
+  }
+  return out || null;
+}
+
 async function checkRecipients(ctx: AppContext, auth: AuthContext, ws: WorkspaceRow, agent: AgentRow, n: NormalizedSend): Promise<Recipient[]> {
   const all: Recipient[] = [];
   for (const [field, list] of [['to', n.to], ['cc', n.cc], ['bcc', n.bcc]] as const) {
@@ -309,7 +321,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
 
   // Cold-email screen (spec: every send route is screened; test keys get a warning instead).
   const allAddresses = recipients.map((r) => r.mailbox.address);
-  const screen = await workOf(ctx).screen({ subject, text: n.text, html: n.html, to: allAddresses, isReply });
+  const screen = await workOf(ctx).screen({ subject, text: n.text, html: n.html, to: allAddresses, isReply, attachmentText: attachmentTextOf(n.attachments) });
   let warning: ClassifierWarning | null = null;
   let pool: string | null = n.poolHint;
   if (screen.blocked) {

@@ -138,12 +138,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         cutShort('outbound screen', err);
       }
       try {
-        const bounded: OutboundInput = { ...input, text: (input.text ?? '').slice(0, RETRY_TEXT_CHARS), html: input.html ? input.html.slice(0, RETRY_TEXT_CHARS) : null };
+        const bounded: OutboundInput = { ...input, text: (input.text ?? '').slice(0, RETRY_TEXT_CHARS), html: input.html ? input.html.slice(0, RETRY_TEXT_CHARS) : null, attachmentText: null };
         return await pool.run({ kind: 'screen', input: bounded }) as ScreenResult;
       } catch (err) {
         cutShort('bounded outbound screen', err);
       }
-      return (await lastResort()).screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null });
+      return (await lastResort()).screenOutbound({ ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null, attachmentText: null });
     },
 
     authenticate(input: AuthCheckInput): Promise<AuthOutcome> {

@@ -270,6 +270,16 @@ describe('test address, cold screen and appeals', () => {
     expect(test.body.classifier_score).toBe(test.body.classifier_warning.score);
   });
 
+  it('a pitch moved into a text attachment is screened with the body (live 422)', async () => {
+    const attach = (text: string) => [{ filename: 'notes.txt', content_type: 'text/plain', content_base64: Buffer.from(text).toString('base64') }];
+    const pitch = 'Hi Tom, I came across your profile and we help SaaS companies book more qualified sales meetings. Would you be open to a 15-minute call next week?';
+    const refused = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'lead@example.com', subject: 'Notes', body_text: 'Please see the attached notes.', attachments: attach(pitch) } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.error.code).toBe('cold_email_prohibited');
+    const ok = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'lead@example.com', subject: 'Notes', body_text: 'Please see the attached notes.', attachments: attach('Agenda: 1. budget 2. hiring 3. offsite dates') } });
+    expect(ok.status, ok.text).toBe(201);
+  });
+
   it('appeal outcomes, replay, overturn clears the content for 24 h, 10 per day', async () => {
     const refused = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'lead@example.com', ...COLD_APPEALABLE } });
     expect(refused.body.error.code).toBe('cold_email_prohibited');

@@ -37,6 +37,29 @@ describe('cold-email screen', () => {
     expect(r.message).toMatch(/^Allowed/);
   });
 
+  it('gives a reply the existing-conversation credit only up to REPLY_CREDIT_RECIPIENTS recipients', () => {
+    const pitch = 'Thanks for reaching out. Our platform cuts cloud bills by 30%; book a demo here and get 50% off this month.';
+    const many = Array.from({ length: 41 }, (_, i) => `person${i}@victim.example`);
+    const few = screenOutbound(out('Re: hello', pitch, { isReply: true, to: many.slice(0, 3) }));
+    expect(few.blocked).toBe(false);
+    expect(screenOutbound(out('Re: hello', pitch, { isReply: true, to: many.slice(0, 10) })).blocked).toBe(false);
+    for (const n of [11, 41]) {
+      const r = screenOutbound(out('Re: hello', pitch, { isReply: true, to: many.slice(0, n) }));
+      expect(r.blocked, `${n} recipients`).toBe(true);
+      expect(r.score).toBeGreaterThan(few.score);
+    }
+    // a reply to a big thread with ordinary content still passes
+    expect(screenOutbound(out('Re: offsite', 'Thanks everyone, Tuesday works for me. See you there.\n\nSam', { isReply: true, to: many })).blocked).toBe(false);
+  });
+
+  it('reads a pitch moved into a text attachment', () => {
+    const body = out('Notes', 'Hi Tom,\n\nPlease see the attached notes.\n\nBest,\nKevin');
+    expect(screenOutbound(body).blocked).toBe(false);
+    const r = screenOutbound({ ...body, attachmentText: COLD.text });
+    expect(r.blocked).toBe(true);
+    expect(r.signals).toEqual(expect.arrayContaining(['cold_opener', 'meeting_ask']));
+  });
+
   it('makes multi-signal cold pitches a fixed-policy block', () => {
     const r = screenOutbound(COLD);
     expect(r.appealable).toBe(false);
