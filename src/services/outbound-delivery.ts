@@ -114,6 +114,9 @@ export async function buildWireMessage(ctx: AppContext, row: SentMessageRow, att
   return { perRecipient: false, raw, copyFor: async () => raw };
 }
 
+/** One copy per address however often a send names it (To and Cc, or any case): one envelope took it once too. */
+const distinct = (addresses: string[]): string[] => [...new Map(addresses.map((a) => [a.toLowerCase(), a])).values()];
+
 /** Copies of a large message built and in flight at once (each is a whole copy in memory). */
 const COPIES_IN_FLIGHT = 4;
 
@@ -127,8 +130,9 @@ const COPIES_IN_FLIGHT = 4;
  * that fails then, for whatever reason, is that recipient's refusal (4xx: a soft bounce), never a
  * retry of the whole send, which would repeat it to those who have it.
  */
-export async function relayWire(relay: Relay, from: string, to: string[], wire: WireMessage): Promise<RelayResult> {
-  if (!wire.perRecipient) return relay.send({ from, to }, wire.raw);
+export async function relayWire(relay: Relay, from: string, envelope: string[], wire: WireMessage): Promise<RelayResult> {
+  if (!wire.perRecipient) return relay.send({ from, to: envelope }, wire.raw);
+  const to = distinct(envelope);
   const refusals: RcptRefusal[] = [];
   const refusal = (rcpt: string, err: RelayError): RcptRefusal => ({
     recipient: rcpt, responseCode: err.responseCode ?? 451, response: err.response ?? `451 4.4.1 ${err.message}`,
@@ -201,7 +205,7 @@ export function closeRelay(ctx: AppContext): void {
 export async function deliverLocal(ctx: AppContext, row: SentMessageRow, wire: WireMessage, rcptTo: string[]): Promise<boolean> {
   if (!wire.perRecipient) return deliverLocalCopy(ctx, row, wire.raw, rcptTo);
   let all = true;
-  for (const rcpt of rcptTo) all = (await deliverLocalCopy(ctx, row, await wire.copyFor(rcpt), [rcpt])) && all;
+  for (const rcpt of distinct(rcptTo)) all = (await deliverLocalCopy(ctx, row, await wire.copyFor(rcpt), [rcpt])) && all;
   return all;
 }
 

@@ -92,6 +92,11 @@ describe('partial recipient refusal at RCPT TO', () => {
     const r = await t.req('POST', '/v1/messages', { body: { ...TX, to: ['first@example.com', 'second@example.com'] } });
     expect(r.status, r.text).toBe(201);
     expect(relay.messages.map((m) => m.rcptTo)).toEqual([['second@example.com']]);
+    // An address named twice (To and Cc, another case) gets one copy.
+    relay.messages.length = 0;
+    const twice = await t.req('POST', '/v1/messages', { body: { ...TX, to: ['dup@example.com', 'other@example.com'], cc: ['DUP@example.com'] } });
+    expect(twice.status, twice.text).toBe(201);
+    expect(relay.messages.map((m) => m.rcptTo[0].toLowerCase()).sort()).toEqual(['dup@example.com', 'other@example.com']);
     expect((await eventsFor('message.bounced', r.body.id)).map((e) => [e.data.recipient, e.data.bounce_type])).toEqual([['first@example.com', 'hard']]);
     expect((await eventsFor('message.delivered', r.body.id))[0].data.recipients).toEqual(['second@example.com']);
 
