@@ -2,7 +2,8 @@
 # Install: copy to ~/.config/fish/completions/mailagent.fish
 complete -c mailagent -f
 function __mailagent_agents
-    timeout 2 mailagent agents list --limit 100 --json 2>/dev/null | grep -o '"name": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/'
+    set -l t 2; set -q MAILAGENT_COMPLETION_TIMEOUT; and set t $MAILAGENT_COMPLETION_TIMEOUT
+    timeout $t mailagent agents list --limit 100 --json 2>/dev/null | grep -o '"name": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/'
 end
 function __mailagent_profiles
     set -l dir $XDG_CONFIG_HOME; test -n "$dir"; or set dir $HOME/.config

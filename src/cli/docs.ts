@@ -274,12 +274,14 @@ function bash(program: Command): string {
 /**
  * The dynamic parts every shell completes alike (bash, zsh, fish): agent names from the daemon
  * the profile points at (`--agent`, and the first argument of a command that takes an agent),
- * quietly nothing when no daemon answers within 2 s; profile names from the CLI config
+ * quietly nothing when no daemon answers within MAILAGENT_COMPLETION_TIMEOUT seconds (2); profile names from the CLI config
  * (src/cli/profiles.ts), read with the node that runs mailagent; event types for `--type` /
  * `--event-type` (comma lists complete their last item; not under `suppression`, whose `--type`
  * has values of its own); fixed values of an option per command; files for other values.
  */
-const AGENTS_CMD = `timeout 2 mailagent agents list --limit 100 --json 2>/dev/null | grep -o '"name": *"[^"]*"' | sed 's/.*"\\([^"]*\\)"$/\\1/'`;
+const agentsCmd = (seconds: string) => `timeout ${seconds} mailagent agents list --limit 100 --json 2>/dev/null | grep -o '"name": *"[^"]*"' | sed 's/.*"\\([^"]*\\)"$/\\1/'`;
+/** bash and zsh; fish reads the variable its own way. MAILAGENT_COMPLETION_TIMEOUT: seconds (default 2). */
+const AGENTS_CMD = agentsCmd('"${MAILAGENT_COMPLETION_TIMEOUT:-2}"');
 const PROFILES_JS = `try{const c=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));console.log(Object.keys(c.profiles||{}).join("\\n"))}catch{}`;
 const DYNAMIC_OPTS = ['--agent', '--type', '--event-type', '--profile'];
 
@@ -362,7 +364,8 @@ function fish(program: Command): string {
     '# Install: copy to ~/.config/fish/completions/mailagent.fish',
     'complete -c mailagent -f',
     'function __mailagent_agents',
-    `    ${AGENTS_CMD}`,
+    '    set -l t 2; set -q MAILAGENT_COMPLETION_TIMEOUT; and set t $MAILAGENT_COMPLETION_TIMEOUT',
+    `    ${agentsCmd('$t')}`,
     'end',
     'function __mailagent_profiles',
     `    set -l dir $XDG_CONFIG_HOME; test -n "$dir"; or set dir $HOME/.config`,

@@ -163,7 +163,8 @@ async function shellEnv(): Promise<{ env: NodeJS.ProcessEnv }> {
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'mailagent'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'mailagent'), 0o755);
-  return { env: { ...d.env, PATH: `${bin}:${process.env.PATH}` } };
+  // A loaded machine can take more than the scripts' 2 s to start the CLI and ask the daemon.
+  return { env: { ...d.env, PATH: `${bin}:${process.env.PATH}`, MAILAGENT_COMPLETION_TIMEOUT: '30' } };
 }
 
 /**
