@@ -6,8 +6,9 @@ import { CliError, EXIT, UsageError } from './errors.js';
 
 /**
  * CLI profiles: `$XDG_CONFIG_HOME/mailagent/config.json` (else `~/.config/mailagent/`), mode 0600
- * because it holds keys. Written by `init` and by `serve` on a fresh data dir; `serve` on a data
- * dir again re-points its local profiles at the address it now listens on (repointProfiles).
+ * because it holds keys. Written by `init` and by `serve` on a fresh data dir or database; `serve`
+ * on its data again re-points that data's local profiles at the address it now listens on
+ * (repointProfiles).
  */
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:7420';
@@ -17,8 +18,56 @@ export interface Profile {
   base_url: string;
   live_key?: string | null;
   test_key?: string | null;
-  /** The data directory the keys belong to (informational). */
+  /**
+   * What the keys belong to: the SQLite data directory, or (`database`) the PostgreSQL database,
+   * named by databaseIdentity() (no password). `serve` re-points only the profiles of its own
+   * data (repointProfiles); a profile with neither is treated as belonging to nothing.
+   */
   data_dir?: string | null;
+  database?: string | null;
+}
+
+/** Where a daemon's data lives, as `serve` and `init` resolved it (server/config.ts's shape). */
+export interface DataLocation {
+  dataDir: string;
+  database: { kind: 'sqlite' } | { kind: 'postgres'; url: string };
+}
+
+/**
+ * A PostgreSQL database as a profile names it: scheme, user, host, port (5432 when absent) and
+ * database, never the password; of the query only what picks the server or database (`host`,
+ * `hostaddr`, `port`, `dbname`, `user`), so `?sslmode=…` or a pool setting on one daemon's URL
+ * names the same database as `init`'s URL without it (docs/scale-out.md does exactly that).
+ */
+export function databaseIdentity(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/\/\/([^:@/]+):([^@/]*)@/, '//$1@');
+  }
+  const keep = ['host', 'hostaddr', 'port', 'dbname', 'user'];
+  const query = [...u.searchParams].filter(([k]) => keep.includes(k)).sort(([a], [b]) => a.localeCompare(b));
+  const user = u.username ? `${u.username}@` : '';
+  const port = u.port || (u.hostname ? '5432' : '');
+  const q = query.length ? '?' + new URLSearchParams(query).toString() : '';
+  return `${u.protocol.replace('postgresql:', 'postgres:')}//${user}${u.hostname.toLowerCase()}${port ? `:${port}` : ''}${u.pathname}${q}`;
+}
+
+/** The profile fields that say whose keys these are (data_dir for SQLite, database for PostgreSQL). */
+export function profileOwner(at: DataLocation): Pick<Profile, 'data_dir' | 'database'> {
+  return at.database.kind === 'postgres' ? { database: databaseIdentity(at.database.url) } : { data_dir: at.dataDir };
+}
+
+/** Whether a profile was saved for the data at `at` (not merely for the same data dir path). */
+export function profileIsFor(p: Profile, at: DataLocation): boolean {
+  if (at.database.kind === 'postgres') return !!p.database && p.database === databaseIdentity(at.database.url);
+  return !p.database && !!p.data_dir && p.data_dir === at.dataDir;
+}
+
+/** The data at `at` in words: the data dir, or the database without its password. */
+export function describeLocation(at: DataLocation): string {
+  return at.database.kind === 'postgres' ? databaseIdentity(at.database.url) : at.dataDir;
 }
 
 export interface ConfigFile {
@@ -87,17 +136,17 @@ export function saveNewProfile(wanted: string, profile: Profile, env: NodeJS.Pro
 }
 
 /**
- * A daemon started on its data dir again, on other ports: the profiles saved for that data dir
- * that point at a loopback URL are pointed at where it now listens, so the CLI keeps working
- * without --base-url. A profile with any other URL (a proxy, a tunnel, a public name) is the
+ * A daemon started on its data again, on other ports: the profiles saved for that data (its data
+ * dir, or its PostgreSQL database: profileIsFor) that point at a loopback URL are pointed at where
+ * it now listens, so the CLI keeps working without --base-url. A profile with any other URL (a proxy, a tunnel, a public name) is the
  * user's choice and is left alone. Returns what changed (`was` is the old URL).
  */
-export function repointProfiles(dataDir: string, baseUrl: string, env: NodeJS.ProcessEnv = process.env): { names: { name: string; was: string }[]; file: string } {
+export function repointProfiles(at: DataLocation, baseUrl: string, env: NodeJS.ProcessEnv = process.env): { names: { name: string; was: string }[]; file: string } {
   const file = configPath(env);
   const config = readConfigFile(file);
   const names: { name: string; was: string }[] = [];
   for (const [name, p] of Object.entries(config.profiles)) {
-    if (p.data_dir !== dataDir || p.base_url === baseUrl || !isLoopbackUrl(p.base_url)) continue;
+    if (!profileIsFor(p, at) || p.base_url === baseUrl || !isLoopbackUrl(p.base_url)) continue;
     names.push({ name, was: p.base_url });
     p.base_url = baseUrl;
   }

@@ -69,10 +69,23 @@ export async function buildMime(input: BuildMimeInput): Promise<Buffer> {
   const node = composer.compile();
   if (input.keepBcc) node.keepBcc = true;
   const raw = await node.build();
-  if (!input.dkim) return raw;
-  const signer = new DKIM(input.dkim);
+  return input.dkim ? dkimSign(raw, input.dkim) : raw;
+}
+
+async function dkimSign(raw: Buffer, dkim: DKIMOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const out = signer.sign(raw);
-  for await (const c of out) chunks.push(c as Buffer);
+  for await (const c of new DKIM(dkim).sign(raw)) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * One copy of a built (unsigned) message with further header fields in front, then DKIM-signed:
+ * the per-recipient List-Unsubscribe of a message to several people costs a header and a
+ * signature per copy, not a MIME build (RFC 5322 §3.6: header fields may come in any order).
+ * Names and values are made header-safe as buildMime's are.
+ */
+export async function withHeaders(raw: Buffer, extra: Record<string, string>, dkim?: DKIMOptions | null): Promise<Buffer> {
+  const lines = Object.entries(extra).filter(([k]) => /^[!-9;-~]+$/.test(k)).map(([k, v]) => `${k}: ${headerSafe(v)}\r\n`).join('');
+  const copy = Buffer.concat([Buffer.from(lines, 'utf8'), raw]);
+  return dkim ? dkimSign(copy, dkim) : copy;
 }

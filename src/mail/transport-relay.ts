@@ -31,6 +31,8 @@ export class RelayError extends Error {
     readonly response: string | null = null,
     /** Nothing answered at all (connection refused, host unknown or unreachable): no SMTP dialogue took place. */
     readonly connectionRefused = false,
+    /** Refused at RCPT TO (every recipient of this envelope): about the recipient, not the relay or the message. */
+    readonly atRcpt = false,
   ) {
     super(message);
     this.name = 'RelayError';
@@ -88,18 +90,19 @@ export function createRelay(url: string, opts: { maxConnections?: number; connec
           })),
         };
       } catch (err) {
-        const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
+        const e = err as { code?: string; command?: string; responseCode?: number; response?: string; message?: string };
         const code = typeof e.responseCode === 'number' ? e.responseCode : null;
+        const atRcpt = e.code === 'EENVELOPE' && e.command === 'RCPT TO';
         if (e.code === 'ETLS') {
           // Nothing was handed over, and nothing about the message was refused: a relay set-up problem.
           throw new RelayError('unavailable', `the relay did not upgrade the connection with STARTTLS (${e.response ?? e.message}), so its password was not sent; `
             + 'use smtps:// (port 465) or a port that offers STARTTLS, or add ?requireTLS=false for a relay on this machine', code, e.response ?? null);
         }
         if (code !== null && code >= 500 && e.code !== 'EAUTH') {
-          throw new RelayError('refused', `the relay refused the message: ${e.response ?? e.message}`, code, e.response ?? null);
+          throw new RelayError('refused', `the relay refused the message: ${e.response ?? e.message}`, code, e.response ?? null, false, atRcpt);
         }
         const refusedOutright = code === null && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN/.test(`${e.code ?? ''} ${e.message ?? ''}`);
-        throw new RelayError('unavailable', `the relay could not be reached or deferred the message: ${e.response ?? e.message ?? e.code}`, code, e.response ?? null, refusedOutright);
+        throw new RelayError('unavailable', `the relay could not be reached or deferred the message: ${e.response ?? e.message ?? e.code}`, code, e.response ?? null, refusedOutright, atRcpt);
       }
     },
     close() {

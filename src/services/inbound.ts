@@ -25,6 +25,7 @@ import { workOf, type ClassifyAlong } from './message-work.js';
 import { ReadCache } from './read-cache.js';
 import { senderTrust, type SenderTrust } from './sender-trust.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
+import { POSTMASTER, postmasterAgent } from './postmaster.js';
 
 export interface InboundInput {
   /** The message exactly as received (stored unchanged; GET /v1/messages/{rcv_id}/raw returns it). */
@@ -115,16 +116,24 @@ export function routeRecipient(ctx: AppContext, address: string): Promise<Recipi
 }
 
 async function readRoute(ctx: AppContext, address: string): Promise<RecipientRoute> {
+  // RFC 5321 §4.5.1: `RCPT TO:<Postmaster>` with no domain is accepted too (services/postmaster.ts).
+  if (address.trim().toLowerCase() === POSTMASTER) return postmasterRoute(ctx, null, `${POSTMASTER}@${ctx.config.agentDomain.toLowerCase()}`);
   const parts = splitPlus(address);
   if (!parts) return { kind: 'unknown', reason: `${address} is not a mailbox address` };
   if (!(await isLocalDomain(ctx, parts.domain))) {
     return { kind: 'foreign', reason: `${parts.domain} is not a domain of this server; relaying is not allowed` };
   }
   const agent = await agentByEmail(ctx.db, parts.base);
+  if ((!agent || agent.status === 'archived') && parts.base === `${POSTMASTER}@${parts.domain}`) return postmasterRoute(ctx, parts.domain, `${parts.local}@${parts.domain}`);
   if (!agent) return { kind: 'unknown', reason: `no mailbox ${parts.base} here` };
   if (agent.status === 'archived') return { kind: 'unknown', reason: `the mailbox ${parts.base} is archived` };
   const addr = `${parts.local}@${parts.domain}`;
   return { kind: 'agent', agent, address: addr, plus: parts.tag === null ? null : addr };
+}
+
+async function postmasterRoute(ctx: AppContext, domain: string | null, address: string): Promise<RecipientRoute> {
+  const agent = await postmasterAgent(ctx, domain);
+  return agent ? { kind: 'agent', agent, address, plus: null } : { kind: 'unknown', reason: 'no live agent here to receive postmaster mail' };
 }
 
 /** Cheap check for the outbound side: is this an agent address (or plus variant) on this instance? */

@@ -1,10 +1,10 @@
 import type { RoutingPool, SentMessage } from '../contract/messages.js';
 import type { AgentRow } from '../db/repos/agents.js';
 import { getSentMessageById, listAttachments, type SentMessageRow, type AttachmentRow } from '../db/repos/messages.js';
-import { buildMime, type BuildMimeInput } from '../mail/mime-build.js';
+import { buildMime, withHeaders, type BuildMimeInput } from '../mail/mime-build.js';
 import { parseMailbox, type Mailbox } from '../mail/address.js';
 import { excerptOf } from '../mail/extract.js';
-import { createRelay, RelayError, type Relay } from '../mail/transport-relay.js';
+import { createRelay, RelayError, type RcptRefusal, type Relay, type RelayResult } from '../mail/transport-relay.js';
 import type { AppContext } from './context.js';
 import { ingestInbound } from './inbound.js';
 import { unsubscribeHeaders } from './unsubscribe.js';
@@ -86,16 +86,91 @@ export function mimeInput(row: SentMessageRow, attachments: AttachmentRow[], fro
   };
 }
 
-/** The message as it goes on the wire: no Bcc header (RFC 5322 §3.6.3). */
-export async function buildWireMessage(ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], agent: AgentRow): Promise<Buffer> {
+/**
+ * The message as it goes on the wire: no Bcc header (RFC 5322 §3.6.3). A live message carries
+ * List-Unsubscribe (RFC 2369, RFC 8058) naming its recipient, so that following it unsubscribes
+ * only them: a message to several people goes out as one copy per recipient (`perRecipient`),
+ * each with its own one-click link — built once, with the header and the DKIM signature added per
+ * copy (copyFor). Test mode and a single recipient: one copy for all (`raw`).
+ */
+export interface WireMessage {
+  perRecipient: boolean;
+  /** The one copy (perRecipient false); the unsigned base of the copies otherwise. */
+  raw: Buffer;
+  copyFor(recipient: string): Promise<Buffer>;
+}
+
+export async function buildWireMessage(ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], agent: AgentRow): Promise<WireMessage> {
   const input = mimeInput(row, attachments, row.from_name ?? agent.display_name);
-  // Live mail carries List-Unsubscribe (RFC 8058) and is DKIM-signed on a verified custom domain.
-  if (!row.test_mode) {
-    const recipients = mailboxes([...row.to, ...row.cc, ...row.bcc]).map((m) => m.address);
-    input.extraHeaders = { ...input.extraHeaders, ...(await unsubscribeHeaders(ctx, { workspaceId: row.workspace_id, agentId: row.agent_id, recipients, messageId: row.id })) };
-  }
   input.dkim = await dkimFor(ctx, agent);
-  return buildMime(input);
+  const recipients = row.test_mode ? [] : [...new Set(mailboxes([...row.to, ...row.cc, ...row.bcc]).map((m) => m.address.toLowerCase()))];
+  if (recipients.length > 1) {
+    const dkim = input.dkim;
+    const base = await buildMime({ ...input, dkim: null });
+    return { perRecipient: true, raw: base, copyFor: async (rcpt) => withHeaders(base, await unsubscribeHeaders(ctx, { agentId: row.agent_id, recipient: rcpt }), dkim) };
+  }
+  if (recipients.length) input.extraHeaders = { ...input.extraHeaders, ...(await unsubscribeHeaders(ctx, { agentId: row.agent_id, recipient: recipients[0] })) };
+  const raw = await buildMime(input);
+  return { perRecipient: false, raw, copyFor: async () => raw };
+}
+
+/** One copy per address however often a send names it (To and Cc, or any case): one envelope took it once too. */
+const distinct = (addresses: string[]): string[] => [...new Map(addresses.map((a) => [a.toLowerCase(), a])).values()];
+
+/** Copies of a large message built and in flight at once (each is a whole copy in memory). */
+const COPIES_IN_FLIGHT = 4;
+
+/**
+ * Hand a wire message to the relay: one envelope for all, or one per recipient (WireMessage).
+ * Per recipient, the relay's answers are combined as one envelope's would be: the copies go one
+ * at a time until the relay takes one, so a relay that is down or refuses the content fails the
+ * whole send before anything was handed over (503 / 502, as with one envelope); a recipient
+ * refused at RCPT TO is a refusal (a bounce), as in one envelope; every recipient refused is the
+ * whole-message refusal. Once one copy is taken the rest go (COPIES_IN_FLIGHT at a time) and any
+ * that fails then, for whatever reason, is that recipient's refusal (4xx: a soft bounce), never a
+ * retry of the whole send, which would repeat it to those who have it.
+ */
+export async function relayWire(relay: Relay, from: string, envelope: string[], wire: WireMessage): Promise<RelayResult> {
+  if (!wire.perRecipient) return relay.send({ from, to: envelope }, wire.raw);
+  const to = distinct(envelope);
+  const refusals: RcptRefusal[] = [];
+  const refusal = (rcpt: string, err: RelayError): RcptRefusal => ({
+    recipient: rcpt, responseCode: err.responseCode ?? 451, response: err.response ?? `451 4.4.1 ${err.message}`,
+  });
+  let first: RelayResult | null = null;
+  let i = 0;
+  for (; i < to.length && !first; i++) {
+    try {
+      first = await relay.send({ from, to: [to[i]] }, await wire.copyFor(to[i]));
+    } catch (err) {
+      if (!(err instanceof RelayError) || !err.atRcpt) throw err;
+      refusals.push(refusal(to[i], err));
+    }
+  }
+  if (!first) {
+    // Every recipient refused at RCPT TO: the whole-message refusal, temporary if any one was.
+    const last = refusals[refusals.length - 1];
+    const temporary = refusals.some((r) => r.responseCode < 500);
+    throw new RelayError(temporary ? 'unavailable' : 'refused', `the relay refused every recipient: ${last.response}`, last.responseCode, last.response, false, true);
+  }
+  const accepted = [...first.accepted];
+  refusals.push(...first.refusals);
+  const rest = to.slice(i);
+  for (let j = 0; j < rest.length; j += COPIES_IN_FLIGHT) {
+    const batch = rest.slice(j, j + COPIES_IN_FLIGHT);
+    const results = await Promise.allSettled(batch.map(async (rcpt) => relay.send({ from, to: [rcpt] }, await wire.copyFor(rcpt))));
+    results.forEach((r, k) => {
+      if (r.status === 'fulfilled') {
+        accepted.push(...r.value.accepted);
+        refusals.push(...r.value.refusals);
+      } else if (r.reason instanceof RelayError) {
+        refusals.push(refusal(batch[k], r.reason));
+      } else {
+        throw r.reason;
+      }
+    });
+  }
+  return { relayId: first.relayId, response: first.response, accepted, rejected: refusals.map((r) => r.recipient), refusals };
 }
 
 /** The sender's copy for GET /v1/messages/{id}/raw: Bcc kept, as a Sent folder keeps it. */
@@ -127,7 +202,14 @@ export function closeRelay(ctx: AppContext): void {
  * message through the inbound pipeline, marked as authenticated (it never left this server).
  * Returns true when every local recipient accepted it.
  */
-export async function deliverLocal(ctx: AppContext, row: SentMessageRow, raw: Buffer, rcptTo: string[]): Promise<boolean> {
+export async function deliverLocal(ctx: AppContext, row: SentMessageRow, wire: WireMessage, rcptTo: string[]): Promise<boolean> {
+  if (!wire.perRecipient) return deliverLocalCopy(ctx, row, wire.raw, rcptTo);
+  let all = true;
+  for (const rcpt of distinct(rcptTo)) all = (await deliverLocalCopy(ctx, row, await wire.copyFor(rcpt), [rcpt])) && all;
+  return all;
+}
+
+async function deliverLocalCopy(ctx: AppContext, row: SentMessageRow, raw: Buffer, rcptTo: string[]): Promise<boolean> {
   try {
     const res = await ingestInbound(ctx, {
       raw, mailFrom: row.from_address, rcptTo, source: 'local', remoteAddress: null, auth: { spf: true, dkim: true },

@@ -23,7 +23,7 @@ import { isLocalRecipient } from './inbound.js';
 import { reserveSend, releaseSend, checkScheduleHorizon } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
 import { ATTACHMENT_TEXT_SCREENED } from '../classifier/quarantine.js';
-import { buildWireMessage, deliverLocal, relayFor, toSentMessage, RelayError } from './outbound-delivery.js';
+import { buildWireMessage, deliverLocal, relayFor, relayWire, toSentMessage, RelayError } from './outbound-delivery.js';
 import { emitDelivered, recordRcptRefusals, recordRelayDeferral } from './feedback.js';
 import type { RcptRefusal } from '../mail/transport-relay.js';
 
@@ -429,7 +429,7 @@ async function transmit(
   ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], recipients: { address: string; kind: Recipient['kind'] }[],
   h: { ws: WorkspaceRow; agent: AgentRow; thread: ((tx: Tx) => Promise<unknown>) | null },
 ): Promise<SentMessage> {
-  const raw = await buildWireMessage(ctx, row, attachments, h.agent);
+  const wire = await buildWireMessage(ctx, row, attachments, h.agent);
   const externals = recipients.filter((r) => r.kind === 'external').map((r) => r.address);
   const locals = recipients.filter((r) => r.kind === 'local').map((r) => r.address);
   const now = ctx.clock.now();
@@ -441,7 +441,7 @@ async function transmit(
       throw Errors.upstreamUnavailable(NO_RELAY, RELAY_REFUSED_RETRY_S);
     }
     try {
-      const res = await relay.send({ from: row.from_address, to: externals }, raw);
+      const res = await relayWire(relay, row.from_address, externals, wire);
       row.transport_message_id = res.relayId ?? `<${row.rfc_message_id}>`;
       relayed = { accepted: res.accepted.length ? res.accepted : externals, all: !res.rejected.length, response: res.response, refusals: res.refusals };
     } catch (err) {
@@ -492,7 +492,7 @@ async function transmit(
     if (relayed?.refusals.length) await recordRcptRefusals(ctx, tx, row, relayed.refusals);
   });
   if (locals.length) {
-    const delivered = await deliverLocal(ctx, row, raw, locals);
+    const delivered = await deliverLocal(ctx, row, wire, locals);
     if (delivered) {
       await inTransaction(ctx, async (tx) => {
         if (!externals.length || relayed?.all) {

@@ -71,23 +71,15 @@ export function unsubscribeUrl(ctx: AppContext, token: string): string {
 }
 
 /**
- * The List-Unsubscribe headers of one live send (RFC 2369, RFC 8058). One wire copy reaches every
- * recipient, so only a single-recipient message can name its recipient in the link and offer
- * one-click (List-Unsubscribe-Post). With several recipients the link names the message and its
- * page asks the reader to type their own address (it lists none: Bcc recipients get the same
- * link); no one-click header is sent, since a mailbox provider's POST could not say which
- * recipient asked (RFC 8058 §3.1).
+ * The List-Unsubscribe headers of one recipient's copy of a live send (RFC 2369, RFC 8058): a
+ * link naming that recipient, and one-click. A message to several people goes out as one copy per
+ * recipient (services/outbound-delivery.ts buildWireMessage), so no link can unsubscribe anyone
+ * but the person it was sent to. (Mail sent before that carried a message link, `msg:<id>`, whose
+ * page asks for the reader's address: resolveUnsubscribe still honours those.)
  */
-export async function unsubscribeHeaders(
-  ctx: AppContext, m: { workspaceId: string; agentId: string; recipient?: string; recipients?: string[]; messageId?: string },
-): Promise<Record<string, string>> {
-  const list = m.recipient ? [normalizeAddress(m.recipient)] : [...new Set((m.recipients ?? []).map(normalizeAddress))];
-  if (list.length === 1) {
-    const url = unsubscribeUrl(ctx, await unsubscribeToken(ctx, m.agentId, list[0]));
-    return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
-  }
-  if (!list.length || !m.messageId) return {};
-  return { 'List-Unsubscribe': `<${unsubscribeUrl(ctx, await unsubscribeToken(ctx, m.agentId, `msg:${m.messageId}`))}>` };
+export async function unsubscribeHeaders(ctx: AppContext, m: { agentId: string; recipient: string }): Promise<Record<string, string>> {
+  const url = unsubscribeUrl(ctx, await unsubscribeToken(ctx, m.agentId, normalizeAddress(m.recipient)));
+  return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
 
 export interface UnsubscribeTarget {

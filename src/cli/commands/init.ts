@@ -5,7 +5,7 @@ import type { Workspace } from '../../contract/me.js';
 import { CliError, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
 import type { Output } from '../output.js';
-import { DEFAULT_PROFILE, saveNewProfile, savedProfileText } from '../profiles.js';
+import { DEFAULT_PROFILE, describeLocation, profileOwner, saveNewProfile, savedProfileText } from '../profiles.js';
 
 /** What init prints with --json (the bootstrap result, unchanged). */
 export interface BootstrapResult {
@@ -68,8 +68,11 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
     throw new CliError(`${config.dataDir} is already initialised (it holds a workspace); start it with \`mailagent serve --data-dir ${config.dataDir}\` or choose another --data-dir`);
   }
 
-  // Persist --domain so a later `serve` on this data dir uses the same agent domain.
-  if (opts.domain) {
+  // Persist --domain so a later `serve` on this data dir uses the same agent domain. A PostgreSQL
+  // database has no data dir of its own (each daemon host has its own): its daemons are told.
+  if (opts.domain && config.database.kind === 'postgres') {
+    ctx.out.info(`Pass --domain ${config.agentDomain} (or MAILAGENT_DOMAIN) to every \`mailagent serve\` on this database.`);
+  } else if (opts.domain) {
     const file = join(config.dataDir, 'config.json');
     const current = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
     if (current.domain === undefined) {
@@ -83,17 +86,27 @@ async function initAction(ctx: CommandContext, opts: InitOptions): Promise<void>
     base_url: config.publicUrl,
     live_key: result.keys.live.key,
     test_key: result.keys.test.key,
-    data_dir: config.dataDir,
+    // The keys belong to the database init wrote: with --database, that PostgreSQL database, not
+    // the (unused) default data dir, whose SQLite daemon must never re-point this profile.
+    ...profileOwner(config),
   }, ctx.env);
 
   if (ctx.out.json) {
     ctx.out.printJson(result);
   } else {
     printKeys(ctx.out, result, 'stdout');
-    ctx.out.info(`\nInitialised ${config.dataDir}.`);
+    ctx.out.info(`\nInitialised ${describeLocation(config)}.`);
   }
   ctx.out.info(`${savedProfileText(saved, profile)} (The CLI uses the test key unless --live.)`);
-  if (!ctx.out.json) ctx.out.info(`Next: mailagent serve${opts.dataDir ? ` --data-dir ${config.dataDir}` : ''}`);
+  if (!ctx.out.json) ctx.out.info(`Next: ${nextStep(config, opts)}`);
+}
+
+/** The command that serves what init just made (the database URL is not echoed: it holds a password). */
+function nextStep(config: { dataDir: string; database: { kind: string } }, opts: InitOptions): string {
+  if (config.database.kind === 'postgres') {
+    return opts.database ? 'mailagent serve --database <the same URL> (or MAILAGENT_DATABASE_URL)' : 'mailagent serve (with the same MAILAGENT_DATABASE_URL)';
+  }
+  return `mailagent serve${opts.dataDir ? ` --data-dir ${config.dataDir}` : ''}`;
 }
 
 /** The keys, shown once: on stdout for `init`, on stderr for `serve` (its stdout stays clean). */

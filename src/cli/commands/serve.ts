@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Option, type Command } from 'commander';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { examples, run, type CommandContext } from '../context.js';
-import { DEFAULT_PROFILE, configPath, readConfigFile, repointProfiles, saveNewProfile, savedProfileText, type Profile } from '../profiles.js';
+import { DEFAULT_PROFILE, configPath, describeLocation, profileIsFor, profileOwner, readConfigFile, repointProfiles, saveNewProfile, savedProfileText, type DataLocation, type Profile } from '../profiles.js';
 import { printKeys } from './init.js';
 
 interface ServeOptions {
@@ -165,32 +165,33 @@ async function serveAction(ctx: CommandContext, opts: ServeOptions): Promise<voi
         base_url: local,
         live_key: daemon.bootstrapped.keys.live.key,
         test_key: daemon.bootstrapped.keys.test.key,
-        data_dir: config.dataDir,
+        ...profileOwner(config),
       }, ctx.env);
       say.line(savedProfileText(saved, profile));
     } catch (err) {
       say.warn(`could not save the CLI profile: ${(err as Error).message}`);
     }
   } else {
-    // Started again on other ports (or --port 0): the local profiles of this data dir follow.
+    // Started again on other ports (or --port 0): the local profiles of this data (dir or database) follow.
     try {
-      const moved = repointProfiles(config.dataDir, local, ctx.env);
+      const moved = repointProfiles(config, local, ctx.env);
       for (const m of moved.names) say.line(`Profile "${m.name}" in ${moved.file} now points at this daemon (was ${m.was}).`);
     } catch (err) {
       say.warn(`could not update the CLI profiles: ${(err as Error).message}`);
     }
   }
-  const keyed = !daemon.bootstrapped && !ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config.dataDir, ctx.env)
+  const keyed = !daemon.bootstrapped && !ctx.env.MAILAGENT_API_KEY && !profileHoldsKeysFor(config, ctx.env)
     // Saved for another path (a restored or moved copy of the data dir): a profile whose key
     // authenticates against this database holds its keys all the same.
     ? await profileWhoseKeysWork(ctx.env, (key) => daemon.acceptsKey(key)) : undefined;
   if (keyed) {
-    say.line(`Profile "${keyed.name}" in ${configPath(ctx.env)} holds keys of this data (it was saved for ${keyed.dataDir ?? 'another data dir'}).`);
+    say.line(`Profile "${keyed.name}" in ${configPath(ctx.env)} holds keys of this data (it was saved for ${keyed.savedFor ?? 'another data dir'}).`);
   } else if (keyed === null) {
     // Initialised earlier, but no profile here has its keys (shown once, only hashes stored):
     // say how to get one instead of leaving the operator with a daemon nobody can call.
-    say.line(`${config.dataDir} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
-      + `make one with \`mailagent admin keys create --data-dir ${config.dataDir}\` (prints a new key once).`);
+    const pg = config.database.kind === 'postgres';
+    say.line(`${describeLocation(config)} is already initialised, but no CLI profile in ${configPath(ctx.env)} holds its keys; `
+      + `make one with \`mailagent admin keys create ${pg ? 'with the same MAILAGENT_DATABASE_URL' : `--data-dir ${config.dataDir}`}\` (prints a new key once).`);
   }
   // The web inbox, with a one-time sign-in link for the local owner (docs/web.md).
   // The link is a credential: printed to a terminal, or on the first run (whose keys are printed
@@ -237,17 +238,17 @@ function announcer(ctx: CommandContext): Announcer {
   return { json: true, line: (msg, fields) => record(30, msg, fields), warn: (msg) => record(40, msg), error: (msg) => record(50, msg) };
 }
 
-/** Whether some CLI profile was saved for this data dir with a key in it. */
-function profileHoldsKeysFor(dataDir: string, env: NodeJS.ProcessEnv): boolean {
+/** Whether some CLI profile was saved for this data (dir or database) with a key in it. */
+function profileHoldsKeysFor(at: DataLocation, env: NodeJS.ProcessEnv): boolean {
   try {
-    return Object.values(readConfigFile(configPath(env)).profiles).some((p) => p.data_dir === dataDir && !!(p.live_key || p.test_key));
+    return Object.values(readConfigFile(configPath(env)).profiles).some((p) => profileIsFor(p, at) && !!(p.live_key || p.test_key));
   } catch {
     return true; // an unreadable CLI config: say nothing rather than something wrong
   }
 }
 
 /** The first CLI profile with a key that `works` (null: none; an unreadable config counts as none). */
-async function profileWhoseKeysWork(env: NodeJS.ProcessEnv, works: (key: string) => Promise<boolean>): Promise<{ name: string; dataDir: string | null } | null> {
+async function profileWhoseKeysWork(env: NodeJS.ProcessEnv, works: (key: string) => Promise<boolean>): Promise<{ name: string; savedFor: string | null } | null> {
   let profiles: Record<string, Profile>;
   try {
     profiles = readConfigFile(configPath(env)).profiles;
@@ -255,7 +256,7 @@ async function profileWhoseKeysWork(env: NodeJS.ProcessEnv, works: (key: string)
     return null;
   }
   for (const [name, p] of Object.entries(profiles)) {
-    for (const key of [p.live_key, p.test_key]) if (key && await works(key)) return { name, dataDir: p.data_dir ?? null };
+    for (const key of [p.live_key, p.test_key]) if (key && await works(key)) return { name, savedFor: p.database ?? p.data_dir ?? null };
   }
   return null;
 }

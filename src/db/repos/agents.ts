@@ -69,7 +69,7 @@ export async function listAgents(
   let q = db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId);
   if (filter.statuses) q = q.where('status', 'in', filter.statuses);
   if (filter.agentId) q = q.where('id', '=', filter.agentId);
-  const res = await paginate<AgentsTable>(q, 'id', page);
+  const res = await paginate<AgentsTable>(q, 'id', page, 'agents');
   return { ...res, rows: res.rows.map(decode) };
 }
 

@@ -43,7 +43,7 @@ export async function getApiKey(db: Db, workspaceId: string, id: string): Promis
 export async function listApiKeys(db: Db, workspaceId: string, agentId: string | null, page: PageRequest): Promise<PageResult<ApiKeyRow>> {
   let q = db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId);
   if (agentId) q = q.where('agent_id', '=', agentId);
-  const res = await paginate<ApiKeysTable>(q, 'id', page);
+  const res = await paginate<ApiKeysTable>(q, 'id', page, 'API keys');
   return { ...res, rows: res.rows.map(decode) };
 }
 

@@ -26,7 +26,7 @@ export async function getGrantById(db: Db, id: string): Promise<GrantRow | undef
 
 export async function listGrants(db: Db, workspaceId: string, page: PageRequest): Promise<PageResult<GrantRow>> {
   const q = db.selectFrom('oauth_grants').selectAll().where('workspace_id', '=', workspaceId);
-  const res = await paginate<OauthGrantsTable>(q, 'id', page);
+  const res = await paginate<OauthGrantsTable>(q, 'id', page, 'connected apps');
   return { ...res, rows: res.rows.map(decode) };
 }
 

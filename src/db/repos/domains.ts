@@ -25,7 +25,7 @@ export async function domainByName(db: Db, domain: string): Promise<DomainRow | 
 }
 
 export async function listDomains(db: Db, workspaceId: string, page: PageRequest): Promise<PageResult<DomainRow>> {
-  return paginate<DomainRow>(db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId), 'id', page);
+  return paginate<DomainRow>(db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId), 'id', page, 'domains');
 }
 
 export async function countAgentsOnDomain(db: Db, workspaceId: string, domain: string): Promise<number> {

@@ -89,7 +89,7 @@ export async function listDrafts(db: Db, workspaceId: string, f: { agentId?: str
     .where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.status) q = q.where('status', '=', f.status);
-  const res = await paginate<DraftsTable>(q, 'id', page);
+  const res = await paginate<DraftsTable>(q, 'id', page, 'drafts');
   return { ...res, rows: res.rows.map(decode) };
 }
 

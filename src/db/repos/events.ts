@@ -4,7 +4,7 @@ import { omitAbsentEvent, type Event } from '../../contract/events.js';
 
 /** Events written before the optional-field rule kept `null` for absent fields; read them as written now. */
 const parseEvent = (payload: string): Event => omitAbsentEvent(JSON.parse(payload) as Event);
-import { decodeCursor, paginate, type PageRequest, type PageResult } from '../paginate.js';
+import { decodeCursor, orderedList, paginate, type PageRequest, type PageResult } from '../paginate.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { dialectOf } from '../dialect.js';
 import { idFloorAt } from '../../shared/ids.js';
@@ -107,7 +107,7 @@ export async function listEvents(db: Db, workspaceId: string, f: EventFilter, pa
     // from events_type (workspace, type, id), and the page is taken from those few rows: O(page
     // × types) whatever the table holds (bench/README.md, round 2 session 10).
     const limit = page.limit ?? 25;
-    const after = page.cursor ? decodeCursor(page.cursor) : null;
+    const after = page.cursor ? decodeCursor(orderedList('events', order), page.cursor) : null;
     const ranges = types.map((t) => {
       let r = filtered(db.selectFrom('events').select('id')).where('type', '=', t);
       if (after) r = r.where('id', order === 'desc' ? '<' : '>', after);
@@ -117,6 +117,6 @@ export async function listEvents(db: Db, workspaceId: string, f: EventFilter, pa
   } else if (types.length) {
     q = q.where('type', 'in', types);
   }
-  const res = await paginate<{ id: string; payload: string }>(q, 'id', page, order);
+  const res = await paginate<{ id: string; payload: string }>(q, 'id', page, 'events', order);
   return { ...res, rows: res.rows.map((r) => parseEvent(r.payload)) };
 }

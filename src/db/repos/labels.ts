@@ -30,5 +30,5 @@ export async function deleteLabel(db: Db, id: string): Promise<void> {
 }
 
 export async function listLabels(db: Db, workspaceId: string, page: PageRequest): Promise<PageResult<LabelRow>> {
-  return paginate<LabelRow>(db.selectFrom('labels').selectAll().where('workspace_id', '=', workspaceId), 'id', page);
+  return paginate<LabelRow>(db.selectFrom('labels').selectAll().where('workspace_id', '=', workspaceId), 'id', page, 'labels');
 }

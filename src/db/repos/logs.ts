@@ -39,6 +39,6 @@ export async function listLogs(db: Db, workspaceId: string, f: LogFilter, page: 
   }
   if (f.action) q = q.where('action', '=', f.action);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
-  const res = await paginate<LogsTable>(q, 'id', page);
+  const res = await paginate<LogsTable>(q, 'id', page, 'log entries');
   return { ...res, rows: res.rows.map(decode) };
 }

@@ -130,7 +130,7 @@ export async function listSentMessages(
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
   if (f.search) for (const cond of sentConditions(db, f.search)) q = q.where(cond);
-  const res = await paginate<SentMessagesTable>(q, 'id', page);
+  const res = await paginate<SentMessagesTable>(q, 'id', page, 'sent messages');
   return { ...res, rows: res.rows.map(decode) };
 }
 

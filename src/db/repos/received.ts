@@ -170,7 +170,7 @@ export async function listReceived(db: Db, workspaceId: string, f: ReceivedFilte
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
   if (f.search) for (const cond of receivedConditions(db, f.search)) q = q.where(cond);
-  const res = await paginate<Stored>(q, 'id', page);
+  const res = await paginate<Stored>(q, 'id', page, 'received messages');
   return { ...res, rows: res.rows.map(decode) };
 }
 

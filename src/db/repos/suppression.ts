@@ -28,7 +28,7 @@ export async function suppressionsFor(db: Db, workspaceId: string, address: stri
 export async function listSuppressions(db: Db, workspaceId: string, f: { agentId?: string | null }, page: PageRequest): Promise<PageResult<SuppressionRow>> {
   let q = db.selectFrom('suppressions').selectAll().where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where((eb) => eb.or([eb('scope', '=', 'workspace'), eb('agent_id', '=', f.agentId!)]));
-  return paginate<SuppressionRow>(q, 'id', page);
+  return paginate<SuppressionRow>(q, 'id', page, 'suppression entries');
 }
 
 export async function insertAllow(db: Db, row: ConsentAllowRow): Promise<void> {
@@ -52,7 +52,7 @@ export async function revokeAllow(db: Db, id: string, at: string): Promise<void>
 export async function listAllows(db: Db, workspaceId: string, f: { includeRevoked: boolean }, page: PageRequest): Promise<PageResult<ConsentAllowRow>> {
   let q = db.selectFrom('consent_allows').selectAll().where('workspace_id', '=', workspaceId);
   if (!f.includeRevoked) q = q.where('revoked_at', 'is', null);
-  return paginate<ConsentAllowRow>(q, 'id', page);
+  return paginate<ConsentAllowRow>(q, 'id', page, 'consent allows');
 }
 
 // ---- per-instance settings (the unsubscribe signing key)

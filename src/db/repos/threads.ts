@@ -107,15 +107,15 @@ export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilt
   // cursor is the last row's "last_message_at id" (both printable, see encodeCursor).
   const limit = page.limit ?? 25;
   if (page.cursor) {
-    const [at, id] = decodeCursor(page.cursor).split('|');
-    if (!at || !id) throw Errors.invalidParam('cursor', 'The cursor is not valid; pass the `next_cursor` of the previous page unchanged.');
+    const [at, id] = decodeCursor('threads', page.cursor).split('|');
+    if (!at || !id) throw Errors.invalidParam('cursor', 'The cursor is not valid (altered or cut short); pass the `next_cursor` of the previous page of this list unchanged, or leave `cursor` out to start from the first page.');
     q = q.where((eb) => eb.or([eb('last_message_at', '<', at), eb.and([eb('last_message_at', '=', at), eb('id', '<', id)])]));
   }
   const rows = (await q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as ThreadsTable[];
   const has_more = rows.length > limit;
   if (has_more) rows.pop();
   const last = rows[rows.length - 1];
-  return { rows: rows.map(decode), has_more, ...(has_more && last ? { next_cursor: encodeCursor(`${last.last_message_at}|${last.id}`) } : {}) };
+  return { rows: rows.map(decode), has_more, ...(has_more && last ? { next_cursor: encodeCursor('threads', `${last.last_message_at}|${last.id}`) } : {}) };
 }
 
 /** Threads of a workspace carrying a label (for rename and delete of the label). */

@@ -36,7 +36,7 @@ export async function getEndpointById(db: Db, id: string): Promise<WebhookEndpoi
 
 export async function listEndpoints(db: Db, workspaceId: string, page: PageRequest): Promise<PageResult<WebhookEndpointRow>> {
   const q = db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null);
-  const res = await paginate<WebhookEndpointsTable>(q, 'id', page);
+  const res = await paginate<WebhookEndpointsTable>(q, 'id', page, 'webhook endpoints');
   return { ...res, rows: res.rows.map(toRow) };
 }
 
@@ -80,7 +80,7 @@ export async function listDeliveries(
   if (f.agentId) q = q.where('e.agent_id', '=', f.agentId);
   if (f.status) q = q.where('d.status', '=', f.status);
   if (f.eventId) q = q.where('d.event_id', '=', f.eventId);
-  return paginate<DeliveryRow>(q, 'd.id', page);
+  return paginate<DeliveryRow>(q, 'd.id', page, 'webhook deliveries');
 }
 
 export async function insertDeliveries(db: Db, rows: WebhookDeliveriesTable[]): Promise<void> {

@@ -138,16 +138,12 @@ describe('POST /v1/agents', () => {
 describe('bash completion', () => {
   it('--status completes its values, --profile the profile names, agents get <TAB> the agents; no file names there', async () => {
     const { spawnSync } = await import('node:child_process');
-    const { BIN, ROOT } = await import('../../helpers/daemon.js');
-    const { chmodSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { ROOT } = await import('../../helpers/daemon.js');
     const { join } = await import('node:path');
-    const bin = join(d.home, 'compbin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'mailagent'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    chmodSync(join(bin, 'mailagent'), 0o755);
+    const { env } = await shellEnv();
     const complete = (words: string[]) => {
       const script = `source ${join(ROOT, 'completions/mailagent.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mailagent; printf '%s\\n' "\${COMPREPLY[@]}"`;
-      const r = spawnSync('bash', ['-c', script], { cwd: d.home, env: { ...d.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+      const r = spawnSync('bash', ['-c', script], { cwd: d.home, env, encoding: 'utf8' });
       return r.stdout.split('\n').filter(Boolean).sort();
     };
     expect(complete(['mailagent', 'agents', 'list', '--status', ''])).toEqual(['active', 'all', 'archived', 'live', 'paused']);
@@ -156,4 +152,84 @@ describe('bash completion', () => {
     expect(complete(['mailagent', 'agents', 'get', 'qu'])).toEqual(['quiet']);
     expect(complete(['mailagent', 'admin', 'tier', ''])).toEqual(['free', 'pro', 'scale']);
   }, 60_000);
+});
+
+/** `mailagent` on PATH (a wrapper around this build) and the daemon's environment, for a shell's completion script. */
+async function shellEnv(): Promise<{ env: NodeJS.ProcessEnv }> {
+  const { BIN } = await import('../../helpers/daemon.js');
+  const { chmodSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const bin = join(d.home, 'compbin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'mailagent'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, 'mailagent'), 0o755);
+  // A loaded machine can take more than the scripts' 2 s to start the CLI and ask the daemon.
+  return { env: { ...d.env, PATH: `${bin}:${process.env.PATH}`, MAILAGENT_COMPLETION_TIMEOUT: '30' } };
+}
+
+/**
+ * zsh and fish complete what bash does, from the same daemon: zsh for real (an interactive zsh in
+ * a pseudo-terminal through zsh/zpty, compinit, the generated `_mailagent` on $fpath, a line typed
+ * with TAB), fish with its own `complete -C`. Skipped, with the reason, where the shell is missing
+ * (.ci/run installs both).
+ */
+const has = async (shell: string) => (await import('node:child_process')).spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+describe('zsh completion', async () => {
+  const missing = !(await has('zsh'));
+  it.skipIf(missing)(`completes an agent name from the daemon, --status values, --profile names and a command's agent argument${missing ? ' (skipped: no zsh)' : ''}`, async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { ROOT } = await import('../../helpers/daemon.js');
+    const { copyFileSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { env } = await shellEnv();
+    const fp = join(d.home, 'zfunc');
+    mkdirSync(fp, { recursive: true });
+    copyFileSync(join(ROOT, 'completions/mailagent.zsh'), join(fp, '_mailagent'));
+    // Type the line, TAB, then end the line with an echo: what zle shows after TAB is the completion.
+    const complete = (line: string): string => {
+      const script = join(d.home, 'complete.zsh');
+      writeFileSync(script, [
+        'zmodload zsh/zpty',
+        "zpty z 'zsh -f -i'",
+        `zpty -w z 'PS1="> "; fpath=(${fp} $fpath); autoload -Uz compinit; compinit -u -D'`,
+        `zpty -w -n z ${JSON.stringify(line)}$'\\t'`,
+        `zpty -w z $'\\x05'" ; echo END-OF-LINE"`,
+        "zpty -r z out '*END-OF-LINE*END-OF-LINE*'",
+        'print -r -- "$out"',
+        'zpty -d z',
+      ].join('\n'));
+      const r = spawnSync('zsh', ['-f', script], { cwd: d.home, env, encoding: 'utf8', timeout: 30_000 });
+      // Drop terminal escapes and the characters erased with backspace.
+      let text = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+      while (/[^\x08]\x08/.test(text)) text = text.replace(/[^\x08]\x08/g, '');
+      return text;
+    };
+    expect(complete('mailagent agents get qu')).toContain('mailagent agents get quiet ');
+    expect(complete('mailagent send --agent qu')).toContain('mailagent send --agent quiet ');
+    expect(complete('mailagent agents list --status arc')).toContain('mailagent agents list --status archived ');
+    expect(complete('mailagent --profile def')).toContain('mailagent --profile default ');
+    expect(complete('mailagent events list --type message.bou')).toContain('mailagent events list --type message.bounced ');
+  }, 120_000);
+});
+
+describe('fish completion', async () => {
+  const missing = !(await has('fish'));
+  it.skipIf(missing)(`completes an agent name from the daemon, --status values, --profile names and event types${missing ? ' (skipped: no fish)' : ''}`, async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { ROOT } = await import('../../helpers/daemon.js');
+    const { join } = await import('node:path');
+    const { env } = await shellEnv();
+    const complete = (line: string): string[] => {
+      const r = spawnSync('fish', ['--no-config', '-c', `source ${join(ROOT, 'completions/mailagent.fish')}; complete -C ${JSON.stringify(line)}`], { cwd: d.home, env, encoding: 'utf8', timeout: 30_000 });
+      return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort();
+    };
+    expect(complete('mailagent agents get qu')).toEqual(['quiet']);
+    expect(complete('mailagent send --agent qu')).toEqual(['quiet']);
+    expect(complete('mailagent agents list --status ')).toEqual(['active', 'all', 'archived', 'live', 'paused']);
+    expect(complete('mailagent --profile ')).toEqual(['default']);
+    expect(complete('mailagent events list --type message.received,message.bou')).toEqual(['message.received,message.bounced']);
+    // suppression's --type has values of its own, not event types.
+    expect(complete('mailagent suppression add x@example.com --type ')).not.toContain('message.bounced');
+  }, 120_000);
 });

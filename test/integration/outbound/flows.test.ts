@@ -196,12 +196,13 @@ describe('reply, forward and local delivery', () => {
     expect(o.status).toBe(201);
     const rep = await t.req('POST', `/v1/messages/${o.body.id}/reply`, { body: { body_text: 'One more thing.', reply_all: true } });
     expect(rep.status, rep.text).toBe(201);
-    const wire = await simpleParser(relay.messages[1].raw);
+    // Two recipients each time: one copy per recipient (per-recipient unsubscribe links).
+    const wire = await simpleParser(relay.messages[2].raw);
     const orig = await simpleParser(relay.messages[0].raw);
     expect(wire.subject).toBe('Re: Your receipt');
     expect(wire.inReplyTo).toBe(orig.messageId);
     expect(wire.references).toContain(orig.messageId);
-    expect(relay.messages[1].rcptTo.sort()).toEqual(['bob@example.com', 'carol@example.com']);
+    expect(relay.messages.slice(2, 4).map((m) => m.rcptTo[0]).sort()).toEqual(['bob@example.com', 'carol@example.com']);
     expect(rep.body.thread_id).toBe(o.body.thread_id);
 
     const fw = await t.req('POST', `/v1/messages/${o.body.id}/forward`, { body: { to: 'dave@example.com', body_text: 'FYI', scheduled_at: isoAt(t.clock.now() + HOUR) } });
@@ -209,7 +210,7 @@ describe('reply, forward and local delivery', () => {
     expect(fw.body.status).toBe('sent');
     expect(fw.body.subject).toBe('Fwd: Your receipt');
     expect(fw.body.forwarded_from).toBe(o.body.id);
-    const fwire = await simpleParser(relay.messages[2].raw);
+    const fwire = await simpleParser(relay.messages[4].raw);
     expect(fwire.text).toContain('FYI');
     expect(fwire.text).toContain('Thanks for your order #1234.');
     expect(fwire.attachments.map((a) => a.filename)).toEqual(['r.txt']);

@@ -87,6 +87,37 @@ describe('partial recipient refusal at RCPT TO', () => {
     expect((await t.req('POST', '/v1/messages', { body: { ...TX, to: 'full@example.org' } })).status).toBe(201);
   });
 
+  it('one copy per recipient: the first refused at RCPT TO bounces, the rest still go; a relay that refuses the copies after the first bounces those recipients, never a resend', async () => {
+    relay.rejectRcpt.set('first@example.com', { code: 550, message: '5.1.1 No such user' });
+    const r = await t.req('POST', '/v1/messages', { body: { ...TX, to: ['first@example.com', 'second@example.com'] } });
+    expect(r.status, r.text).toBe(201);
+    expect(relay.messages.map((m) => m.rcptTo)).toEqual([['second@example.com']]);
+    // An address named twice (To and Cc, another case) gets one copy.
+    relay.messages.length = 0;
+    const twice = await t.req('POST', '/v1/messages', { body: { ...TX, to: ['dup@example.com', 'other@example.com'], cc: ['DUP@example.com'] } });
+    expect(twice.status, twice.text).toBe(201);
+    expect(relay.messages.map((m) => m.rcptTo[0].toLowerCase()).sort()).toEqual(['dup@example.com', 'other@example.com']);
+    expect((await eventsFor('message.bounced', r.body.id)).map((e) => [e.data.recipient, e.data.bounce_type])).toEqual([['first@example.com', 'hard']]);
+    expect((await eventsFor('message.delivered', r.body.id))[0].data.recipients).toEqual(['second@example.com']);
+
+    // The relay takes the first copy, then refuses the content of the next ones (5xx at DATA).
+    relay.messages.length = 0;
+    let n = 0;
+    const taken = relay.messages.push.bind(relay.messages);
+    relay.messages.push = (...m) => { if (++n === 1) relay.mode = 'refuse'; return taken(...m); };
+    try {
+      const p = await t.req('POST', '/v1/messages', { body: { ...TX, to: ['one@example.com', 'two@example.com', 'three@example.com'] } });
+      expect(p.status, p.text).toBe(201);
+      expect(p.body.status).toBe('sent');
+      expect(relay.messages.map((m) => m.rcptTo)).toEqual([['one@example.com']]);
+      const bounced = await eventsFor('message.bounced', p.body.id);
+      expect(bounced.map((e) => e.data.recipient).sort()).toEqual(['three@example.com', 'two@example.com']);
+      for (const b of bounced) expect(b.data).toMatchObject({ bounce_type: 'hard', response_code: 550 });
+    } finally {
+      relay.messages.push = taken;
+    }
+  });
+
   it('every recipient refused (5xx) keeps the whole-message refusal: 502 upstream_error, recorded failed, no bounce', async () => {
     relay.rejectRcpt.set('nobody@example.net', { code: 550, message: '5.1.1 User unknown' });
     relay.rejectRcpt.set('noone@example.net', { code: 554, message: '5.7.1 Relay access denied' });

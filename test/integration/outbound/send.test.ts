@@ -35,14 +35,22 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     expect(r.headers['ratelimit-policy']).toBe('100;w=10');
     expect(Number(r.headers['ratelimit-remaining'])).toBeLessThan(100);
     expect(r.headers['ratelimit-reset']).toMatch(/^\d+$/);
-    expect(relay.messages).toHaveLength(1);
-    const wire = relay.messages[0];
-    expect(wire.mailFrom).toBe('agent@local.mailagent.localhost');
-    expect(wire.rcptTo.sort()).toEqual(['bob@example.com', 'carol@example.org', 'dave@example.net']);
-    const parsed = await simpleParser(wire.raw);
-    expect(parsed.subject).toBe('Invoice 42');
-    expect(parsed.headers.has('bcc')).toBe(false);
-    expect(parsed.text?.trim()).toBe('Your invoice is attached.');
+    // One copy per recipient (each with its own unsubscribe link), one envelope recipient each.
+    expect(relay.messages.map((m) => m.rcptTo).sort()).toEqual([['bob@example.com'], ['carol@example.org'], ['dave@example.net']]);
+    const ids = new Set<string>();
+    for (const wire of relay.messages) {
+      expect(wire.mailFrom).toBe('agent@local.mailagent.localhost');
+      const parsed = await simpleParser(wire.raw);
+      expect(parsed.subject).toBe('Invoice 42');
+      expect(parsed.headers.has('bcc')).toBe(false);
+      expect(parsed.text?.trim()).toBe('Your invoice is attached.');
+      ids.add(parsed.messageId!);
+      const token = /^List-Unsubscribe: <[^>]*\/v1\/unsubscribe\/([^.>]+)\.[^>]+>\r?$/m.exec(wire.raw.toString())![1];
+      expect(Buffer.from(token, 'base64url').toString()).toMatch(new RegExp(`\\|${wire.rcptTo[0]}$`));
+      // The Bcc recipient's address is in no one's copy but its own.
+      if (wire.rcptTo[0] !== 'dave@example.net') expect(wire.raw.toString()).not.toContain('dave@example.net');
+    }
+    expect(ids.size).toBe(1); // the same message: one Message-ID
 
     const full = await t.req('GET', `/v1/messages/${r.body.id}`);
     expect(full.status).toBe(200);

@@ -85,6 +85,23 @@ describe('domains', () => {
     expect(res.results[0].signingDomain).toBe('example.com');
   });
 
+  it('a live message to several people: each recipient\'s copy is DKIM-signed over its own List-Unsubscribe', async () => {
+    const peer = (await t.req('POST', '/v1/agents', { body: { name: 'peer' } })).body;
+    const s = await t.req('POST', '/v1/messages', { body: { agent: 'sales', to: ['agent@local.mailagent.localhost', peer.email], subject: 'Pricing sheet', body_text: 'The pricing sheet we discussed is attached to the next message.' } });
+    expect(s.status, s.text).toBe(201);
+    const resolver = async (name: string, type: string) => { if (type !== 'TXT') throw Object.assign(new Error('no'), { code: 'ENOTFOUND' }); const v = dns.get(name); if (!v) throw Object.assign(new Error('no'), { code: 'ENOTFOUND' }); return v; };
+    const links = new Set<string>();
+    for (const agentId of [t.boot.agent.id, peer.id]) {
+      const row = await t.ctx.db.selectFrom('received_messages').select(['raw']).where('agent_id', '=', agentId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const raw = Buffer.from(row.raw!);
+      const res = await dkimVerify(raw, { resolver });
+      expect(res.results[0].status.result).toBe('pass');
+      expect((res.results[0] as unknown as { signingHeaders: { keys: string } }).signingHeaders.keys.toLowerCase()).toContain('list-unsubscribe');
+      links.add(/^List-Unsubscribe: (.*)$/m.exec(raw.toString())![1]);
+    }
+    expect(links.size).toBe(2);
+  });
+
   it('removal waits for the domain\'s agents; agent-bound keys are refused', async () => {
     const bound = await t.makeKey({ scopes: ['manage', 'read'], agent_id: t.boot.agent.id });
     expect((await t.req('POST', '/v1/domains', { key: bound, body: { domain: 'b.example' } })).body.error.code).toBe('insufficient_scope');

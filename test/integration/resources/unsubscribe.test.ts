@@ -56,17 +56,47 @@ describe('List-Unsubscribe on live sends', () => {
     expect(refused.body.error.code).toBe('recipient_suppressed');
   });
 
-  it('a message to several people links to a page that lists no address (no Bcc leak) and answers alike for any typed address', async () => {
+  it('a message to several people: each recipient\'s copy has a one-click link that unsubscribes only them (Bcc included)', async () => {
+    const fourth = (await t.req('POST', '/v1/agents', { body: { name: 'fourth' } })).body;
+    const fifth = (await t.req('POST', '/v1/agents', { body: { name: 'fifth' } })).body;
+    const secret = (await t.req('POST', '/v1/agents', { body: { name: 'secret' } })).body;
+    const s = await t.req('POST', '/v1/messages', { body: { agent: 'other', to: [fourth.email, fifth.email], bcc: [secret.email], subject: 'Team dinner', body_text: 'Dinner is at seven on Friday in the usual place.' } });
+    expect(s.status, s.text).toBe(201);
+    const tokens: Record<string, string> = {};
+    for (const a of [fourth, fifth, secret]) {
+      const raw = await lastRawTo(a.id);
+      const head = unfold(raw);
+      const m = /^List-Unsubscribe: <https:\/\/mail\.example\.net\/v1\/unsubscribe\/([^>]+)>$/m.exec(head);
+      expect(m, head).toBeTruthy();
+      expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+      tokens[a.email] = m![1];
+      // Each copy names its own recipient (its one link); the Bcc address is in no other copy.
+      expect(Buffer.from(m![1].split('.')[0], 'base64url').toString()).toBe(`1|${other.id}|${a.email}`);
+      if (a !== secret) expect(raw).not.toContain(secret.email);
+    }
+    // The page of fifth's link names fifth only; its one-click POST suppresses fifth only.
+    const page = await t.req('GET', `/v1/unsubscribe/${tokens[fifth.email]}`, { key: null });
+    expect(page.text).toContain(fifth.email);
+    for (const a of [fourth.email, secret.email]) expect(page.text).not.toContain(a);
+    const post = await t.req('POST', `/v1/unsubscribe/${tokens[fifth.email]}`, { key: null, rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(post.status, post.text).toBe(200);
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, fifth.email)).toMatchObject({ type: 'unsubscribe', scope: 'agent' });
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, fourth.email)).toBeNull();
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, secret.email)).toBeNull();
+    // An address typed into a per-recipient link's form changes nothing: the link names its recipient.
+    const typed = await t.req('POST', `/v1/unsubscribe/${tokens[fourth.email]}`, { key: null, rawBody: `address=${encodeURIComponent(secret.email)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(typed.status).toBe(200);
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, secret.email)).toBeNull();
+    expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, fourth.email)).toMatchObject({ type: 'unsubscribe' });
+  });
+
+  it('a message link from mail sent before per-recipient copies: its page lists no address and answers alike for any typed address', async () => {
     const third = (await t.req('POST', '/v1/agents', { body: { name: 'third' } })).body;
     const hidden = (await t.req('POST', '/v1/agents', { body: { name: 'hidden' } })).body;
     const s = await t.req('POST', '/v1/messages', { body: { agent: 'other', to: [t.boot.agent.email, third.email], bcc: [hidden.email], subject: 'Team lunch', body_text: 'Lunch is at noon on Friday in the usual place.' } });
     expect(s.status, s.text).toBe(201);
-    const raw = await lastRawTo(third.id);
-    expect(raw).not.toContain(hidden.email);
-    const head = unfold(raw);
-    const token = /^List-Unsubscribe: <[^>]*\/v1\/unsubscribe\/([^>]+)>$/m.exec(head)![1];
-    expect(head).not.toMatch(/List-Unsubscribe-Post/);
-    // The link is in every copy, the Bcc recipient's too: its page names none of the recipients.
+    // Such mail carried a link naming the message (`msg:<id>`) in every copy.
+    const token = await unsubscribeToken(t.ctx, other.id, `msg:${s.body.id}`);
     const page = await t.req('GET', `/api/v1/unsubscribe/${token}`, { key: null });
     expect(page.status).toBe(200);
     for (const a of [hidden.email, third.email, t.boot.agent.email]) expect(page.text).not.toContain(a);
@@ -85,7 +115,6 @@ describe('List-Unsubscribe on live sends', () => {
     expect(ok.text.replace(third.email, 'X')).toBe(wrong.text.replace('someone@else.com', 'X'));
     expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, third.email)).toMatchObject({ type: 'unsubscribe' });
     expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, t.boot.agent.email)).toBeNull();
-    // The Bcc recipient unsubscribes itself by typing its own address.
     expect((await post(hidden.email)).status).toBe(200);
     expect(await findSuppression(t.ctx, t.boot.workspace.id, other.id, hidden.email)).toMatchObject({ type: 'unsubscribe' });
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync }
 import { tmpdir, homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPath, resolveConnection, saveProfile, readConfigFile, DEFAULT_BASE_URL } from '../../../src/cli/profiles.js';
+import { configPath, databaseIdentity, profileIsFor, profileOwner, resolveConnection, saveProfile, readConfigFile, DEFAULT_BASE_URL } from '../../../src/cli/profiles.js';
 import { CliError, UsageError, exitCodeFor } from '../../../src/cli/errors.js';
 
 let dir: string;
@@ -104,4 +104,29 @@ it('never leaves a temp file behind', () => {
   saveProfile('default', profile, env);
   const c = readFileSync(configPath(env), 'utf8');
   expect(JSON.parse(c).profiles.default.test_key).toBe('mk_test_p');
+});
+
+describe('whose keys a profile holds (a data dir or a PostgreSQL database)', () => {
+  const sqlite = { dataDir: '/srv/mailagent', database: { kind: 'sqlite' as const } };
+  const pg = (url: string) => ({ dataDir: '/srv/mailagent', database: { kind: 'postgres' as const, url } });
+
+  it('names a database without its password, TLS or pool settings, with the default port', () => {
+    expect(databaseIdentity('postgres://mailagent:s3cret@DB.internal/mailagent?sslmode=verify-full&sslrootcert=/x.pem'))
+      .toBe('postgres://mailagent@db.internal:5432/mailagent');
+    expect(databaseIdentity('postgresql://u:p@h:6432/d?host=/run/pg&application_name=x')).toBe('postgres://u@h:6432/d?host=%2Frun%2Fpg');
+    expect(databaseIdentity('postgres://u:p@h/d')).toBe(databaseIdentity('postgres://u@h:5432/d?sslmode=require'));
+  });
+
+  it('a profile saved by init --database belongs to that database, not to the data dir path', () => {
+    const owner = profileOwner(pg('postgres://u:p@h/d'));
+    expect(owner).toEqual({ database: 'postgres://u@h:5432/d' });
+    const p = { base_url: 'http://127.0.0.1:7420', ...owner };
+    expect(profileIsFor(p, pg('postgres://u:other@h:5432/d?sslmode=verify-full'))).toBe(true);
+    expect(profileIsFor(p, pg('postgres://u:p@h/other'))).toBe(false);
+    expect(profileIsFor(p, sqlite)).toBe(false);
+    const q = { base_url: 'http://127.0.0.1:7420', ...profileOwner(sqlite) };
+    expect(q).toEqual({ base_url: 'http://127.0.0.1:7420', data_dir: '/srv/mailagent' });
+    expect(profileIsFor(q, sqlite)).toBe(true);
+    expect(profileIsFor(q, pg('postgres://u:p@h/d'))).toBe(false);
+  });
 });

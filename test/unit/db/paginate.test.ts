@@ -43,25 +43,47 @@ afterAll(async () => {
 });
 
 describe('cursor', () => {
+  function refusal(list: string, cursor: string): ApiError {
+    let err: unknown;
+    try {
+      decodeCursor(list, cursor);
+    } catch (e) {
+      err = e;
+    }
+    expect(err, cursor).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect((err as ApiError).code).toBe('invalid_param_value');
+    expect((err as ApiError).param).toBe('cursor');
+    return err as ApiError;
+  }
+
   it('round-trips and is opaque (not the raw key)', () => {
-    const c = encodeCursor('agt_0001');
+    const c = encodeCursor('agents', 'agt_0001');
     expect(c).not.toContain('agt_0001');
     expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(c)).toBe('agt_0001');
+    expect(decodeCursor('agents', c)).toBe('agt_0001');
   });
 
   it('refuses anything not minted by encodeCursor with 400 invalid_param_value, param cursor', () => {
-    for (const bad of ['', 'agt_0001', 'YWJj', encodeCursor('x') + 'A', encodeCursor('x').replace(/.$/, '='), '%%%']) {
-      let err: unknown;
-      try {
-        decodeCursor(bad);
-      } catch (e) {
-        err = e;
-      }
-      expect(err, bad).toBeInstanceOf(ApiError);
-      expect((err as ApiError).code).toBe('invalid_param_value');
-      expect((err as ApiError).param).toBe('cursor');
+    const good = encodeCursor('agents', 'agt_0001');
+    const text = Buffer.from(good, 'base64url').toString();
+    const edited = Buffer.from(text.replace('agt_0001', 'agt_0009')).toString('base64url');
+    for (const bad of ['', 'agt_0001', 'YWJj', good + 'A', good.replace(/.$/, '='), '%%%', good.slice(0, -4), edited]) {
+      expect(refusal('agents', bad).message).toMatch(/not valid \(altered or cut short\).*leave `cursor` out/);
     }
+  });
+
+  it('a cursor of another list (or of the other order) is refused, naming both lists', () => {
+    const sent = encodeCursor('sent messages', 'msg_01');
+    expect(refusal('agents', sent).message).toBe('This cursor continues the list of sent messages, not this list of agents: pass a cursor only to the list whose page returned it, or leave `cursor` out to start from the first page.');
+    expect(refusal('events', encodeCursor('events (oldest first)', 'evt_1')).message).toContain('list of events (oldest first), not this list of events');
+  });
+
+  it('still reads a cursor made before lists were named (c1), on any list: a restart or upgrade between pages goes on', () => {
+    const old = Buffer.from('c1:agt_0005').toString('base64url');
+    expect(decodeCursor('agents', old)).toBe('agt_0005');
+    expect(decodeCursor('threads', Buffer.from('c1:2026-01-01T00:00:00.000Z|thr_1').toString('base64url'))).toBe('2026-01-01T00:00:00.000Z|thr_1');
+    refusal('agents', Buffer.from('c1:agt 5').toString('base64url'));
   });
 });
 
@@ -88,10 +110,12 @@ describe('paginate', () => {
   });
 
   it('ascending order pages forward', async () => {
-    const first = await paginate<{ id: string }>(db.selectFrom('agents').select('id'), 'id', { limit: 4 }, 'asc');
+    const first = await paginate<{ id: string }>(db.selectFrom('agents').select('id'), 'id', { limit: 4 }, 'agents', 'asc');
     expect(first.rows.map((r) => r.id)).toEqual(['agt_0000', 'agt_0001', 'agt_0002', 'agt_0003']);
-    const second = await paginate<{ id: string }>(db.selectFrom('agents').select('id'), 'id', { limit: 4, cursor: first.next_cursor }, 'asc');
+    const second = await paginate<{ id: string }>(db.selectFrom('agents').select('id'), 'id', { limit: 4, cursor: first.next_cursor }, 'agents', 'asc');
     expect(second.rows[0].id).toBe('agt_0004');
+    // A cursor of one direction means nothing in the other.
+    await expect(paginate(db.selectFrom('agents').select('id'), 'id', { limit: 4, cursor: first.next_cursor }, 'agents', 'desc')).rejects.toMatchObject({ code: 'invalid_param_value', param: 'cursor' });
   });
 
   it('a page exactly filling the rest has has_more false and no cursor', async () => {
@@ -112,8 +136,8 @@ describe('paginate', () => {
   it('the list queries are served by an index, with no sort step', async () => {
     const plans: string[] = [];
     for (const run of [
-      () => listAgents(db, 'wsk_1', { statuses: ['active', 'paused'] }, { limit: 5, cursor: encodeCursor('agt_0009') }),
-      () => listApiKeys(db, 'wsk_1', null, { limit: 5, cursor: encodeCursor('key_9') }),
+      () => listAgents(db, 'wsk_1', { statuses: ['active', 'paused'] }, { limit: 5, cursor: encodeCursor('agents', 'agt_0009') }),
+      () => listApiKeys(db, 'wsk_1', null, { limit: 5, cursor: encodeCursor('API keys', 'key_9') }),
       () => listApiKeys(db, 'wsk_1', 'agt_0001', { limit: 5 }),
     ]) {
       queries.length = 0;
