@@ -211,7 +211,9 @@ export const RECIPE_210: Recipe = { ...RECIPE_27, name: '2.10', goalRules: true 
 // user spoken of, malicious goals, output dictated, override and instruction words of de/fr/es/it/pt) + the
 // multilingual training set (multilingual-goals.jsonl; training only). Retrains every model.
 export const RECIPE_211: Recipe = { ...RECIPE_210, name: '2.11', goalFeatures: true, multilingualGoals: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11': RECIPE_211 };
+// 2.11f: the goal features alone (a diagnostic of session 11, never eligible to ship)
+export const RECIPE_211F: Recipe = { ...RECIPE_210, name: '2.11f', goalFeatures: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11': RECIPE_211, '2.11f': RECIPE_211F };
 export const SHIPPED_RECIPE = RECIPE_210;
 
 function norm(s: string): string {
