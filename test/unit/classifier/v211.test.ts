@@ -114,8 +114,11 @@ describe.skipIf(!existsSync(dataDir))('the 2.11 recipe options', () => {
     expect(ours('own', '2.11').length).toBe(0);
   });
 
-  it('the goal features and the data are trained: 2.11 has fold models of its own', () => {
+  it('the goal features and the data are trained: 2.11 has fold models of its own, shared by 2.11a (a run-time option apart)', () => {
     expect(foldKey(RECIPES['2.11'])).not.toBe(foldKey(RECIPES['2.10']));
+    expect(foldKey(RECIPES['2.11'])).toBe(foldKey(RECIPES['2.11a']));
     expect(RECIPES['2.11'].goalRules).toBe(true);
+    expect(RECIPES['2.11'].windowCountCorrection).toBe(0.5);
+    expect(RECIPES['2.11a'].windowCountCorrection).toBe(0.35);
   });
 });
