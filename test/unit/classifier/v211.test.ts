@@ -100,7 +100,7 @@ describe.skipIf(!existsSync(dataDir))('the 2.11 recipe options', () => {
     const sets = evalSets(5);
     expect(sets.negatives.some((m) => m.payload !== undefined && texts.has(m.payload))).toBe(false);
     for (const p of sets.positives.values()) expect([...p.written, ...p.embedded].some((m) => m.payload !== undefined && texts.has(m.payload))).toBe(false);
-  });
+  }, 300_000);
 
   it('is trained on only with the option, and never in the fold that holds out the own source', () => {
     const texts = new Set(multilingualGoals().map((p) => p.text));
@@ -112,7 +112,7 @@ describe.skipIf(!existsSync(dataDir))('the 2.11 recipe options', () => {
     expect(used.filter((m) => m.label === 1).length).toBe(n1 * 4); // as written + 3 positions
     expect(used.filter((m) => m.label === 0).length).toBe(n0 * 7); // as written + all six positions
     expect(ours('own', '2.11').length).toBe(0);
-  });
+  }, 300_000);
 
   it('the goal features and the data are trained: 2.11 has fold models of its own, shared by 2.11a (a run-time option apart)', () => {
     expect(foldKey(RECIPES['2.11'])).not.toBe(foldKey(RECIPES['2.10']));
