@@ -68,6 +68,15 @@ export function assistantGoals(): Payload[] {
   return readJsonl<GoalRec>(path.join(ownDataDir, 'assistant-goals.jsonl')).map((r) => ({ text: r.text, group: r.group, source: r.label ? 'own' : `own-benign/${r.kind}`, label: r.label, kind: r.label ? `goal/${r.action}` : r.kind }));
 }
 
+/**
+ * Overrides, task hijacks, dictated output and exfiltration in German, French, Spanish, Italian and
+ * Portuguese, and benign counterparts in the same languages with the same verbs (classifier 2.11; see
+ * generate-multilingual-goals.ts). TRAINING data only, like assistantGoals(); the own source.
+ */
+export function multilingualGoals(): Payload[] {
+  return readJsonl<GoalRec>(path.join(ownDataDir, 'multilingual-goals.jsonl')).map((r) => ({ text: r.text, group: r.group, source: r.label ? 'own' : `own-benign/${r.kind}`, label: r.label, kind: r.label ? `goal/${r.action}` : r.kind }));
+}
+
 /** BIPIA attack categories that instruct the reading model (the first five are plain tasks, not attacks). */
 const BIPIA_PLAIN = new Set(['Information Retrieval', 'Content Creation', 'Learning and Tutoring', 'Language Translation', 'Programming Help']);
 

@@ -19,7 +19,7 @@
 // shipped one (AFTER).
 import { injectionInputOf } from '../../src/classifier/injection.js';
 import { MODEL_HIDDEN_CHARS, MODEL_SCAN_CHARS } from '../../src/classifier/injection.js';
-import { buildScanDoc, pairWindows, segmentFeatures, windowVector, FEATURES, N_FEATURES, F_HIDDEN } from '../../src/classifier/signals.js';
+import { buildScanDoc, pairWindows, segmentFeatures, windowVector, FEATURES, N_FEATURES, N_FEATURES_27, F_HIDDEN } from '../../src/classifier/signals.js';
 import type { InjectionBundle } from '../../src/classifier/model.js';
 import { decodeTrees, treeMargin, type TreeSpec } from '../../src/classifier/trees.js';
 import { bounded } from '../../src/classifier/text.js';
@@ -28,7 +28,7 @@ import { trainLR, toLinear, type FloatModel, type TrainItem } from './lr.js';
 import { trainGbt, GBT_DEFAULTS } from './gbt.js';
 import { featurize, MAX_FEATURES } from '../../src/classifier/features.js';
 import { embeddingOf, probeMargin, trainProbe, windowTextOf, type Probe } from './encoder.js';
-import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, assistantGoals, hiddenBenignEval, hiddenBenignPayloads, hiddenTwice, htmlHam, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
+import { ATTACK_SOURCES, POSITIONS, type Payload, asWritten, assistantGoals, multilingualGoals, hiddenBenignEval, hiddenBenignPayloads, hiddenTwice, htmlHam, attackSources, benignMessages, benignPayloads, embed, hosts, ownAttackEmails, pickHost, sample, type AttackSource, type Msg } from './loso.js';
 
 export const LR_OPTS = { bits: 17, epochs: 3, lr: 0.15, l2: 1e-6, seed: 11, balance: false };
 /** Training sample caps (the machine is shared; a fold must train in well under a minute). */
@@ -135,6 +135,19 @@ export interface Recipe {
    * classifyInbound does since session 9 (default off: the shipped models were trained without)
    */
   trainReadsUnseenHtml?: boolean;
+  /**
+   * (2.11) the goal features as tree inputs (signals.ts FEATURES after your_output: the output rewritten,
+   * content put into it, the user spoken of, malicious goals, output dictated, the override and instruction
+   * words of de/fr/es/it/pt); without it those columns are 0 in training and no tree splits on them
+   */
+  goalFeatures?: boolean;
+  /**
+   * (2.11) train on multilingual-goals.jsonl: overrides, task hijacks, dictated output and exfiltration in
+   * German, French, Spanish, Italian and Portuguese, written from goals, with benign counterparts in the same
+   * languages using the same verbs (loso.ts multilingualGoals(); training only, never in the evaluation sets;
+   * the own source: the fold that holds out `own` does not train on it)
+   */
+  multilingualGoals?: boolean;
   /** host emails and other benign messages sampled for training (default CAPS.hosts, CAPS.otherBenign; the encoder measurement uses fewer) */
   hosts?: number;
   otherBenign?: number;
@@ -194,8 +207,18 @@ export const RECIPE_27W: Recipe = { ...RECIPE_27, name: '2.7w', combiner: COMBIN
 export const RECIPE_29CW: Recipe = { ...RECIPE_29C, name: '2.9cw', combiner: COMBINER_WINDOW_PARTS };
 // 2.10: 2.7's models, with the goal rules (a run-time option: the fold models are 2.7's)
 export const RECIPE_210: Recipe = { ...RECIPE_27, name: '2.10', goalRules: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210 };
-export const SHIPPED_RECIPE = RECIPE_210;
+// 2.11 (session 11): 2.10 + the goal features as tree inputs (signals.ts: output rewritten, content inserted, the
+// user spoken of, malicious goals, output dictated, override and instruction words of de/fr/es/it/pt) + the
+// multilingual training set (multilingual-goals.jsonl; training only). Retrains every model.
+// The first candidate (2.11a; called "2.11" in the rule of docs/classifier.md) failed the rule by the worst
+// embedded recall (0.293 -> 0.287); 2.11 as shipped = 2.11a's models + windowCountCorrection 0.5, the strength
+// re-chosen for the new models on the design figure (a second look at the held-out sources, said so in the docs).
+export const RECIPE_211A: Recipe = { ...RECIPE_210, name: '2.11a', goalFeatures: true, multilingualGoals: true };
+export const RECIPE_211: Recipe = { ...RECIPE_211A, name: '2.11', windowCountCorrection: 0.5 };
+// 2.11f: the goal features alone (a diagnostic of session 11, never eligible to ship)
+export const RECIPE_211F: Recipe = { ...RECIPE_210, name: '2.11f', goalFeatures: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11a': RECIPE_211A, '2.11': RECIPE_211, '2.11f': RECIPE_211F };
+export const SHIPPED_RECIPE = RECIPE_211;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -304,16 +327,18 @@ export function trainingMessages(exclude: AttackSource | readonly AttackSource[]
     const p0 = fnv1a(x.group, 10) % POSITIONS.length;
     for (let e = 0; e < recipe.embeds; e++) out.push(embed(pickHost(H, x.group + (e ? '#' + e : ''), 6), x, POSITIONS[(p0 + e * 3) % POSITIONS.length], 2));
   }
-  if (recipe.assistantGoals && !left('own')) {
-    // attacks as written and at `embeds` positions, like every attack; the
-    // benign counterparts (fewer) as written and at all six positions
-    for (const x of assistantGoals()) {
+  // the own training-only sets (2.8's assistant goals, 2.11's multilingual goals): attacks as written and
+  // at `embeds` positions, like every attack; the benign counterparts (fewer) as written and at all six
+  const trainOnly = (set: Payload[], salts: [number, number, number]) => {
+    for (const x of set) {
       out.push(asWritten(x));
-      const p0 = fnv1a(x.group + x.text, 12) % POSITIONS.length;
+      const p0 = fnv1a(x.group + x.text, salts[0]) % POSITIONS.length;
       const k = x.label ? recipe.embeds : POSITIONS.length;
-      for (let e = 0; e < k; e++) out.push(embed(pickHost(H, x.text + '#' + e, 8), x, POSITIONS[(p0 + e * (x.label ? 3 : 1)) % POSITIONS.length], 5));
+      for (let e = 0; e < k; e++) out.push(embed(pickHost(H, x.text + '#' + e, salts[1]), x, POSITIONS[(p0 + e * (x.label ? 3 : 1)) % POSITIONS.length], salts[2]));
     }
-  }
+  };
+  if (recipe.assistantGoals && !left('own')) trainOnly(assistantGoals(), [12, 8, 5]);
+  if (recipe.multilingualGoals && !left('own')) trainOnly(multilingualGoals(), [14, 9, 6]);
   const bm = benignMessages().filter((b) => !isEval(b.group) && (recipe.extraData || !b.extra));
   out.push(...sample(bm.filter((b) => b.kind === 'ham'), recipe.hosts ?? CAPS.hosts, 107));
   out.push(...sample(bm.filter((b) => b.kind !== 'ham'), recipe.otherBenign ?? CAPS.otherBenign, 109));
@@ -461,6 +486,8 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
     // 2.0 has no document model and no your_output: the columns stay 0 and no tree can split on them
     X[i * D + DOC_COL] = docOof[i];
     if (!recipe.yourOutput) X[i * D + YOUR_OUTPUT_COL] = 0;
+    // before 2.11 the goal columns did not exist: 0, so a constant no tree splits on (the 2.7 models train byte-identically)
+    if (!recipe.goalFeatures) X.fill(0, i * D + N_FEATURES_27, i * D + N_FEATURES);
     if (recipe.encoder) X[i * D + N_FEATURES] = encOof[i];
     y[i] = rows[i].label;
     w[i] = items[i].weight!;

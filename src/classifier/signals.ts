@@ -146,6 +146,18 @@ const W_FIRST = 1 << 11;
 const W_IMPER = 1 << 12;
 const W_FILLER = 1 << 13;
 const W_MODAL = 1 << 14;
+// (2.11, the goal features: columns the 2.7 trees never read; words of these classes only, so the
+// classes above are unchanged for every word) the reader's output rewritten or encoded; content put
+// into it; the user or reader spoken of; malicious goals; an output verb and "only / exactly"; the
+// override and instruction words of German, French, Spanish, Italian and Portuguese
+const W_REWRITE = 1 << 16;
+const W_INSERT = 1 << 17;
+const W_USER = 1 << 18;
+const W_MAL = 1 << 19;
+const W_ML_OVR = 1 << 20;
+const W_ML_INSTR = 1 << 21;
+const W_OUTVERB = 1 << 22;
+const W_ONLY = 1 << 23;
 
 const LEX = new Map<string, number>();
 function add(mask: number, words: string): void {
@@ -166,6 +178,14 @@ add(W_FIRST, 'i me my mine we our us ours');
 add(W_IMPER, 'ignore disregard forget forward send transfer wire pay grant give add share change update replace reset disable delete remove wipe erase empty download install run execute reply respond tell write print output say repeat reveal show list include paste email post approve create set unlock act pretend stop answer translate summarize summarise provide generate explain describe bcc copy export attach make do follow call invoke open click visit contact inform notify mark leak upload disclose begin start use');
 add(W_FILLER, 'please kindly now then also and immediately just so first next finally instead');
 add(W_MODAL, 'could can would will need must should');
+add(W_REWRITE, 'misspell misspelled misspelling misspellings scramble scrambled anagram anagrams rearrange rearranged shuffle shuffled reverse reversed backwards encode encoded encrypt encrypted obfuscate obfuscated jumble jumbled garble garbled base64 binary hex hexadecimal morse leetspeak leet rot13 cipher caesar homophones homophone uppercase capitalize emoji emojis emoticons substitute swap');
+add(W_INSERT, 'link links url urls hyperlink hyperlinks website advert adverts advertisement advertisements advertise advertising ad ads promotion promote promotional slogan hashtag hashtags clickbait snippet insert append prepend embed incorporate lien publicité enlace publicidad anuncio collegamento pubblicità werbung anzeige');
+add(W_USER, "user users user's reader readers recipient recipients nutzer benutzer nutzerin benutzerin leser utilisateur utilisateurs utilisatrice lecteur usuario usuarios usuaria lector utente utenti lettore utilizador utilizadores usuário usuários");
+add(W_MAL, 'malware keylogger ransomware backdoor botnet rootkit trojan virus worm exploit exploits exploiting vulnerability vulnerabilities cookies steal stealing steals exfiltrate exfiltration harvest phishing spam mining miner cryptominer monero sabotage infect shellcode');
+add(W_ML_OVR, 'vergiss vergesst vergessen ignoriere ignoriert ignorieren missachte anweisungen anweisung vorherigen vorherige bisherigen obigen befehle regeln oublie oubliez oublier ignorez ignorer consignes précédentes précédente précédents règles ignora ignorad olvida olvide olvidar instrucciones anteriores indicaciones reglas ignorate dimentica dimenticate istruzioni precedenti regole esqueça esqueca esqueçam instruções instrucoes regras');
+add(W_ML_INSTR, "du dich dir dein deine deinen toi te vous votre vos tes usted tú ti tuo tua tuoi você voce vocês sag sage schreib schreibe antworte gib nenne erzähle erzähl zeig zeige übersetze dis écris ecris donne réponds reponds montre traduis agis fais dime escribe responde contesta muestra traduce actúa haz dimmi scrivi rispondi mostra traduci agisci fai diga escreva responda mostre traduza aja finja faça jetzt sofort maintenant désormais ahora adesso agora");
+add(W_OUTVERB, 'say print respond reply answer output write repeat return type begin start sag sage schreib schreibe antworte gib dis écris ecris réponds reponds di escribe responde contesta scrivi rispondi diga escreva responda');
+add(W_ONLY, 'only exactly just solely verbatim nur ausschließlich genau lediglich seulement uniquement exactement solo solamente únicamente unicamente exactamente soltanto esattamente apenas somente exatamente');
 // what an assistant produces for its user: "add this to your reply", "in your summary", "your code"
 const OUTPUT_NOUNS = new Set('reply replies response responses answer answers summary summaries output outputs code solution implementation translation explanation message analysis review report result results text'.split(' '));
 const YOUR = new Set(['your', 'ihre', 'deine', 'deiner', 'votre', 'tu', 'su']);
@@ -229,17 +249,33 @@ export const FEATURES = [
   'emails',
   'doc', // the document model's margin for the window's part (subject + visible, or hidden text); 0 without one
   'your_output', // "your reply / response / summary / code …": the text speaks to whoever writes the output (2.1)
+  // (2.11, recipe option goalFeatures: the goal taxonomy as tree inputs — learned weights where the goal
+  // rules have fixed strengths; a model trained without the option never reads these columns)
+  'goal_rewrite', // the output rewritten or encoded: misspell, scramble, reverse, base64, morse, leetspeak, emoji …
+  'goal_insert', // content put into the output: link, url, advert, slogan, hashtag, insert, append …
+  'goal_user', // the user / reader / recipient spoken of (also de, fr, es, it, pt)
+  'goal_malicious', // malicious goals: malware, keylogger, steal, exfiltrate, cookies, phishing, mining …
+  'output_exact', // an output verb (say, print, respond, answer … and de/fr/es/it/pt) followed within four words by only / exactly / a quotation or a colon
+  'ml_override', // override words in German, French, Spanish, Italian, Portuguese (vergiss, anweisungen, oubliez, olvida, istruzioni, esqueça …)
+  'ml_instruct', // second person, imperatives and "now" in those languages (du, vous, usted, sag, écris, responde, scrivi, diga, jetzt …)
 ] as const;
 export const N_FEATURES = FEATURES.length;
 
+/** The columns of the 2.10 and earlier trees (FEATURES up to your_output); the goal features follow. */
+export const N_FEATURES_27 = 26;
 /** Per-segment counts (one row of SEG_STRIDE numbers per segment). */
-const SEG_STRIDE = 17;
+const SEG_STRIDE = 24;
 // row layout: 0 words, 1 ai, 2 you, 3 imperative, 4 polite, 5 outctl, 6 override,
 // 7 resources, 8 third, 9 secrecy, 10 urgency, 11 action, 12 jail, 13 first, 14 special, 15 questions,
-// 16 your_output
+// 16 your_output, 17 goal_rewrite, 18 goal_insert, 19 goal_user, 20 goal_malicious, 21 output_exact,
+// 22 ml_override, 23 ml_instruct
 // (emails are counted into `third` and separately tracked in segEmails)
 
 const WORD = /[a-z0-9à-öø-ÿß'_-]+|[?:,<>|#[\]{}=@]/g;
+/** Opening quotation marks: an output verb followed by one dictates the output ("say \"…\""). */
+function isOpenQuote(c: number): boolean {
+  return c === 34 || c === 0x201c || c === 0x201e || c === 0xab || c === 0x2018 || c === 0x60;
+}
 
 export interface SegFeatures {
   rows: Float32Array;
@@ -266,6 +302,7 @@ export function segmentFeatures(doc: string, segs: readonly Segment[], out?: Seg
     let prevWord = '';
     let actionWord = false;
     let secretHint = false;
+    let sinceOut = 99; // words since the last output verb (output_exact)
     WORD.lastIndex = a;
     let m: RegExpExecArray | null;
     while ((m = WORD.exec(doc)) !== null && m.index < b) {
@@ -276,11 +313,17 @@ export function segmentFeatures(doc: string, segs: readonly Segment[], out?: Seg
           f.emails[s]++;
           rows[r + 8]++;
         } else if (w === ',' || w === ':') {
+          if (w === ':' && sinceOut <= 1) rows[r + 21]++;
           if (m.index - a < 80) clauseStart = true;
         } else rows[r + 14]++;
         continue;
       }
       rows[r]++;
+      sinceOut++;
+      if (sinceOut <= 4 && m.index > a && isOpenQuote(doc.charCodeAt(m.index - 1))) {
+        rows[r + 21]++;
+        sinceOut = 99;
+      }
       if (YOUR.has(prevWord) && OUTPUT_NOUNS.has(w)) rows[r + 16]++;
       const c = LEX.get(w) ?? 0;
       if (c) {
@@ -303,6 +346,19 @@ export function segmentFeatures(doc: string, segs: readonly Segment[], out?: Seg
         if (c & W_ACTION) actionWord = true;
         if (c & W_JAIL) rows[r + 12]++;
         if (c & W_FIRST) rows[r + 13]++;
+        if (c >= W_REWRITE) {
+          if (c & W_REWRITE) rows[r + 17]++;
+          if (c & W_INSERT) rows[r + 18]++;
+          if (c & W_USER) rows[r + 19]++;
+          if (c & W_MAL) rows[r + 20]++;
+          if (c & W_ML_OVR) rows[r + 22]++;
+          if (c & W_ML_INSTR) rows[r + 23]++;
+          if (c & W_ONLY && sinceOut <= 4) {
+            rows[r + 21]++;
+            sinceOut = 99;
+          }
+          if (c & W_OUTVERB) sinceOut = 0;
+        }
       }
       if (w === 'tell' || w === 'mention' || w === 'notify' || w === 'inform' || w === 'confirm' || w === 'confirmation' || w === 'approved' || w === 'preapproved' || w === 'keep' || w === 'afterwards') secretHint = true;
       if (clauseStart) {
@@ -367,6 +423,8 @@ export function windowVector(segs: readonly Segment[], f: SegFeatures, w: Window
   vec[23] = f.emails[i] + (same ? 0 : f.emails[j]);
   vec[24] = doc;
   vec[25] = f.rows[ri + 16] + (same ? 0 : f.rows[rj + 16]);
+  // (2.11) the goal features; a vector of the 2.10 trees' width stops before them
+  for (let k = 17; k < SEG_STRIDE && k + 9 < vec.length; k++) vec[k + 9] = f.rows[ri + k] + (same ? 0 : f.rows[rj + k]);
   return vec;
 }
 
