@@ -13,7 +13,7 @@ import type { AttackSource } from './loso.js';
 import { trainingMessages, trainV2, type Recipe, type V2Model } from './recipe-v2.js';
 
 export function foldKey(recipe: Recipe): string {
-  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, windowCountHidden: _wh, combiner: _c, goalRules: _gr, ...trained } = recipe;
+  const { name: _n, gradedHidden: _g, ignoreSeparatorRuns: _i, hiddenNeedsInstruction: _h, windowCountCorrection: _w, windowCountHidden: _wh, combiner: _c, goalRules: _gr, foldObfuscation: _fo, ...trained } = recipe;
   return createHash('sha256').update(JSON.stringify(trained)).digest('hex').slice(0, 10);
 }
 

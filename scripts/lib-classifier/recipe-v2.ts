@@ -130,6 +130,8 @@ export interface Recipe {
    * option stored with the weights (it changes no fold model)
    */
   goalRules?: boolean;
+  /** 2.12: the rules also read look-alike letters, leetspeak and ROT13 (run time; src/classifier/injection.ts obfuscationReadings) */
+  foldObfuscation?: boolean;
   /**
    * (2.10) training windows read the HTML part's sentences that the plain part does not say, as
    * classifyInbound does since session 9 (default off: the shipped models were trained without)
@@ -217,8 +219,10 @@ export const RECIPE_211A: Recipe = { ...RECIPE_210, name: '2.11a', goalFeatures:
 export const RECIPE_211: Recipe = { ...RECIPE_211A, name: '2.11', windowCountCorrection: 0.5 };
 // 2.11f: the goal features alone (a diagnostic of session 11, never eligible to ship)
 export const RECIPE_211F: Recipe = { ...RECIPE_210, name: '2.11f', goalFeatures: true };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11a': RECIPE_211A, '2.11': RECIPE_211, '2.11f': RECIPE_211F };
-export const SHIPPED_RECIPE = RECIPE_211;
+// 2.12 (session 11): 2.11's models; the rules also read look-alike letters, leetspeak and ROT13 (run time)
+export const RECIPE_212: Recipe = { ...RECIPE_211, name: '2.12', foldObfuscation: true };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11a': RECIPE_211A, '2.11': RECIPE_211, '2.11f': RECIPE_211F, '2.12': RECIPE_212 };
+export const SHIPPED_RECIPE = RECIPE_212;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -516,5 +520,5 @@ export function trainV2(msgs: Msg[], log: (s: string) => void = () => {}, recipe
 export function bundleOf(m: V2Model, quarantineAt = 0.95): InjectionBundle {
   const probe = m.probe;
   return {
-    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true, goalRules: m.recipe.goalRules === true };
+    ...(probe ? { windowExtra: (text: string) => probeMargin(probe, embeddingOf(text)) } : {}), ngram: toLinear(m.ngram), doc: m.doc ? toLinear(m.doc) : null, trees: decodeTrees(m.trees), quarantineAt, gradedHidden: m.recipe.gradedHidden, ignoreSeparatorRuns: m.recipe.ignoreSeparatorRuns, hiddenNeedsInstruction: m.recipe.hiddenNeedsInstruction === true, windowCountCorrection: m.recipe.windowCountCorrection ?? 0, windowCountHidden: m.recipe.windowCountHidden === true, goalRules: m.recipe.goalRules === true, foldObfuscation: m.recipe.foldObfuscation === true };
 }
