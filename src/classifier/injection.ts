@@ -154,6 +154,7 @@ const ALL_RULES: readonly Rule[] = [...RULES, ...GOAL_RULES];
 
 const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
 const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward|disregard|assistant|execute|reveal)\b/;
+const INSTRUCTION_WORDS_ALL = new RegExp(INSTRUCTION_WORDS.source, 'g');
 
 export interface InjectionResult {
   score: number;
@@ -547,9 +548,12 @@ const CONFUSABLE: Record<string, string> = {
   'α': 'a', 'ο': 'o', 'ρ': 'p', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'υ': 'u', 'χ': 'x', 'ε': 'e', 'τ': 't', 'ϲ': 'c', 'ϳ': 'j', 'β': 'b', 'γ': 'y', 'η': 'n', 'μ': 'u', 'ω': 'w',
 };
 const CONFUSABLE_RE = new RegExp(`[${Object.keys(CONFUSABLE).join('')}]`, 'g');
+const HAS_CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLE).join('')}]`);
 /** Characters NFKC folds to Latin letters: fullwidth forms, mathematical alphanumerics (surrogate pairs), circled and parenthesised letters. */
 const COMPAT_LETTERS = /[\uff21-\uff3a\uff41-\uff5a\u24b6-\u24e9\u249c-\u24b5]|\ud835[\udc00-\udfff]/;
 const LEET_TOKEN = /\b(?=[a-z0-9]*[a-z])(?=[a-z0-9]*[013457])[a-z0-9]{3,}\b/g;
+/** A leetspeak digit against a letter: the cheap test before LEET_TOKEN's walk of every word. */
+const LEET_HINT = /[a-z][013457]|[013457][a-z]/;
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't' };
 const ROT13_MAX = 50_000;
 
@@ -563,17 +567,34 @@ function rot13(text: string): string {
   return out;
 }
 
-/** The readings of `lower` (already lower-cased) that obfuscation would hide: each differs from it. */
+/** The instruction words under ROT13, looked for in the text itself: most mail never builds its ROT13 reading. */
+const ROT13_WORDS = new RegExp(String.raw`\b(?:` + ['ignore', 'instructions', 'system prompt', 'password', 'forward', 'disregard', 'assistant', 'execute', 'reveal'].map(rot13).join('|') + String.raw`)\b`);
+
+/**
+ * The readings of `lower` (already lower-cased) that obfuscation would hide, each kept only when it
+ * shows one of the instruction words (INSTRUCTION_WORDS) the text itself does not: the cheap test
+ * that keeps the rules from reading every message again. The ROT13 reading is built only when the
+ * text holds one of those words under ROT13.
+ */
 export function obfuscationReadings(lower: string): string[] {
   const out: string[] = [];
-  let folded = lower;
-  if (COMPAT_LETTERS.test(folded)) folded = folded.normalize('NFKC').toLowerCase();
-  folded = folded.replace(CONFUSABLE_RE, (c) => CONFUSABLE[c]);
-  if (folded !== lower) out.push(folded);
+  let plain: Set<string> | null = null;
+  const keep = (reading: string) => {
+    if (reading === lower || !INSTRUCTION_WORDS.test(reading)) return;
+    plain ??= new Set(lower.match(INSTRUCTION_WORDS_ALL));
+    for (const w of reading.match(INSTRUCTION_WORDS_ALL) ?? []) {
+      if (!plain.has(w)) {
+        out.push(reading);
+        return;
+      }
+    }
+  };
+  const compat = COMPAT_LETTERS.test(lower);
+  if (compat || HAS_CONFUSABLE.test(lower)) keep((compat ? lower.normalize('NFKC').toLowerCase() : lower).replace(CONFUSABLE_RE, (c) => CONFUSABLE[c]));
   // leetspeak: only when at least three words mix letters with the digits it uses ("4pm", "1st" alone do not)
-  const mixed = lower.match(LEET_TOKEN);
-  if (mixed && mixed.length >= 3) out.push(lower.replace(LEET_TOKEN, (t) => t.replace(/[013457]/g, (d) => LEET[d])));
-  out.push(rot13(lower));
+  const mixed = LEET_HINT.test(lower) ? lower.match(LEET_TOKEN) : null;
+  if (mixed && mixed.length >= 3) keep(lower.replace(LEET_TOKEN, (t) => t.replace(/[013457]/g, (d) => LEET[d])));
+  if (ROT13_WORDS.test(lower)) keep(rot13(lower));
   return out;
 }
 
