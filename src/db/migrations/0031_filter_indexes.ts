@@ -25,7 +25,7 @@ import { dialectOf } from '../dialect.js';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const pg = dialectOf(db) === 'postgres';
-  // down() keeps the column (code that writes it keeps working on the older schema): added once.
+  // (added only when absent: a database an earlier build of this migration rolled back kept it)
   const tables = await db.introspection.getTables();
   for (const table of ['received_messages', 'sent_messages']) {
     if (tables.find((t) => t.name === table)?.columns.some((c) => c.name === 'has_attachments')) continue;
@@ -40,9 +40,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     : sql`CREATE INDEX received_intent ON received_messages (workspace_id, json_extract(classification, '$.intent'), id, thread_id)`).execute(db);
 }
 
-/** The indexes only: has_attachments stays (this version's code writes it), and up() keeps it. */
+/** The indexes, then the column (as before 0031; code of this version run on that schema must not write it). */
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const name of ['received_with_attachments', 'sent_with_attachments', 'received_intent']) {
     await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
   }
+  for (const table of ['received_messages', 'sent_messages']) await sql.raw(`ALTER TABLE ${table} DROP COLUMN has_attachments`).execute(db);
 }

@@ -84,7 +84,9 @@ console.log(JSON.stringify({ main, mainAfterThreads: newSpace(), ...threads }));
       // The main thread: held at V8's initial semi-spaces (1 MB each) instead of growing to 32 MB
       // (V8's default maximum) or 8 MB (the operator's 4 MB semi-spaces), before and after threads start.
       expect(r.main, JSON.stringify(env)).toBeLessThanOrEqual(2 * MB);
-      expect(r.mainAfterThreads, JSON.stringify(env)).toBeLessThanOrEqual(2 * MB);
+      // After threads start: one growth step (2 → 4 MB) can land before the re-hold that follows a
+      // thread's start (seen under CI's load); never the 8 MB or 32 MB the unheld thread reaches.
+      expect(r.mainAfterThreads, JSON.stringify(env)).toBeLessThan(8 * MB);
     }
   });
 
