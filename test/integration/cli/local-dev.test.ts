@@ -8,6 +8,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, isolatedEnv, startDaemon, tempHome, type TestDaemon } from '../../helpers/daemon.js';
 import { idJustBefore } from '../../helpers/ids.js';
+import { onPostgres } from '../../helpers/postgres.js';
 
 let d: TestDaemon;
 const AGENT = 'agent@local.mailagent.localhost';
@@ -147,7 +148,11 @@ describe('the daemon and its data directory', () => {
       expect(other.stderr()).toMatch(/Profile "default" already exists and was kept; saved these keys as profile "default-2"/);
       const after = JSON.parse(readFileSync(join(d.env.XDG_CONFIG_HOME!, 'mailagent', 'config.json'), 'utf8'));
       expect(after.profiles.default).toEqual(before.profiles.default);
-      expect(after.profiles['default-2'].data_dir).toBe(join(d.home, 'second'));
+      // A profile names where its keys live: the data dir, or on PostgreSQL the database (no data_dir).
+      if (onPostgres) {
+        expect(after.profiles['default-2'].database).toMatch(/^postgres(ql)?:\/\//);
+        expect(after.profiles['default-2'].data_dir).toBeUndefined();
+      } else expect(after.profiles['default-2'].data_dir).toBe(join(d.home, 'second'));
     } finally {
       await other.stop({ keep: true });
     }
