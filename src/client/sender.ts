@@ -1,3 +1,4 @@
+import { checksFailed } from '../contract/received.js';
 /**
  * The sender filter shared by `mailagent wait --from` and the MCP tools' `from`: an address
  * (matched exactly, case-insensitively) or a domain (`example.com` or `@example.com`: that domain
@@ -30,5 +31,5 @@ export const SENDER_FILTER_FORMS = 'an address (codes@example.com) or a domain (
  */
 export function authenticationFailed(m: { authentication_failed?: boolean; spf_pass: boolean | null; dkim_pass: boolean | null }): boolean {
   if (typeof m.authentication_failed === 'boolean') return m.authentication_failed;
-  return (m.spf_pass === false || m.dkim_pass === false) && m.spf_pass !== true && m.dkim_pass !== true;
+  return checksFailed(m.spf_pass, m.dkim_pass);
 }

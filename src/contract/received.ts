@@ -8,6 +8,11 @@ import { route, type RouteDef } from './route.js';
  * side-effecting action. Kept equal to src/classifier's list by a test; the
  * field stays a string array so older clients keep parsing it.
  */
+/** A received message's SPF/DKIM results read as a failure: a check failed and none passed (part of `authentication_failed`). */
+export function checksFailed(spf: boolean | null, dkim: boolean | null): boolean {
+  return (spf === false || dkim === false) && spf !== true && dkim !== true;
+}
+
 export const INJECTION_CATEGORIES = ['instruction_override', 'role_hijack', 'data_exfiltration', 'tool_invocation', 'boundary_manipulation', 'encoding_tricks', 'hidden_content', 'action_request'] as const;
 /** `entities.action_requests[].action`: the privileged actions the classifier recognises. */
 export const REQUESTED_ACTIONS = ['forward_mail', 'grant_access', 'transfer_money', 'change_payment_details', 'change_credentials', 'reveal_secrets', 'delete_data', 'contact_third_party', 'install_or_run'] as const;

@@ -1,4 +1,5 @@
 import type { PageOf } from '../contract/common.js';
+import { checksFailed } from '../contract/received.js';
 import type {
   Classification, ReceivedListQuery, ReceivedMessage, ReceivedMessageSummary, SimulateInbound,
 } from '../contract/received.js';
@@ -46,7 +47,7 @@ function classificationOf(r: ReceivedSummaryRow & { text?: string | null; html?:
 /** ReceivedMessageSummary.authentication_failed: an unauthenticated event, or a check failed and none passed. */
 export function authenticationFailed(r: Pick<ReceivedSummaryRow, 'event_type' | 'spf_pass' | 'dkim_pass'>): boolean {
   if (r.event_type === 'message.received.unauthenticated') return true;
-  return (r.spf_pass === false || r.dkim_pass === false) && r.spf_pass !== true && r.dkim_pass !== true;
+  return checksFailed(r.spf_pass, r.dkim_pass);
 }
 
 export function toReceivedSummary(r: ReceivedSummaryRow): ReceivedMessageSummary {
