@@ -548,7 +548,7 @@ const CONFUSABLE: Record<string, string> = {
   'α': 'a', 'ο': 'o', 'ρ': 'p', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'υ': 'u', 'χ': 'x', 'ε': 'e', 'τ': 't', 'ϲ': 'c', 'ϳ': 'j', 'β': 'b', 'γ': 'y', 'η': 'n', 'μ': 'u', 'ω': 'w',
 };
 const CONFUSABLE_RE = new RegExp(`[${Object.keys(CONFUSABLE).join('')}]`, 'g');
-const HAS_CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLE).join('')}]`);
+const HAS_CONFUSABLE = new RegExp(CONFUSABLE_RE.source);
 /** Characters NFKC folds to Latin letters: fullwidth forms, mathematical alphanumerics (surrogate pairs), circled and parenthesised letters. */
 const COMPAT_LETTERS = /[\uff21-\uff3a\uff41-\uff5a\u24b6-\u24e9\u249c-\u24b5]|\ud835[\udc00-\udfff]/;
 const LEET_TOKEN = /\b(?=[a-z0-9]*[a-z])(?=[a-z0-9]*[013457])[a-z0-9]{3,}\b/g;

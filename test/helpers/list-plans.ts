@@ -7,6 +7,10 @@ import type { Database } from '../../src/db/schema.js';
  * connection to a SQLite file that records each query, and SQLite's plan of every query a call
  * made (`EXPLAIN QUERY PLAN`: ' | ' between the steps of one query, ' || ' between queries).
  */
+/** Seeded rows' ids (`p_00042`) and times (a minute apart from 2026-01-01), so that id order is time order. */
+export const seqId = (p: string, i: number): string => `${p}_${String(i).padStart(5, '0')}`;
+export const seqAt = (i: number): string => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
+
 export function planRecorder(file: string): { db: Kysely<Database>; sqlite: BetterSqlite3.Database; planOf(run: () => Promise<unknown>): Promise<string> } {
   const sqlite = new BetterSqlite3(file);
   const queries: CompiledQuery[] = [];

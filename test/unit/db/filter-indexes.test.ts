@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../../src/db/schema.js';
-import { allPages as pagesOf, planRecorder, rowInserter } from '../../helpers/list-plans.js';
+import { allPages as pagesOf, planRecorder, rowInserter, seqId as id, seqAt as at } from '../../helpers/list-plans.js';
 import { migrate, openDatabase, type OpenedDb } from '../../../src/db/open.js';
 import { migrations } from '../../../src/db/migrations/index.js';
 import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
@@ -24,8 +24,6 @@ let db: Db;
 let recorder: ReturnType<typeof planRecorder> | null = null;
 const WS = 'wsk_1';
 const N = 300;
-const id = (p: string, i: number) => `${p}_${String(i).padStart(5, '0')}`;
-const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
 const INTENTS = ['question', 'newsletter', 'notification'];
 /** The intent of message i: a few rare ones, the rest common. */
 const intentOf = (i: number) => (i % 41 === 0 ? 'verification_code' : i % 43 === 0 ? 'bounce' : INTENTS[i % 3]);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../../src/db/schema.js';
-import { allPages as pagesOf, planRecorder, rowInserter } from '../../helpers/list-plans.js';
+import { allPages as pagesOf, planRecorder, rowInserter, seqId as id, seqAt as at } from '../../helpers/list-plans.js';
 import { migrate, openDatabase, type OpenedDb } from '../../../src/db/open.js';
 import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
 import { listThreadsView } from '../../../src/db/repos/threads.js';
@@ -25,8 +25,6 @@ let db: Db;
 let recorder: ReturnType<typeof planRecorder> | null = null;
 const WS = 'wsk_1';
 const N = 400;
-const id = (p: string, i: number) => `${p}_${String(i).padStart(5, '0')}`;
-const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
 
 let rows: ReturnType<typeof rowInserter> | null = null;
 const insert = (table: string, row: Record<string, unknown>) => (rows ??= rowInserter(opened.db)).insert(table, row);
