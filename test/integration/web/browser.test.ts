@@ -348,6 +348,11 @@ describe.skipIf(!haveChromium)(`web inbox in Chromium (${CHROMIUM})`, () => {
     }).filter((x) => x.left < 0 || x.right > Math.min(390, x.navRight) + 0.5));
     expect(cut, JSON.stringify(cut)).toEqual([]);
     expect(await p.locator('nav.side a', { hasText: 'API keys' }).isVisible()).toBe(true);
+    // A row stays a few lines tall however long its subject (the 3,000-letter subject of the
+    // overflow test above filled the whole phone screen when the subject wrapped unclamped).
+    await p.locator('a.row', { hasText: 'Long AAAA' }).waitFor();
+    const tallest = await p.evaluate(() => Math.max(...[...document.querySelectorAll('a.row')].map((r) => r.getBoundingClientRect().height)));
+    expect(tallest).toBeLessThan(160);
     await p.screenshot({ path: join(SHOTS, 'inbox-phone-dark.png') });
     await p.close();
   });
