@@ -25,7 +25,7 @@ import { workOf, type ClassifyAlong } from './message-work.js';
 import { ReadCache } from './read-cache.js';
 import { senderTrust, type SenderTrust } from './sender-trust.js';
 import { admitPlusAddress, isHeldCode, plusAddressDecision, recordCapLeft, splitPlus } from './plus-addresses.js';
-import { POSTMASTER, postmasterAgent } from './postmaster.js';
+import { POSTMASTER, ROLE_MAILBOXES, postmasterAgent } from './postmaster.js';
 
 export interface InboundInput {
   /** The message exactly as received (stored unchanged; GET /v1/messages/{rcv_id}/raw returns it). */
@@ -124,7 +124,7 @@ async function readRoute(ctx: AppContext, address: string): Promise<RecipientRou
     return { kind: 'foreign', reason: `${parts.domain} is not a domain of this server; relaying is not allowed` };
   }
   const agent = await agentByEmail(ctx.db, parts.base);
-  if ((!agent || agent.status === 'archived') && parts.base === `${POSTMASTER}@${parts.domain}`) return postmasterRoute(ctx, parts.domain, `${parts.local}@${parts.domain}`);
+  if ((!agent || agent.status === 'archived') && ROLE_MAILBOXES.has(parts.base.slice(0, -(parts.domain.length + 1)))) return postmasterRoute(ctx, parts.domain, `${parts.local}@${parts.domain}`);
   if (!agent) return { kind: 'unknown', reason: `no mailbox ${parts.base} here` };
   if (agent.status === 'archived') return { kind: 'unknown', reason: `the mailbox ${parts.base} is archived` };
   const addr = `${parts.local}@${parts.domain}`;
@@ -133,7 +133,7 @@ async function readRoute(ctx: AppContext, address: string): Promise<RecipientRou
 
 async function postmasterRoute(ctx: AppContext, domain: string | null, address: string): Promise<RecipientRoute> {
   const agent = await postmasterAgent(ctx, domain);
-  return agent ? { kind: 'agent', agent, address, plus: null } : { kind: 'unknown', reason: 'no live agent here to receive postmaster mail' };
+  return agent ? { kind: 'agent', agent, address, plus: null } : { kind: 'unknown', reason: `no live agent here to receive ${address.split('@')[0]} mail` };
 }
 
 /** Cheap check for the outbound side: is this an agent address (or plus variant) on this instance? */

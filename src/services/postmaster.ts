@@ -14,7 +14,15 @@ import type { AppContext } from './context.js';
  */
 export const POSTMASTER = 'postmaster';
 
-/** The agent that receives postmaster mail for `domain` (null: none, the instance has no live agent). */
+/**
+ * The role mailboxes routed like postmaster (RFC 2142): `abuse` (§2: where reports about mail this
+ * server sent go), `noc` and `security` (§4), `hostmaster` and `webmaster` (§5: the DNS records
+ * and the HTTP service the operator runs). Each is a reserved agent name (agents.ts); only bare
+ * `Postmaster` is also accepted with no domain (RFC 5321 §4.5.1).
+ */
+export const ROLE_MAILBOXES: ReadonlySet<string> = new Set([POSTMASTER, 'abuse', 'hostmaster', 'webmaster', 'security', 'noc']);
+
+/** The agent that receives postmaster (and other role-mailbox) mail for `domain` (null: none, the instance has no live agent). */
 export async function postmasterAgent(ctx: AppContext, domain: string | null): Promise<AgentRow | null> {
   const owner = domain ? await domainWorkspace(ctx, domain) : null;
   if (owner) {

@@ -63,10 +63,19 @@ describe('postmaster (RFC 5321 §4.5.1)', () => {
     expect(got.map((m) => m.agent_id)).toEqual([t.boot.agent.id]);
   });
 
-  it('other domains stay closed (never an open relay), other reserved names stay unknown, and an archived default agent hands over to the next', async () => {
-    const r = await deliver(['postmaster@gmail.com', `abuse@${WS_DOMAIN}`], 'not for us');
+  it('takes the other RFC 2142 role mailboxes the same way, with their own address as `to`', async () => {
+    const roles = ['abuse', 'hostmaster', 'webmaster', 'security', 'noc'];
+    const r = await deliver(roles.map((x) => `${x}@${WS_DOMAIN}`), 'role mail');
+    expect(r.slice(3, 8)).toEqual(roles.map(() => expect.stringMatching(/^250/)));
+    const got = await received('role mail');
+    expect(got.map((m) => [m.agent_id, m.to])).toEqual([[t.boot.agent.id, `abuse@${WS_DOMAIN}`]]);
+  });
+
+  it('other domains stay closed (never an open relay), mailer-daemon and role names without a domain stay unknown, and an archived default agent hands over to the next', async () => {
+    const r = await deliver(['postmaster@gmail.com', `mailer-daemon@${WS_DOMAIN}`, 'abuse'], 'not for us');
     expect(r[3]).toMatch(/^550 5\.7\.1 Relaying denied/);
     expect(r[4]).toMatch(/^550 5\.1\.1/);
+    expect(r[5]).toMatch(/^501 /); // smtp-server: a recipient without a domain is a syntax error, Postmaster excepted
     const next = (await t.req('POST', '/v1/agents', { body: { name: 'ops' } })).body;
     expect((await t.req('DELETE', `/v1/agents/${t.boot.agent.id}`)).status).toBe(200);
     const after = await deliver([`postmaster@${WS_DOMAIN}`], 'after archive');
