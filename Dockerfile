@@ -21,9 +21,11 @@ RUN npm run build && npm prune --omit=dev
 
 # ---- run stage: the built package, no compiler, no sources, not root
 FROM node:20-bookworm-slim
-# NODE_OPTIONS: the main thread's new space at 8 MB instead of 32 (docs/self-hosting.md → Memory).
+# NODE_OPTIONS: the main thread's new space at 8 MB instead of 32; MALLOC_ARENA_MAX: glibc's malloc
+# with two arenas instead of one per allocating thread (docs/self-hosting.md → Memory).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=4 \
+    MALLOC_ARENA_MAX=2 \
     MAILAGENT_DATA_DIR=/data \
     MAILAGENT_HOST=0.0.0.0 \
     XDG_CONFIG_HOME=/data/cli

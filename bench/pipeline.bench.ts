@@ -18,7 +18,9 @@
  *          RSS_IDLE_SECS (30) later, with each thread's V8 heap from /metrics, the peak and mean RSS
  *          while mail flowed (sampled each second) and the daemon's CPU time per message (all
  *          threads); RSS_BASE=1 measures the --base build too, RSS_LAUNCHER=1 adds a row per build
- *          with the systemd unit's node settings.
+ *          with the systemd unit's node settings; RSS_ROW_ENV='K=V K2=V2' adds a row per build with
+ *          those environment variables (a lever measured beside the same build without it);
+ *          RSS_ROUNDS=N repeats the whole set N times, alternating (A B A B …).
  *   list   the lists clients page through (received, threads, sent, events; plain, second page and
  *          filtered: LIST_ENDPOINTS), p50 at 1,000 stored messages (500 over SMTP, 500 test-mode
  *          sends), then at 1,000,000 (those rows copied in SQL: bulkCopy, an equivalent bulk path);
@@ -557,7 +559,7 @@ async function threadHeaps(url: string): Promise<string> {
  * The node settings of contrib/systemd/mailagent.service and the Dockerfile (RSS_LAUNCHER=1 adds a
  * row with them): V8 reads them when it starts, so a plain `mailagent serve` has not got them.
  */
-const LAUNCHER_ENV = { NODE_OPTIONS: '--max-semi-space-size=4' };
+const LAUNCHER_ENV = { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' };
 
 /** smtp-source -d as in smtpSource, without blocking this process (the RSS sampler keeps running). */
 function smtpSourceAsync(port: number, messages: number): Promise<number | null> {
@@ -573,13 +575,16 @@ async function benchRss() {
   say('Heaps per thread: V8 heap total / of it new space, MB, from mailagent_thread_heap_bytes.');
   // Each build plain (`mailagent serve` as the README's quickstart runs it), then with the unit's
   // and the Dockerfile's node settings (RSS_LAUNCHER=1), alternating the builds.
-  const runs = [
-    ...builds.map((b) => ({ ...b, label: b.name, launcher: false })),
-    ...(process.env.RSS_LAUNCHER === '1' ? builds.map((b) => ({ ...b, label: `${b.name} + launcher settings`, launcher: true })) : []),
+  const rowEnv: Record<string, string> = Object.fromEntries((process.env.RSS_ROW_ENV ?? '').split(/\s+/).filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const set = [
+    ...builds.map((b) => ({ ...b, label: b.name, env: {} as Record<string, string> })),
+    ...(Object.keys(rowEnv).length ? builds.map((b) => ({ ...b, label: `${b.name} + ${process.env.RSS_ROW_ENV!.trim()}`, env: rowEnv })) : []),
+    ...(process.env.RSS_LAUNCHER === '1' ? builds.map((b) => ({ ...b, label: `${b.name} + launcher settings`, env: LAUNCHER_ENV })) : []),
   ];
+  const runs = Array.from({ length: Number(process.env.RSS_ROUNDS ?? 1) }, () => set).flat();
   for (const b of runs) {
     if (b.name === 'before' && process.env.RSS_BASE !== '1') continue;
-    const d = await serve(b.root, undefined, b.launcher ? LAUNCHER_ENV : {});
+    const d = await serve(b.root, undefined, b.env);
     try {
       scaleWorkspace(d.dataDir);
       const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${d.pid}/status`, 'utf8'))![1]) / 1024;
@@ -612,9 +617,13 @@ async function benchRss() {
       await sleep(2000);
       const c = counts(d.dataDir);
       const after = rss();
+      // Anonymous (heaps, malloc arenas, stacks) vs file-backed (node's code, mapped libraries).
+      const rollup = readFileSync(`/proc/${d.pid}/smaps_rollup`, 'utf8');
+      const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0) / 1024;
+      const split = `${kb('Anonymous').toFixed(0)} anonymous + ${(kb('Rss') - kb('Anonymous')).toFixed(0)} file-backed`;
       const heaps = await threadHeaps(d.url);
       await sleep(idleSecs * 1000);
-      say(`| mailagent ${b.label} | RSS ${start.toFixed(0)} MB at start → ${after.toFixed(0)} MB after ${n} messages → ${rss().toFixed(0)} MB ${idleSecs} s later | ${(n / done.secs).toFixed(0)} msg/s acknowledged and processed, ${cpuPerMsg.toFixed(2)} ms CPU per message | stored ${c.stored}, events ${c.events} | RSS on the way (MB): ${curve.join(', ')}; while mail flowed: peak ${peak.toFixed(0)}, mean ${mean.toFixed(0)} | heaps: ${heaps}; ${idleSecs} s later: ${await threadHeaps(d.url)} | load ${load()} |`);
+      say(`| mailagent ${b.label} | RSS ${start.toFixed(0)} MB at start → ${after.toFixed(0)} MB after ${n} messages (${split}) → ${rss().toFixed(0)} MB ${idleSecs} s later | ${(n / done.secs).toFixed(0)} msg/s acknowledged and processed, ${cpuPerMsg.toFixed(2)} ms CPU per message | stored ${c.stored}, events ${c.events} | RSS on the way (MB): ${curve.join(', ')}; while mail flowed: peak ${peak.toFixed(0)}, mean ${mean.toFixed(0)} | heaps: ${heaps}; ${idleSecs} s later: ${await threadHeaps(d.url)} | load ${load()} |`);
     } finally {
       await d.stop();
     }
@@ -770,6 +779,9 @@ async function bulkCopy(dataDir: string): Promise<{ secs: number; counts: Record
     // Attachments are not copied (received_attachments is not among the tables); the intent the
     // 5 mails with one have is not either, so `intent:verification_code` matches those 5 at 1,000,000 too.
     'received_messages.classification': `case when json_extract("classification", '$.intent') = 'verification_code' then json_set("classification", '$.intent', 'unclassified') else "classification" end`,
+    // Nor their flag (migration 0031's column, now present when the seed is made): else
+    // `has:attachment` matches 5,000 rows at 1,000,000 (round 2 session 12's run did).
+    'received_messages.has_attachments': '0', 'sent_messages.has_attachments': '0',
   };
   const sqlOf = (table: string) => {
     const cols = (db.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name);

@@ -125,7 +125,8 @@ export interface ParseOptions {
   /**
    * Safe mode: no HTML-to-text conversion (mailparser's pass is superlinear on deeply nested
    * unclosed tags: `<div>` × 400,000 takes 50 s) and no text-to-HTML or link detection. Linear in
-   * the input; `text` is then only a text/plain part, when there is one.
+   * the input; `text` is then the text/plain part when there is one, else the HTML body with its
+   * tags removed (htmlToTextLinear).
    */
   safe?: boolean;
 }
@@ -163,7 +164,10 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions = {}): Promis
     text = raw.subarray(headerBytes, headerBytes + MAX_BODY_CHARS * 4).toString('utf8');
   }
   let html = m && typeof m.html === 'string' ? m.html : null;
-  if (!text && html !== null && problems.length) {
+  // Safe mode skips mailparser's HTML-to-text pass, which leaves an HTML-only message without text:
+  // it gets the linear tag strip too (the pipeline's retry after an overrun; a full parse that
+  // overran on a loaded machine, or in a worker with a small young generation, left it empty).
+  if (!text && html !== null && (problems.length || opts.safe)) {
     text = htmlToTextLinear(html.slice(0, MAX_BODY_CHARS * 4));
     stripped = true;
   }

@@ -16,8 +16,13 @@ export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type
 /** Defaults (README configuration table; docs/inbound.md "Limits"). */
 export const DEFAULT_BUDGET_MS = 5_000;
 export const DEFAULT_WORKER_HEAP_MB = 512;
-/** A worker's young generation (new space 2/3 of it: 8 MB instead of V8's 32 MB; pool.ts). 6 MB was measured (bench/README.md round 2 session 11) and fails test/integration/inbound/pipeline.test.ts (nested HTML). */
-export const DEFAULT_WORKER_YOUNG_MB = 12;
+/**
+ * A worker's young generation (new space 2/3 of it: 4 MB instead of V8's 32 MB; pool.ts): ~4 MB
+ * less resident per worker than 12 MB (bench/README.md round 2 sessions 11 and 12). Hostile HTML
+ * parses slower with it (20,000 nested divs: ~1.6–2.2 s instead of ~1.1–1.6 s, at load 16), so a
+ * loaded machine may cut that parse at the budget; the safe pass then still gives the text (mail/parse.ts).
+ */
+export const DEFAULT_WORKER_YOUNG_MB = 6;
 /** One worker per core, at least two: a message that holds one worker for its whole budget leaves another for the rest. */
 export function defaultWorkerCount(): number {
   return Math.max(2, availableParallelism());

@@ -48,6 +48,8 @@ describe('contrib/systemd/mailagent.service', () => {
     expect(text).toMatch(/^Environment=MAILAGENT_DATA_DIR=\/var\/lib\/mailagent$/m);
     // The main thread's new space, settable only before node starts (docs/self-hosting.md → Memory).
     expect(text).toMatch(/^Environment=NODE_OPTIONS=--max-semi-space-size=4$/m);
+    // glibc reads it when the process starts: only a launcher can set it (docs/self-hosting.md → Memory).
+    expect(text).toMatch(/^Environment=MALLOC_ARENA_MAX=2$/m);
     for (const [k, v] of [['ProtectSystem', 'strict'], ['NoNewPrivileges', 'yes'], ['PrivateTmp', 'yes'], ['ProtectHome', 'yes'], ['CapabilityBoundingSet', '']]) {
       expect(svc.get(k), k).toBe(v);
     }
@@ -102,6 +104,7 @@ describe('Dockerfile and compose example', () => {
     expect(final.find((i) => i.op === 'ENTRYPOINT')?.args).toMatch(/^\[/);
     expect(final.find((i) => i.op === 'ENV')?.args).toMatch(/MAILAGENT_DATA_DIR=\/data/);
     expect(final.find((i) => i.op === 'ENV')?.args).toMatch(/NODE_OPTIONS=--max-semi-space-size=4/);
+    expect(final.find((i) => i.op === 'ENV')?.args).toMatch(/MALLOC_ARENA_MAX=2/);
   });
 
   it('follows hadolint rules that apply: apt without recommends and with cleanup, npm ci, no ADD, WORKDIR absolute', () => {
