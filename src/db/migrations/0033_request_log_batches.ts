@@ -30,24 +30,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX request_log_age ON request_log (min_created_at)`.execute(db);
 
   interface Old { id: string; workspace_id: string; action: string; agent_id: string | null; key_id: string | null; metadata: string; created_at: string }
-  let after: [string, string] | null = null;
-  for (;;) {
-    const page: Old[] = (await (after
-      ? sql<Old>`SELECT id, workspace_id, action, agent_id, key_id, metadata, created_at FROM logs
-          WHERE category = ${REQUEST_CATEGORY} AND (workspace_id > ${after[0]} OR (workspace_id = ${after[0]} AND id > ${after[1]}))
-          ORDER BY workspace_id, id LIMIT 200`
-      : sql<Old>`SELECT id, workspace_id, action, agent_id, key_id, metadata, created_at FROM logs
-          WHERE category = ${REQUEST_CATEGORY} ORDER BY workspace_id, id LIMIT 200`).execute(db)).rows;
-    if (!page.length) break;
-    const byWorkspace = new Map<string, RequestLogEntry[]>();
-    for (const r of page) {
-      let list = byWorkspace.get(r.workspace_id);
-      if (!list) byWorkspace.set(r.workspace_id, (list = []));
-      list.push([r.id, r.created_at, r.agent_id, r.key_id, r.action, JSON.parse(r.metadata) as Record<string, unknown>]);
+  // Per workspace, 200 rows at a time through logs_category (workspace_id, category, id).
+  const workspaces = (await sql<{ workspace_id: string }>`SELECT DISTINCT workspace_id FROM logs WHERE category = ${REQUEST_CATEGORY}`.execute(db)).rows;
+  for (const { workspace_id: ws } of workspaces) {
+    let after = '';
+    for (;;) {
+      const page: Old[] = (await sql<Old>`SELECT id, workspace_id, action, agent_id, key_id, metadata, created_at FROM logs
+        WHERE workspace_id = ${ws} AND category = ${REQUEST_CATEGORY} AND id > ${after} ORDER BY id LIMIT 200`.execute(db)).rows;
+      if (!page.length) break;
+      const entries: RequestLogEntry[] = page.map((r) => [r.id, r.created_at, r.agent_id, r.key_id, r.action, JSON.parse(r.metadata) as Record<string, unknown>]);
+      await insertBatchRows(db, requestLogBatchRows(new Map([[ws, entries]])));
+      after = page[page.length - 1].id;
     }
-    await insertBatchRows(db, requestLogBatchRows(byWorkspace));
-    const last: Old = page[page.length - 1];
-    after = [last.workspace_id, last.id];
   }
   await sql`DELETE FROM logs WHERE category = ${REQUEST_CATEGORY}`.execute(db);
   // Only request-log retention read it (audit entries have no retention).
