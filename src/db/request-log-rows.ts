@@ -146,11 +146,7 @@ export function requestLogBatchesOf(batches: readonly (readonly unknown[])[]): R
   return requestLogBatchRows(byWorkspace);
 }
 
-/** The log entries of one stored row, in its stored order (ids ascending), as `logs` rows read (LogRow). */
-export function requestLogEntriesOf(workspaceId: string, entriesJson: string): LogRow[] {
-  return (JSON.parse(entriesJson) as RequestLogEntry[]).map((e) => entryRow(workspaceId, e));
-}
-
+/** One stored entry as `logs` rows read (LogRow). */
 export function entryRow(workspaceId: string, e: RequestLogEntry): LogRow {
   if (e.length === 6) {
     return { id: e[0], workspace_id: workspaceId, category: REQUEST_CATEGORY, action: e[4], target_resource_id: null, agent_id: e[2], key_id: e[3], metadata: e[5], created_at: e[1] };

@@ -3,7 +3,7 @@ import type { Db } from '../schema.js';
 import { dialectOf } from '../dialect.js';
 import { decodeCursor, encodeCursor, type PageRequest, type PageResult } from '../paginate.js';
 import {
-  entryRow, parseRequestLogEntries, requestLogBatchRows, requestLogEntriesOf, requestLogEntryCreatedAt,
+  entryRow, parseRequestLogEntries, requestLogBatchRows, requestLogEntryCreatedAt,
   type RequestLogBatchRow, type RequestLogEntry,
 } from '../request-log-rows.js';
 import type { LogRow } from './logs.js';
@@ -60,12 +60,15 @@ export async function listRequestLog(
         full = true;
         break;
       }
-      for (const e of requestLogEntriesOf(workspaceId, r.entries)) {
-        if (cursor !== null && e.id >= cursor) continue;
-        if (f.action && e.action !== f.action) continue;
-        if (f.agentId && e.agent_id !== f.agentId) continue;
-        found.push(e);
+      // Matched on the stored entry (id, action, agent id), a row built only for what matches.
+      const had = found.length;
+      for (const e of parseRequestLogEntries(r.entries)) {
+        if (cursor !== null && e[0] >= cursor) continue;
+        if (f.action && e[4] !== f.action) continue;
+        if (f.agentId && e[2] !== f.agentId) continue;
+        found.push(entryRow(workspaceId, e));
       }
+      if (found.length === had) continue;
       found.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
       if (found.length > limit + 1) found = found.slice(0, limit + 1);
     }
