@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { threadHeap } from '../shared/thread-heap.js';
 import type { QueueWriterReply, QueueWriterRequest, QueueWriterRow } from './queue-writer.js';
-import { requestLogRows } from './request-log-rows.js';
+import { requestLogBatchesOf } from './request-log-rows.js';
 import { BLOB_CHUNK_BYTES, isLarge, queuedBlobId } from './repos/blobs.js';
 
 const port = parentPort;
@@ -55,12 +55,13 @@ function startWriter(): void {
   });
   const BLOB_TX_BYTES = 16 * BLOB_CHUNK_BYTES;
 
-  const insertLog = db.prepare(`insert into logs (id, workspace_id, category, action, target_resource_id, agent_id, key_id, metadata, created_at)
+  // The request log: one stored row per workspace for the batches delivered together (table
+  // request_log, migration 0033; db/request-log-rows.ts), not one row and four index entries per request.
+  const insertLog = db.prepare(`insert into request_log (workspace_id, first_id, last_id, min_created_at, max_created_at, entry_count, actions, agents, entries)
     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const writeLogs = db.transaction((batches: unknown[][]) => {
-    for (const b of batches) for (const r of requestLogRows(b)) {
-      // Positional parameters: no object spread and no named look-ups per row (request log: hot7, issue #13).
-      insertLog.run(r.id, r.workspace_id, r.category, r.action, r.target_resource_id, r.agent_id, r.key_id, JSON.stringify(r.metadata), r.created_at);
+    for (const r of requestLogBatchesOf(batches)) {
+      insertLog.run(r.workspace_id, r.first_id, r.last_id, r.min_created_at, r.max_created_at, r.entry_count, r.actions, r.agents, r.entries);
     }
   });
 

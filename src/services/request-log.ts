@@ -1,6 +1,7 @@
 import type { LogEntry, LogQuery } from '../contract/account.js';
 import type { PageOf } from '../contract/common.js';
-import { insertLogs, listLogs, type LogRow } from '../db/repos/logs.js';
+import { listLogs, type LogRow } from '../db/repos/logs.js';
+import { insertRequestLogBatches, listRequestLog } from '../db/repos/request-log.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { AppContext, AuthContext } from './context.js';
@@ -9,7 +10,7 @@ import { resolveAgent } from './agents.js';
 import { REQUEST_CATEGORY } from './audit-log.js';
 import { pageOf } from '../db/paginate.js';
 import { runTransaction, withTransactionKind } from '../db/open.js';
-import { pushRequest, requestLogRows, REQUEST_LOG_VALUES, type RequestLogValues } from '../db/request-log-rows.js';
+import { pushRequest, requestLogBatchesOf, REQUEST_LOG_VALUES, type RequestLogValues } from '../db/request-log-rows.js';
 
 /** What the HTTP layer reports of an answered request (the rest of RequestLogValues comes from its key). */
 export type RequestRecord = Omit<RequestLogValues, 'id' | 'at' | 'workspaceId' | 'agentId' | 'keyId' | 'mode'> & { auth: AuthContext };
@@ -17,8 +18,9 @@ export type RequestRecord = Omit<RequestLogValues, 'id' | 'at' | 'workspaceId' |
 /**
  * Request-log rows are buffered and written in one transaction per batch, committed without a
  * flush of their own (db/open.ts CommitSync 'none'), so a GET costs no fsync. A request adds its
- * values to a flat batch (db/request-log-rows.ts: its id and time are taken at once); the rows
- * are built when the batch is written — on SQLite by the inbound queue's writer thread when it
+ * values to a flat batch (db/request-log-rows.ts: its id and time are taken at once); the stored
+ * rows — one per workspace per batch in table `request_log` (migration 0033), not one per request —
+ * are built when the batch is written: on SQLite by the inbound queue's writer thread when it
  * runs (AppContext.writeRequestLog), so building and inserting them costs the main thread nothing
  * but handing over one array of primitives. Reads flush first.
  */
@@ -65,8 +67,8 @@ export async function flushRequestLog(ctx: AppContext): Promise<void> {
         ctx.log.warn({ err, rows: requests }, 'request log: the writer thread could not write; writing on the main connection');
       }
     }
-    const rows = requestLogRows(batch);
-    await withTransactionKind('request_log', () => runTransaction(ctx.db, (trx) => insertLogs(trx, rows), 'none'));
+    const rows = requestLogBatchesOf([batch]);
+    await withTransactionKind('request_log', () => runTransaction(ctx.db, (trx) => insertRequestLogBatches(trx, rows), 'none'));
   } catch (err) {
     ctx.log.error({ err, rows: requests }, 'request log: could not write');
   }
@@ -91,9 +93,11 @@ export async function listLogsPage(ctx: AppContext, auth: AuthContext, q: LogQue
     await flushRequestLog(ctx);
   }
   const agentId = q.agent_id ? (await resolveAgent(ctx, auth, q.agent_id, 'filter', 'agent_id')).id : auth.agentId;
-  const res = await listLogs(ctx.db, auth.workspaceId, {
-    category: q.category ?? null, excludeCategories: [REQUEST_CATEGORY], action: q.action ?? null, agentId,
-  }, q);
+  const res = q.category === REQUEST_CATEGORY
+    ? await listRequestLog(ctx.db, auth.workspaceId, { action: q.action ?? null, agentId }, q)
+    : await listLogs(ctx.db, auth.workspaceId, {
+      category: q.category ?? null, excludeCategories: [REQUEST_CATEGORY], action: q.action ?? null, agentId,
+    }, q);
   const entries = res.rows.map(toLogEntry);
   if (auth.connectedAppId) entries.forEach(withoutClientDetails);
   return pageOf(res, entries);

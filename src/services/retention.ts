@@ -1,11 +1,10 @@
 import {
-  agentsOverCount, deleteDeliveries, deleteEvents, deleteLogs, deleteMessages, excessIds, oldDeliveryIds, oldEventIds,
-  oldLogIds, receivedIdsMatching, sentIdsMatching, type MessageFilter,
+  agentsOverCount, deleteDeliveries, deleteEvents, deleteMessages, excessIds, oldDeliveryIds, oldEventIds, receivedIdsMatching, sentIdsMatching, type MessageFilter,
 } from '../db/repos/retention.js';
 import { reclaimSpace, VACUUM_STEP_PAGES } from '../db/maintenance.js';
 import type { Db } from '../db/schema.js';
 import { DAY, isoAt } from '../shared/clock.js';
-import { REQUEST_CATEGORY } from './audit-log.js';
+import { expireRequestLog } from '../db/repos/request-log.js';
 import { runTransaction } from '../db/open.js';
 import type { AppContext } from './context.js';
 
@@ -86,7 +85,12 @@ export async function runRetention(ctx: AppContext, policy: RetentionPolicy, opt
   }
   if (policy.requestLogDays > 0) {
     const before = isoAt(now - policy.requestLogDays * DAY);
-    counts.requestLog += await idBatches(ctx, b, (db, n) => oldLogIds(db, REQUEST_CATEGORY, before, n), deleteLogs);
+    // Stored a batch to a row (repos/request-log.ts): a row with newer entries too is kept with those.
+    await batched(b, async () => {
+      const r = await runTransaction(ctx.db, (trx) => expireRequestLog(trx, before, b.batchSize), 'off-thread');
+      counts.requestLog += r.removed;
+      return r.rows;
+    });
   }
   counts.pagesFreed += await reclaimInSteps(ctx, b);
   return counts;

@@ -22,6 +22,7 @@ import * as m0028 from './0028_hot_path_indexes.js';
 import * as m0029 from './0029_thread_index_prefixes.js';
 import * as m0030 from './0030_list_indexes.js';
 import * as m0031 from './0031_filter_indexes.js';
+import * as m0033 from './0033_request_log_batches.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0029_thread_index_prefixes': m0029,
   '0030_list_indexes': m0030,
   '0031_filter_indexes': m0031,
+  '0033_request_log_batches': m0033,
 };

@@ -146,12 +146,3 @@ export async function deleteDeliveries(db: Db, ids: string[]): Promise<number> {
   return Number((await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
 }
 
-export async function oldLogIds(db: Db, category: string, before: string, limit: number): Promise<string[]> {
-  return (await db.selectFrom('logs').select('id').where('category', '=', category).where('created_at', '<', before)
-    .orderBy('created_at').limit(limit).execute()).map((r) => r.id);
-}
-
-export async function deleteLogs(db: Db, ids: string[]): Promise<number> {
-  if (!ids.length) return 0;
-  return Number((await db.deleteFrom('logs').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
-}

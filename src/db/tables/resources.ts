@@ -106,6 +106,22 @@ export interface LogsTable {
   created_at: string;
 }
 
+/**
+ * The request log (GET /v1/logs?category=request), one row per workspace per written batch of
+ * entries (migration 0033; db/request-log-rows.ts says what each column holds).
+ */
+export interface RequestLogTable {
+  workspace_id: string;
+  first_id: string;
+  last_id: string;
+  min_created_at: string;
+  max_created_at: string;
+  entry_count: number;
+  actions: string;
+  agents: string;
+  entries: string;
+}
+
 /** Per-instance values made once (the unsubscribe signing secret). */
 export interface InstanceSettingsTable {
   name: string;
@@ -120,5 +136,6 @@ export interface ResourceTables {
   drafts: DraftsTable;
   domains: DomainsTable;
   logs: LogsTable;
+  request_log: RequestLogTable;
   instance_settings: InstanceSettingsTable;
 }

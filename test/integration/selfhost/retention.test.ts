@@ -135,7 +135,7 @@ describe('retention', () => {
     t.clock.advance(10 * DAY);
     const c = await runRetention(t.ctx, { ...none, eventsDays: 7, requestLogDays: 7 });
     expect(c.requestLog).toBeGreaterThanOrEqual(1);
-    expect(await count(t.ctx, 'logs', "category = 'request'")).toBe(0);
+    expect(await count(t.ctx, 'request_log')).toBe(0);
     expect(await count(t.ctx, 'events', "type = 'message.received'")).toBe(1);
     expect(c.events).toBe(totalEvents - 1);
     expect(await count(t.ctx, 'received_messages')).toBe(1); // messages follow their own policy
