@@ -162,8 +162,11 @@ async function deliveryStatus(
   let lines = report.recipients.map((r) => ({ r, recipient: matchRecipient(r, ours) }));
   // At a return path the copy went to one recipient: a notice that names nobody (a non-standard
   // bounce that quotes no address) is about them. One that names someone else is not reattributed.
+  // (The sender's own address in a notice, "your message from agent@… could not be delivered", names no one.)
   if (only && !lines.some((l) => l.recipient)) {
-    const l = lines.find((x) => !x.r.originalRecipient && !x.r.finalRecipient && outcomeOf(x.r));
+    const sender = sent.from_address.toLowerCase();
+    const namesSomeone = (r: ReportRecipient) => [r.originalRecipient, r.finalRecipient].some((a) => a !== null && a !== sender);
+    const l = lines.find((x) => !namesSomeone(x.r) && outcomeOf(x.r));
     lines = l ? [{ r: l.r, recipient: only }] : [];
   }
   for (const { r, recipient } of lines) {

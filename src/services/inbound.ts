@@ -490,7 +490,8 @@ async function storeForAgent(
   const thread = await assignThread(ctx, tx, {
     workspaceId: agent.workspace_id, agentId: agent.id, subject: parsed.subject, direction: 'inbound', messageId: id,
     rfcMessageId: parsed.messageId, inReplyTo: parsed.inReplyTo, references: parsed.references,
-    participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
+    // A report at a return path is the agent's: the return path is no participant of a conversation.
+    participants: [d.from, route.returnPath ? agent.email : route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
     // A sender nothing vouches for joins a conversation's participants only if already one of them.
     guests: d.trust === 'authenticated' ? undefined : [d.from],
   });

@@ -152,6 +152,21 @@ describe('inbound: only a report at a verifying return path changes anything', (
     expect(await lookup('fay@example.org')).toMatchObject({ suppressed: false });
   });
 
+  it('a non-standard bounce at a return path that names no recipient (only our sender) is about the return path\'s recipient', async () => {
+    const sent = await liveSend(['quiet@example.org']);
+    const rp = sent.returnPath('quiet@example.org');
+    const raw = Buffer.from([
+      'From: MAILER-DAEMON@mx.qmail.example', `To: ${rp}`, 'Subject: failure notice', 'Message-ID: <fn-quiet@mx.qmail.example>', '',
+      `Hi. This is the qmail-send program at mx.qmail.example. I'm afraid I wasn't able to deliver your message from ${AGENT}.`,
+      'This is a permanent error; I\'ve given up. Sorry it didn\'t work out.', '',
+      '--- Below this line is a copy of the message.', '', `From: ${AGENT}`, `Message-ID: <${sent.rfcId}>`, 'Subject: Your order 1042', '', 'Hi.', '',
+    ].join('\r\n'));
+    expect(await mail(raw, rp)).toMatch(/^250/);
+    const [ev] = await bouncesOf(sent.id);
+    expect(ev?.data).toMatchObject({ recipient: 'quiet@example.org', bounce_type: 'hard', status: '5.0.0', report_format: 'non-standard', verified_by: 'return_path' });
+    expect(await lookup('quiet@example.org')).toMatchObject({ suppressed: true });
+  });
+
   it('mail at a return path that is not a report (an auto-reply) is accepted and dropped, not stored', async () => {
     const sent = await liveSend(['ooo@example.org']);
     const rp = sent.returnPath('ooo@example.org');
