@@ -41,6 +41,12 @@ export interface MailReport {
   originalMessageIds: string[];
   /** To/Cc of the returned copy (an ARF report without Original-Rcpt-To). */
   originalRecipients: string[];
+  /**
+   * Envelope senders the report says the original had, lower-case: ARF Original-Mail-From
+   * (RFC 5965 §3.2), then the Return-Path the receiving MTA wrote on the returned copy (RFC 5321
+   * §4.4). Our signed return path there ties a complaint to one recipient (services/feedback.ts).
+   */
+  originalMailFrom: string[];
 }
 
 // ---- A minimal MIME walker (RFC 2045/2046) over raw bytes.
@@ -214,11 +220,11 @@ function addressesIn(v: string | undefined | null): string[] {
 }
 
 /** What the returned copy of the original (or its header block) tells us. */
-function originalFrom(headersRaw: Buffer | null): { ids: string[]; recipients: string[] } {
-  if (!headersRaw || !headersRaw.length) return { ids: [], recipients: [] };
+function originalFrom(headersRaw: Buffer | null): { ids: string[]; recipients: string[]; returnPath: string[] } {
+  if (!headersRaw || !headersRaw.length) return { ids: [], recipients: [], returnPath: [] };
   const { headers } = readHeaders(headersRaw);
   const get = (n: string) => headers.filter(([k]) => k.toLowerCase() === n).map(([, v]) => v).join(', ');
-  return { ids: messageIds(header(headers, 'message-id')), recipients: addressesIn(`${get('to')}, ${get('cc')}`) };
+  return { ids: messageIds(header(headers, 'message-id')), recipients: addressesIn(`${get('to')}, ${get('cc')}`), returnPath: addressesIn(get('return-path')) };
 }
 
 // ---- Recognition.
@@ -251,14 +257,15 @@ function read(raw: Buffer, parsed: ParsedInbound, mailFrom: string): MailReport 
     const parts = [...walk(tree)];
     const orig = originalPart(parts);
     const o = originalFrom(orig);
-    const base = { originalMessageIds: [...new Set([...o.ids, ...replyIds])], originalRecipients: o.recipients, mentionedAddresses: [] };
+    const base = { originalMessageIds: [...new Set([...o.ids, ...replyIds])], originalRecipients: o.recipients, mentionedAddresses: [], originalMailFrom: o.returnPath };
     if (reportType === 'feedback-report') {
       const fb = parts.find((p) => p.type === 'message/feedback-report');
       if (!fb) return null;
       const g = fieldGroups(fb.body.toString('utf8'))[0] ?? new Map();
       const rcpts = (g.get('original-rcpt-to') ?? []).map(typedAddress).filter((a): a is string => a !== null);
+      const mailFrom = (g.get('original-mail-from') ?? []).map(typedAddress).filter((a): a is string => a !== null);
       return {
-        ...base, type: 'feedback', format: 'rfc5965', reportingMta: mtaName(first(g, 'reporting-mta')),
+        ...base, originalMailFrom: [...new Set([...mailFrom, ...o.returnPath])], type: 'feedback', format: 'rfc5965', reportingMta: mtaName(first(g, 'reporting-mta')),
         feedbackType: (first(g, 'feedback-type') ?? '').trim().toLowerCase() || null, userAgent: first(g, 'user-agent'),
         recipients: rcpts.map((r) => ({ originalRecipient: r, finalRecipient: null, action: null, status: null, diagnosticCode: null, remoteMta: null })),
       };
@@ -323,13 +330,17 @@ function nonStandard(raw: Buffer, parsed: ParsedInbound, mailFrom: string, reply
   const diagLine = notice.split(/\r?\n/).map((l) => l.trim()).find((l) => STATUS_RE.test(l) || /\b[45]\d\d[ -]/.test(l)) ?? null;
   const ignore = new Set([from, mailFrom.toLowerCase(), ...parsed.to]);
   const mentioned = addressesIn(notice).filter((a) => !ignore.has(a) && !DAEMON_RE.test(a));
+  const line = (a: string | null): ReportRecipient => ({
+    originalRecipient: null, finalRecipient: a, action: delayed ? 'delayed' : 'failed', status, diagnosticCode: diagLine?.slice(0, 1000) ?? null, remoteMta: null,
+  });
   return {
     type: 'delivery-status', format: 'non-standard', reportingMta: from.split('@')[1] ?? null, feedbackType: null, userAgent: null,
-    recipients: mentioned.map((a) => ({
-      originalRecipient: null, finalRecipient: a, action: delayed ? 'delayed' : 'failed', status, diagnosticCode: diagLine?.slice(0, 1000) ?? null, remoteMta: null,
-    })),
+    // A notice that names no address still says what happened: at a signed return path that is
+    // enough to know whom it is about (services/feedback.ts), so it keeps one line without one.
+    recipients: mentioned.length ? mentioned.map(line) : [line(null)],
     mentionedAddresses: mentioned,
     originalMessageIds: [...new Set([...o.ids, ...replyIds])],
     originalRecipients: o.recipients,
+    originalMailFrom: o.returnPath,
   };
 }

@@ -20,6 +20,7 @@ import { agentHasLiveDraft } from '../db/repos/drafts.js';
 import { pageOf } from '../db/paginate.js';
 import { ReadCache } from './read-cache.js';
 import { misleadingDisplayName } from '../mail/address.js';
+import { RETURN_PATH_LOCAL } from '../mail/return-path.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -57,6 +58,8 @@ export function newAgentName(raw: string, param = 'name'): string {
   if (RESERVED_AGENT_NAMES.has(name)) {
     throw Errors.invalidParam(param, `"${name}" is reserved for the mail domain's operator (RFC 2142: ${[...RESERVED_AGENT_NAMES].join(', ')}); choose another agent name.`);
   }
+  // `bounces+<token>@` is every domain's signed return path (services/return-path.ts).
+  if (name === RETURN_PATH_LOCAL) throw Errors.invalidParam(param, `"${name}" is reserved: outgoing mail's return paths are ${name}+<token>@<domain>; choose another agent name.`);
   return name;
 }
 

@@ -1,13 +1,14 @@
 import type { EventType } from '../contract/events.js';
 import { getSentMessage, type SentMessageRow } from '../db/repos/messages.js';
 import { eventsAboutMessage, outboundRef } from '../db/repos/feedback.js';
-import { readReport, type MailReport, type ReportRecipient } from '../mail/dsn.js';
-import { parseMailbox } from '../mail/address.js';
+import type { InboundSource } from '../db/repos/received.js';
+import type { MailReport, ReportRecipient } from '../mail/dsn.js';
 import type { ParsedInbound } from '../mail/parse.js';
 import { isoAt } from '../shared/clock.js';
 import type { AppContext, Tx } from './context.js';
 import { emitEvent } from './events.js';
 import { addSuppression } from './suppression.js';
+import { checkReturnPath, recipientsOf, type VerifiedReturnPath } from './return-path.js';
 
 /**
  * Delivery feedback about mail we sent: what the next hop said when we handed a message over
@@ -15,6 +16,13 @@ import { addSuppression } from './suppression.js';
  * (RFC 3464 → `message.bounced` / `message.delayed` / `message.delivered`) and abuse reports
  * (RFC 5965 ARF → `message.complained`). Hard bounces and complaints suppress the address for
  * the workspace (`suppression.added`), except for test-mode mail.
+ *
+ * Anyone can mail a report naming any address and any Message-ID, so a report is applied only
+ * where it proves itself (docs/resources.md → Which reports count): it arrived at a signed return
+ * path (services/return-path.ts), which names the one message and recipient it may be about, or,
+ * for an abuse complaint delivered elsewhere (a feedback loop's address), the copy it returns
+ * carries such a return path. Its own claims about other recipients or messages are ignored.
+ * Anything else is stored as ordinary mail and changes nothing.
  */
 
 export interface FeedbackInput {
@@ -23,11 +31,13 @@ export interface FeedbackInput {
   agentId: string;
   /** The report as stored (its rcv_ id). */
   receivedId: string;
-  raw: Buffer;
+  /** The message read as a report (mail/dsn.ts readReport), or null. */
+  report: MailReport | null;
   parsed: ParsedInbound;
-  /** Envelope sender of the report ('' = null sender, as bounces use: RFC 5321 §4.5.5). */
-  mailFrom: string;
   testMode: boolean;
+  /** The verified return path it was delivered to (services/inbound.ts routeRecipient), if any. */
+  returnPath: VerifiedReturnPath | null;
+  source: InboundSource;
 }
 
 export interface FeedbackOutcome {
@@ -38,14 +48,13 @@ export interface FeedbackOutcome {
 
 const MSG_ID_RE = /^(msg_[0-9a-z]{26})@/i;
 
-/** Our sent message the report is about: the agent's outbound refs, else our own `msg_…@domain` form. */
+/** Our sent message a simulated report is about: the agent's outbound refs, else our own `msg_…@domain` form. */
 async function findSent(tx: Tx, workspaceId: string, agentId: string, rfcIds: string[]): Promise<SentMessageRow | undefined> {
   const viaRefs = await outboundRef(tx.db, agentId, rfcIds);
   if (viaRefs) {
     const row = await getSentMessage(tx.db, workspaceId, viaRefs);
     if (row) return row;
   }
-  // A report delivered to another agent of the workspace (e.g. a feedback-loop address).
   for (const id of rfcIds) {
     const m = MSG_ID_RE.exec(id);
     if (!m) continue;
@@ -53,10 +62,6 @@ async function findSent(tx: Tx, workspaceId: string, agentId: string, rfcIds: st
     if (row && row.rfc_message_id.toLowerCase() === id.toLowerCase()) return row;
   }
   return undefined;
-}
-
-function recipientsOf(row: SentMessageRow): Set<string> {
-  return new Set([...row.to, ...row.cc, ...row.bcc].map((s) => parseMailbox(s)?.address.toLowerCase()).filter((a): a is string => Boolean(a)));
 }
 
 /** The address we mailed that a report line is about: Original-Recipient first (RFC 3464 §2.3.1), then Final-Recipient. */
@@ -81,25 +86,61 @@ function outcomeOf(r: ReportRecipient): Outcome | null {
   return null;
 }
 
+/** How a report proved what it is about (the events' `verified_by`). */
+type VerifiedBy = 'return_path' | 'returned_original' | 'simulator';
+
+/**
+ * The message and the recipients a report may change, or null (not proved: nothing is applied).
+ * - At a verified return path: its message, its one recipient.
+ * - An abuse complaint elsewhere: the returned copy's envelope sender (Original-Mail-From or the
+ *   Return-Path the recipient's MTA wrote), if it is a return path of ours for a message of this
+ *   workspace; its one recipient — a complaint is the complainer's, about themselves.
+ * - The simulator (a test key) about a test-mode send: as it names it (test-mode events only,
+ *   which never suppress or count).
+ */
+async function proved(ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport): Promise<{ sent: SentMessageRow; ours: Set<string>; only: string | null; by: VerifiedBy } | null> {
+  if (input.returnPath) {
+    const sent = await getSentMessage(tx.db, input.workspaceId, input.returnPath.messageId);
+    return sent ? { sent, ours: new Set([input.returnPath.recipient]), only: input.returnPath.recipient, by: 'return_path' } : null;
+  }
+  if (report.type === 'feedback') {
+    for (const address of report.originalMailFrom.slice(0, 4)) {
+      const v = await checkReturnPath(ctx, address, tx.db);
+      if (v.kind === 'verified' && v.sent.workspace_id === input.workspaceId) return { sent: v.sent, ours: new Set([v.recipient]), only: v.recipient, by: 'returned_original' };
+    }
+  }
+  if (input.source === 'simulator' && input.testMode) {
+    const sent = await findSent(tx, input.workspaceId, input.agentId, report.originalMessageIds);
+    if (sent?.test_mode) return { sent, ours: recipientsOf(sent), only: null, by: 'simulator' };
+  }
+  return null;
+}
+
 /**
  * Called by the inbound pipeline for every stored message, inside its transaction, after the
- * message and its own event are written: when the message is a report about mail this workspace
- * sent, the report's events and suppressions join the same transaction. Anything else (an
- * ordinary message, a report about a Message-ID we never sent) returns null and changes nothing.
+ * message and its own event are written: when the message is a report that proves it is about
+ * mail this workspace sent (proved), the report's events and suppressions join the same
+ * transaction. Anything else (an ordinary message, a report not at a signed return path) returns
+ * null and changes nothing.
  */
 export async function recordFeedback(ctx: AppContext, tx: Tx, input: FeedbackInput): Promise<FeedbackOutcome | null> {
-  const report = readReport(input.raw, input.parsed, input.mailFrom);
+  const report = input.report;
   if (!report) return null;
   if (report.type === 'feedback' && report.feedbackType !== 'abuse') return null;
-  const sent = await findSent(tx, input.workspaceId, input.agentId, report.originalMessageIds);
-  if (!sent) return null;
+  const target = await proved(ctx, tx, input, report);
+  if (!target) {
+    // Kept as the agent's mail (its message.received event); no event or suppression about any message.
+    ctx.log.info({ agent_id: input.agentId, report: input.receivedId, report_format: report.format, report_type: report.type },
+      'delivery report not at a signed return path: stored as mail, not applied');
+    return null;
+  }
+  const { sent } = target;
   // Spec: test keys skip suppression. A report about a test send, or one injected through the
   // simulator, is recorded as test-mode and never blocks an address or counts against reputation.
   const testMode = input.testMode || sent.test_mode;
-  const ours = recipientsOf(sent);
   const out: FeedbackOutcome = { sentMessageId: sent.id, events: [], suppressed: [] };
-  if (report.type === 'feedback') await complaint(ctx, tx, input, report, sent, ours, testMode, out);
-  else await deliveryStatus(ctx, tx, input, report, sent, ours, testMode, out);
+  if (report.type === 'feedback') await complaint(ctx, tx, input, report, target, testMode, out);
+  else await deliveryStatus(ctx, tx, input, report, target, testMode, out);
   return out.events.length ? out : null;
 }
 
@@ -110,13 +151,25 @@ async function alreadyRecorded(tx: Tx, sent: SentMessageRow, type: EventType, re
     && (type !== 'message.delayed' || e.data.report_rfc_message_id === reportMessageId));
 }
 
+type Target = NonNullable<Awaited<ReturnType<typeof proved>>>;
+
 async function deliveryStatus(
-  ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport, sent: SentMessageRow, ours: Set<string>, testMode: boolean, out: FeedbackOutcome,
+  ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport, target: Target, testMode: boolean, out: FeedbackOutcome,
 ): Promise<void> {
+  const { sent, ours, only } = target;
   const at = isoAt(ctx.clock.now());
   const handled = new Set<string>();
-  for (const r of report.recipients) {
-    const recipient = matchRecipient(r, ours);
+  let lines = report.recipients.map((r) => ({ r, recipient: matchRecipient(r, ours) }));
+  // At a return path the copy went to one recipient: a notice that names nobody (a non-standard
+  // bounce that quotes no address) is about them. One that names someone else is not reattributed.
+  // (The sender's own address in a notice, "your message from agent@… could not be delivered", names no one.)
+  if (only && !lines.some((l) => l.recipient)) {
+    const sender = sent.from_address.toLowerCase();
+    const namesSomeone = (r: ReportRecipient) => [r.originalRecipient, r.finalRecipient].some((a) => a !== null && a !== sender);
+    const l = lines.find((x) => !namesSomeone(x.r) && outcomeOf(x.r));
+    lines = l ? [{ r: l.r, recipient: only }] : [];
+  }
+  for (const { r, recipient } of lines) {
     const outcome = outcomeOf(r);
     if (!recipient || !outcome || handled.has(recipient)) continue;
     handled.add(recipient);
@@ -124,7 +177,9 @@ async function deliveryStatus(
     const details = {
       action: r.action, status: r.status, diagnostic_code: r.diagnosticCode, remote_mta: r.remoteMta, reporting_mta: report.reportingMta,
     };
-    const about = { report_format: report.format, report_message_id: input.receivedId, report_rfc_message_id: input.parsed.messageId, reported_at: at };
+    const about = {
+      report_format: report.format, report_message_id: input.receivedId, report_rfc_message_id: input.parsed.messageId, verified_by: target.by, reported_at: at,
+    };
     if (outcome.type === 'message.bounced') {
       const b = await recordBounce(ctx, tx, sent, {
         recipient, bounceType: outcome.bounceType, testMode, data: { ...details, ...about },
@@ -226,11 +281,13 @@ export async function recordRelayDeferral(
 }
 
 async function complaint(
-  ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport, sent: SentMessageRow, ours: Set<string>, testMode: boolean, out: FeedbackOutcome,
+  ctx: AppContext, tx: Tx, input: FeedbackInput, report: MailReport, target: Target, testMode: boolean, out: FeedbackOutcome,
 ): Promise<void> {
-  // RFC 5965 §3.2: Original-Rcpt-To is optional and often redacted; then the returned copy's
-  // To/Cc, then the sent message itself when it had a single recipient.
-  let who = report.recipients.map((r) => r.originalRecipient).filter((a): a is string => a !== null && ours.has(a));
+  const { sent, ours, only } = target;
+  // A verified complaint is the one recipient's, whatever Original-Rcpt-To (optional, often
+  // redacted: RFC 5965 §3.2) or the returned copy's To say. Simulated: those, then the sent
+  // message itself when it had a single recipient.
+  let who = only ? [only] : report.recipients.map((r) => r.originalRecipient).filter((a): a is string => a !== null && ours.has(a));
   if (!who.length) who = report.originalRecipients.filter((a) => ours.has(a));
   if (!who.length && ours.size === 1) who = [...ours];
   const recipients: (string | null)[] = who.length ? [...new Set(who)] : [null];
@@ -243,7 +300,7 @@ async function complaint(
       data: {
         message_id: sent.id, rfc_message_id: sent.rfc_message_id, recipient, feedback_type: report.feedbackType,
         user_agent: report.userAgent, report_format: report.format, report_message_id: input.receivedId,
-        report_rfc_message_id: input.parsed.messageId, reported_at: at,
+        report_rfc_message_id: input.parsed.messageId, verified_by: target.by, reported_at: at,
       },
     });
     out.events.push({ id: ev.id, type: 'message.complained', recipient });

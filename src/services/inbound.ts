@@ -1,4 +1,4 @@
-import { agentByEmail, type AgentRow } from '../db/repos/agents.js';
+import { agentByEmail, getAgentById, type AgentRow } from '../db/repos/agents.js';
 import { getWorkspace } from '../db/repos/workspaces.js';
 import {
   insertReceived, lockPlusAddressWindow, senderCounts, type InboundSource, type NewAttachment, type OverLimit, type ReceivedRow, type StoredTail,
@@ -20,7 +20,9 @@ import { emitEvent, type ClassificationFields } from './events.js';
 import { assignThread } from './threads.js';
 import { findSuppression, normalizeAddress } from './suppression.js';
 import { recordFeedback } from './feedback.js';
-import { readReport } from '../mail/dsn.js';
+import { readReport, type MailReport } from '../mail/dsn.js';
+import { parseReturnPath } from '../mail/return-path.js';
+import { checkReturnPath, type VerifiedReturnPath } from './return-path.js';
 import { workOf, type ClassifyAlong } from './message-work.js';
 import { ReadCache } from './read-cache.js';
 import { senderTrust, type SenderTrust } from './sender-trust.js';
@@ -88,7 +90,7 @@ export interface StoredInbound {
 
 /** Where an envelope recipient goes (RCPT TO time: unknown → 550 5.1.1, foreign domain → relay denied). */
 export type RecipientRoute =
-  | { kind: 'agent'; agent: AgentRow; address: string; plus: string | null }
+  | { kind: 'agent'; agent: AgentRow; address: string; plus: string | null; returnPath?: VerifiedReturnPath }
   | { kind: 'unknown'; reason: string }
   | { kind: 'foreign'; reason: string };
 
@@ -112,7 +114,25 @@ const routeCache = new ReadCache<RecipientRoute>(['agents'], 2000, (r) => (r.kin
 
 /** Route one envelope recipient: an agent's address (any case) or its plus variant on this instance. */
 export function routeRecipient(ctx: AppContext, address: string): Promise<RecipientRoute> {
+  // A return path depends on sent messages and keys, not on the agents table: never cached.
+  if (parseReturnPath(address)) return returnPathRoute(ctx, address);
   return routeCache.get(ctx, address, () => readRoute(ctx, address));
+}
+
+/**
+ * `bounces+<token>@<a domain of this server>`: the return path of one copy of a live send
+ * (docs/outbound.md → Return path). One that verifies routes to the agent that sent the message,
+ * never as a plus address of an agent called `bounces`, and carries what it names; one that does
+ * not verify is no mailbox (550 5.1.1 at RCPT), so a report forged to it is never taken.
+ */
+async function returnPathRoute(ctx: AppContext, address: string): Promise<RecipientRoute> {
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  if (!(await isLocalDomain(ctx, domain))) return { kind: 'foreign', reason: `${domain} is not a domain of this server; relaying is not allowed` };
+  const v = await checkReturnPath(ctx, address);
+  if (v.kind !== 'verified') return { kind: 'unknown', reason: v.kind === 'invalid' ? v.reason : `no mailbox ${address} here` };
+  const agent = await getAgentById(ctx.db, v.sent.agent_id);
+  if (!agent || agent.status === 'archived') return { kind: 'unknown', reason: 'the agent that sent this message is archived' };
+  return { kind: 'agent', agent, address: address.toLowerCase(), plus: null, returnPath: { messageId: v.sent.id, recipient: v.recipient } };
 }
 
 async function readRoute(ctx: AppContext, address: string): Promise<RecipientRoute> {
@@ -225,10 +245,10 @@ export interface PreparedIngest {
  */
 export async function prepareIngest(ctx: AppContext, input: InboundInput): Promise<PreparedIngest> {
   const result: InboundResult = { accepted: [], refused: [], stored: [] };
-  const routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[] = [];
+  const routes: Route[] = [];
   for (const rcpt of input.rcptTo) {
     const r = await routeRecipient(ctx, rcpt);
-    if (r.kind === 'agent') routes.push({ rcpt, agent: r.agent, address: r.address, plus: r.plus });
+    if (r.kind === 'agent') routes.push({ rcpt, agent: r.agent, address: r.address, plus: r.plus, returnPath: r.returnPath });
     else result.refused.push({ rcpt, reason: r.reason });
   }
   if (!routes.length) {
@@ -270,9 +290,12 @@ export async function prepareIngest(ctx: AppContext, input: InboundInput): Promi
  * such a message keeps SERIALIZABLE. test/integration/cluster/concurrent-ingest.test.ts checks
  * thread counts and the plus-address window under concurrent sessions on both engines.
  */
-function storeIsolation(raw: Buffer, parsed: ParsedInbound, mailFrom: string): Isolation {
-  return readReport(raw, parsed, mailFrom) ? 'serializable' : 'read committed';
+function storeIsolation(report: MailReport | null): Isolation {
+  return report ? 'serializable' : 'read committed';
 }
+
+/** One envelope recipient routed to an agent. */
+type Route = { rcpt: string; agent: AgentRow; address: string; plus: string | null; returnPath?: VerifiedReturnPath };
 
 /** A message on its way to ingestInbound, counted so a group commit waits for it. */
 export type InboundAnnouncement = WriteAnnouncement;
@@ -288,7 +311,7 @@ export function announceInbound(ctx: AppContext): InboundAnnouncement {
 
 /** Parse, route and classify one message (everything before its transaction). */
 async function prepareInbound(
-  ctx: AppContext, input: InboundInput, routes: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[],
+  ctx: AppContext, input: InboundInput, routes: Route[],
 ): Promise<{ store: (result: InboundResult) => (tx: Tx) => Promise<void>; isolation: Isolation }> {
   // Parse, extract and classify run in the worker pool (src/server/pipeline) under a per-message
   // budget; only the database work below stays on this thread.
@@ -312,6 +335,8 @@ async function prepareInbound(
   const fields = classifierFields(parsed, input.mailFrom);
   const { from, text } = fields;
   const trust = await trustOfSender(ctx, input, from);
+  // Read once: the isolation, what mail at a return path is, and the feedback step all use it.
+  const report = readReport(input.raw, parsed, input.mailFrom);
 
   const prepared: { routes: typeof routes; classification: Classification; truncated: boolean }[] = [];
   for (const group of byAgent.values()) {
@@ -339,7 +364,7 @@ async function prepareInbound(
   }
 
   return {
-    isolation: storeIsolation(input.raw, parsed, input.mailFrom),
+    isolation: storeIsolation(report),
     store: (result) => {
       const routedAccepted = result.accepted.length;
       const routedRefused = result.refused.length;
@@ -354,7 +379,7 @@ async function prepareInbound(
         // One stored copy owns the queued blob; another agent's copy writes its own.
         const tail: Derived['tail'] = { unused: input.storedTail, attachments: written.size ? written : undefined };
         for (const { routes: group, classification, truncated } of prepared) {
-          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail, trust });
+          const stored = await storeForAgent(ctx, tx, input, parsed, group, classification, { from, text, extracted, testMode, now, truncated, tail, trust, report });
           if (!stored) {
             for (const r of group) result.refused.push({ rcpt: r.rcpt, reason: 'the mailbox refuses more mail this hour (over-limit records are capped at 20 per hour)' });
             continue;
@@ -385,17 +410,27 @@ interface Derived {
   tail: { unused?: StoredTail; attachments?: ReadonlyMap<number, string> };
   /** How far the From is vouched for (sender-trust.ts). */
   trust: SenderTrust;
+  /** The message read as a delivery or feedback report (mail/dsn.ts), or null. */
+  report: MailReport | null;
 }
 
 async function storeForAgent(
   ctx: AppContext, tx: Tx, input: InboundInput, parsed: ParsedInbound,
-  group: { rcpt: string; agent: AgentRow; address: string; plus: string | null }[],
+  group: Route[],
   classification: Classification, d: Derived,
 ): Promise<StoredInbound | null> {
   const agent = group[0].agent;
-  const route = group.find((r) => !r.plus) ?? group[0];
+  const route = group.find((r) => !r.plus && !r.returnPath) ?? group.find((r) => !r.plus) ?? group[0];
   const plus = route.plus;
   const id = input.queued?.messageIds.get(agent.id) ?? newId('rcv', ctx.clock);
+  const returnPath = group.find((r) => r.returnPath)?.returnPath ?? null;
+  if (group.every((r) => r.returnPath) && !d.report) {
+    // A return path takes delivery reports only: anything else sent to one (an auto-reply that
+    // answered the envelope sender, RFC 3834 §4; spam to a leaked address) is accepted and
+    // dropped, never stored as the agent's mail (docs/outbound.md → Return path).
+    ctx.log.info({ agent_id: agent.id, rcpt: route.address, message_id: returnPath?.messageId, from: d.from }, 'return path: not a delivery report, dropped');
+    return { messageId: id, agentId: agent.id, threadId: null, eventId: null, eventType: null, quarantined: false, classification: null, overLimit: null };
+  }
   const at = isoAt(d.now);
   const fromDomain = d.from.split('@')[1] ?? '';
 
@@ -455,7 +490,8 @@ async function storeForAgent(
   const thread = await assignThread(ctx, tx, {
     workspaceId: agent.workspace_id, agentId: agent.id, subject: parsed.subject, direction: 'inbound', messageId: id,
     rfcMessageId: parsed.messageId, inReplyTo: parsed.inReplyTo, references: parsed.references,
-    participants: [d.from, route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
+    // A report at a return path is the agent's: the return path is no participant of a conversation.
+    participants: [d.from, route.returnPath ? agent.email : route.address].filter(Boolean), testMode: d.testMode, at: d.now, deferEvent: true,
     // A sender nothing vouches for joins a conversation's participants only if already one of them.
     guests: d.trust === 'authenticated' ? undefined : [d.from],
   });
@@ -508,7 +544,9 @@ async function storeForAgent(
   d.tail.unused = undefined;
   await insertReceived(tx.db, { ...row, event_id: ev.id, event_type: ev.type }, input.raw, attachments, tail);
   // A bounce or complaint about our own mail: its events and suppressions join this transaction.
-  await recordFeedback(ctx, tx, { workspaceId: agent.workspace_id, agentId: agent.id, receivedId: id, raw: input.raw, parsed, mailFrom: input.mailFrom, testMode: d.testMode });
+  await recordFeedback(ctx, tx, {
+    workspaceId: agent.workspace_id, agentId: agent.id, receivedId: id, report: d.report, parsed, testMode: d.testMode, returnPath, source: input.source,
+  });
   return {
     messageId: id, agentId: agent.id, threadId: thread.threadId, eventId: ev.id, eventType: type, quarantined,
     classification, overLimit: null,

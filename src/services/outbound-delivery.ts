@@ -9,6 +9,7 @@ import type { AppContext } from './context.js';
 import { ingestInbound } from './inbound.js';
 import { unsubscribeHeaders } from './unsubscribe.js';
 import { dkimFor } from './dkim.js';
+import { returnPathFor } from './return-path.js';
 
 export { RelayError };
 
@@ -98,20 +99,29 @@ export interface WireMessage {
   /** The one copy (perRecipient false); the unsigned base of the copies otherwise. */
   raw: Buffer;
   copyFor(recipient: string): Promise<Buffer>;
+  /**
+   * The envelope sender (MAIL FROM) of the copy for `recipient`: a live message's is that copy's
+   * signed return path (services/return-path.ts, docs/outbound.md → Return path), where delivery
+   * reports about it come back; the From header and the DKIM signature do not change.
+   */
+  mailFrom(recipient: string): Promise<string>;
 }
 
 export async function buildWireMessage(ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], agent: AgentRow): Promise<WireMessage> {
   const input = mimeInput(row, attachments, row.from_name ?? agent.display_name);
   input.dkim = await dkimFor(ctx, agent);
   const recipients = row.test_mode ? [] : [...new Set(mailboxes([...row.to, ...row.cc, ...row.bcc]).map((m) => m.address.toLowerCase()))];
+  // Test mode never leaves the daemon: no report can come back, so no return path is signed.
+  const mailFrom = row.test_mode ? async () => row.from_address : (rcpt: string) => returnPathFor(ctx, row, rcpt);
   if (recipients.length > 1) {
     const dkim = input.dkim;
     const base = await buildMime({ ...input, dkim: null });
-    return { perRecipient: true, raw: base, copyFor: async (rcpt) => withHeaders(base, await unsubscribeHeaders(ctx, { agentId: row.agent_id, recipient: rcpt }), dkim) };
+    return { perRecipient: true, raw: base, mailFrom, copyFor: async (rcpt) => withHeaders(base, await unsubscribeHeaders(ctx, { agentId: row.agent_id, recipient: rcpt }), dkim) };
   }
   if (recipients.length) input.extraHeaders = { ...input.extraHeaders, ...(await unsubscribeHeaders(ctx, { agentId: row.agent_id, recipient: recipients[0] })) };
   const raw = await buildMime(input);
-  return { perRecipient: false, raw, copyFor: async () => raw };
+  // One copy: one recipient (however often the send names it), whose return path it carries.
+  return { perRecipient: false, raw, mailFrom: async () => (recipients.length ? mailFrom(recipients[0]) : row.from_address), copyFor: async () => raw };
 }
 
 /** One copy per address however often a send names it (To and Cc, or any case): one envelope took it once too. */
@@ -130,8 +140,8 @@ const COPIES_IN_FLIGHT = 4;
  * that fails then, for whatever reason, is that recipient's refusal (4xx: a soft bounce), never a
  * retry of the whole send, which would repeat it to those who have it.
  */
-export async function relayWire(relay: Relay, from: string, envelope: string[], wire: WireMessage): Promise<RelayResult> {
-  if (!wire.perRecipient) return relay.send({ from, to: envelope }, wire.raw);
+export async function relayWire(relay: Relay, envelope: string[], wire: WireMessage): Promise<RelayResult> {
+  if (!wire.perRecipient) return relay.send({ from: await wire.mailFrom(envelope[0]), to: envelope }, wire.raw);
   const to = distinct(envelope);
   const refusals: RcptRefusal[] = [];
   const refusal = (rcpt: string, err: RelayError): RcptRefusal => ({
@@ -141,7 +151,7 @@ export async function relayWire(relay: Relay, from: string, envelope: string[], 
   let i = 0;
   for (; i < to.length && !first; i++) {
     try {
-      first = await relay.send({ from, to: [to[i]] }, await wire.copyFor(to[i]));
+      first = await relay.send({ from: await wire.mailFrom(to[i]), to: [to[i]] }, await wire.copyFor(to[i]));
     } catch (err) {
       if (!(err instanceof RelayError) || !err.atRcpt) throw err;
       refusals.push(refusal(to[i], err));
@@ -158,7 +168,7 @@ export async function relayWire(relay: Relay, from: string, envelope: string[], 
   const rest = to.slice(i);
   for (let j = 0; j < rest.length; j += COPIES_IN_FLIGHT) {
     const batch = rest.slice(j, j + COPIES_IN_FLIGHT);
-    const results = await Promise.allSettled(batch.map(async (rcpt) => relay.send({ from, to: [rcpt] }, await wire.copyFor(rcpt))));
+    const results = await Promise.allSettled(batch.map(async (rcpt) => relay.send({ from: await wire.mailFrom(rcpt), to: [rcpt] }, await wire.copyFor(rcpt))));
     results.forEach((r, k) => {
       if (r.status === 'fulfilled') {
         accepted.push(...r.value.accepted);
@@ -203,16 +213,16 @@ export function closeRelay(ctx: AppContext): void {
  * Returns true when every local recipient accepted it.
  */
 export async function deliverLocal(ctx: AppContext, row: SentMessageRow, wire: WireMessage, rcptTo: string[]): Promise<boolean> {
-  if (!wire.perRecipient) return deliverLocalCopy(ctx, row, wire.raw, rcptTo);
+  if (!wire.perRecipient) return deliverLocalCopy(ctx, row, wire.raw, await wire.mailFrom(rcptTo[0]), rcptTo);
   let all = true;
-  for (const rcpt of distinct(rcptTo)) all = (await deliverLocalCopy(ctx, row, await wire.copyFor(rcpt), [rcpt])) && all;
+  for (const rcpt of distinct(rcptTo)) all = (await deliverLocalCopy(ctx, row, await wire.copyFor(rcpt), await wire.mailFrom(rcpt), [rcpt])) && all;
   return all;
 }
 
-async function deliverLocalCopy(ctx: AppContext, row: SentMessageRow, raw: Buffer, rcptTo: string[]): Promise<boolean> {
+async function deliverLocalCopy(ctx: AppContext, row: SentMessageRow, raw: Buffer, mailFrom: string, rcptTo: string[]): Promise<boolean> {
   try {
     const res = await ingestInbound(ctx, {
-      raw, mailFrom: row.from_address, rcptTo, source: 'local', remoteAddress: null, auth: { spf: true, dkim: true },
+      raw, mailFrom, rcptTo, source: 'local', remoteAddress: null, auth: { spf: true, dkim: true },
       testMode: row.test_mode,
     });
     for (const r of res.refused) ctx.log.warn({ message_id: row.id, rcpt: r.rcpt, reason: r.reason }, 'local delivery refused');

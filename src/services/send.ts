@@ -441,7 +441,7 @@ async function transmit(
       throw Errors.upstreamUnavailable(NO_RELAY, RELAY_REFUSED_RETRY_S);
     }
     try {
-      const res = await relayWire(relay, row.from_address, externals, wire);
+      const res = await relayWire(relay, externals, wire);
       row.transport_message_id = res.relayId ?? `<${row.rfc_message_id}>`;
       relayed = { accepted: res.accepted.length ? res.accepted : externals, all: !res.rejected.length, response: res.response, refusals: res.refusals };
     } catch (err) {

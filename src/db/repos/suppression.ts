@@ -62,6 +62,11 @@ export async function getSetting(db: Db, name: string): Promise<string | undefin
   return r?.value;
 }
 
+/** Insert or replace (the return path's current key id: services/return-path.ts rotateReturnPathKey). */
+export async function putSetting(db: Db, name: string, value: string, at: string): Promise<void> {
+  await db.insertInto('instance_settings').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doUpdateSet({ value, created_at: at })).execute();
+}
+
 /** Insert once; a concurrent first writer wins and everyone reads its value. */
 export async function putSettingIfAbsent(db: Db, name: string, value: string, at: string): Promise<void> {
   await db.insertInto('instance_settings').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute();

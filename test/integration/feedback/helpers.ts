@@ -5,12 +5,15 @@ import type { TestApp } from '../../helpers/app.js';
 
 /**
  * A report fixture with the message it is about filled in. Fixtures are real-world shaped reports
- * (Postfix, Gmail, qmail, Yahoo ARF) with `{{AGENT}}`, `{{RECIPIENT}}` and `{{MESSAGE_ID}}` where
- * the original's values go, because the Message-ID of a send is only known at run time.
+ * (Postfix, Gmail, qmail, Yahoo ARF) with `{{AGENT}}` (the original's From; an ARF report's
+ * addressee, the feedback-loop address), `{{RETURN_PATH}}` (the original's envelope sender, where
+ * a bounce goes; the agent's address when not given, as mail before signed return paths had it),
+ * `{{RECIPIENT}}` and `{{MESSAGE_ID}}`, because the values of a send are only known at run time.
  */
-export function fixture(name: string, v: { agent: string; recipient: string; messageId: string }): Buffer {
+export function fixture(name: string, v: { agent: string; recipient: string; messageId: string; returnPath?: string }): Buffer {
   const text = readFileSync(join(ROOT, 'test', 'fixtures', name), 'utf8')
-    .replaceAll('{{AGENT}}', v.agent).replaceAll('{{RECIPIENT}}', v.recipient).replaceAll('{{MESSAGE_ID}}', v.messageId);
+    .replaceAll('{{AGENT}}', v.agent).replaceAll('{{RETURN_PATH}}', v.returnPath ?? v.agent)
+    .replaceAll('{{RECIPIENT}}', v.recipient).replaceAll('{{MESSAGE_ID}}', v.messageId);
   return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
 }
 

@@ -7,9 +7,10 @@ import { startSmtp, transport } from '../inbound/helpers.js';
 import { eventsOfType, fixture, rfcIdOf } from './helpers.js';
 
 /**
- * Bounces and complaints end to end: a live send goes out through a real SMTP relay, then the
- * report about it comes back over real SMTP to the agent's address (null sender, as MTAs send
- * bounces: RFC 5321 §4.5.5) and goes through the one inbound pipeline.
+ * Bounces and complaints end to end: a live send goes out through a real SMTP relay with a signed
+ * return path as its envelope sender, then the report about it comes back over real SMTP to that
+ * return path (null sender, as MTAs send bounces: RFC 5321 §4.5.5) and goes through the one
+ * inbound pipeline. Forged reports (return-path.test.ts) change nothing.
  */
 const AGENT = 'agent@local.mailagent.localhost';
 let t: TestApp;
@@ -31,13 +32,23 @@ afterAll(async () => {
 async function liveSend(to: string, subject = 'Following up on your order') {
   const r = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to, subject, body_text: 'Hi, could you confirm the delivery address for order 1042? Thanks.' } });
   expect(r.status, r.text).toBe(201);
-  return { id: r.body.id as string, threadId: r.body.thread_id as string, rfcId: await rfcIdOf(t, r.body.id) };
+  // The copy's envelope sender, as the relay saw it: where the report about it goes (a local
+  // recipient's copy never reaches the relay).
+  const local = to.endsWith('@local.mailagent.localhost');
+  const returnPath = local ? '' : relay.messages.filter((m) => m.rcptTo.includes(to)).at(-1)!.mailFrom;
+  if (!local) expect(returnPath).toMatch(/^bounces\+[0-9a-z]{47}@local\.mailagent\.localhost$/);
+  return { id: r.body.id as string, threadId: r.body.thread_id as string, rfcId: await rfcIdOf(t, r.body.id), returnPath };
 }
 
-async function deliverReport(raw: Buffer, mailFrom = '') {
-  const info = await transport(smtp.port).sendMail({ envelope: { from: mailFrom, to: [AGENT] }, raw });
+/** A report over SMTP to `rcpt` (a genuine one goes to the copy's return path). */
+async function deliverReport(raw: Buffer, rcpt: string, mailFrom = '') {
+  const info = await transport(smtp.port).sendMail({ envelope: { from: mailFrom, to: [rcpt] }, raw });
   expect(info.response).toMatch(/^250/);
 }
+
+/** The report a receiving MTA sends back about `sent`'s copy to `recipient`: to its return path. */
+const genuine = (name: string, sent: { rfcId: string; returnPath: string }, recipient: string) =>
+  fixture(name, { agent: AGENT, recipient, messageId: sent.rfcId, returnPath: sent.returnPath });
 
 const lookup = async (address: string) => (await t.req('GET', '/v1/suppression', { query: { address } })).body;
 const reputation = async () => (await t.req('GET', '/v1/reputation')).body;
@@ -48,14 +59,14 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
     const sent = await liveSend('nobody@example.org');
     expect(relay.messages.at(-1)!.rcptTo).toEqual(['nobody@example.org']);
 
-    await deliverReport(fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'nobody@example.org', messageId: sent.rfcId }));
+    await deliverReport(genuine('bounce-postfix-user-unknown.eml', sent, 'nobody@example.org'), sent.returnPath);
 
     const bounced = (await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id);
     expect(bounced).toHaveLength(1);
     expect(bounced[0]).toMatchObject({ agent_id: t.boot.agent.id, thread_id: sent.threadId, test_mode: false });
     expect(bounced[0].data).toMatchObject({
       message_id: sent.id, recipient: 'nobody@example.org', action: 'failed', status: '5.1.1', bounce_type: 'hard',
-      remote_mta: 'mx.example.org', reporting_mta: 'mx1.example.net', report_format: 'rfc3464',
+      remote_mta: 'mx.example.org', reporting_mta: 'mx1.example.net', report_format: 'rfc3464', verified_by: 'return_path',
     });
     expect(bounced[0].data.diagnostic_code).toMatch(/User unknown in virtual mailbox table/);
 
@@ -80,16 +91,16 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
 
   it('the same report delivered twice is counted once', async () => {
     const sent = await liveSend('twice@example.org');
-    const raw = fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'twice@example.org', messageId: sent.rfcId });
-    await deliverReport(raw);
-    await deliverReport(raw);
+    const raw = genuine('bounce-postfix-user-unknown.eml', sent, 'twice@example.org');
+    await deliverReport(raw, sent.returnPath);
+    await deliverReport(raw, sent.returnPath);
     expect((await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id)).toHaveLength(1);
     expect((await eventsOfType(t, 'suppression.added')).filter((e) => e.source_message_id === sent.id)).toHaveLength(1);
   });
 
   it('a Gmail DSN with only the original headers (text/rfc822-headers) is matched too', async () => {
     const sent = await liveSend('no.such.account@gmail.example');
-    await deliverReport(fixture('bounce-gmail-no-such-account-headers-only.eml', { agent: AGENT, recipient: 'no.such.account@gmail.example', messageId: sent.rfcId }));
+    await deliverReport(genuine('bounce-gmail-no-such-account-headers-only.eml', sent, 'no.such.account@gmail.example'), sent.returnPath);
     const [ev] = (await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id);
     expect(ev.data).toMatchObject({ recipient: 'no.such.account@gmail.example', status: '5.1.1', bounce_type: 'hard', reporting_mta: 'googlemail.com' });
     expect(await lookup('no.such.account@gmail.example')).toMatchObject({ suppressed: true, type: 'hard_bounce' });
@@ -97,7 +108,7 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
 
   it('a non-standard qmail bounce (plain text, original quoted below the marker) is a hard bounce', async () => {
     const sent = await liveSend('gone@qmail.example');
-    await deliverReport(fixture('bounce-qmail-nonstandard-quoted-original.eml', { agent: AGENT, recipient: 'gone@qmail.example', messageId: sent.rfcId }));
+    await deliverReport(genuine('bounce-qmail-nonstandard-quoted-original.eml', sent, 'gone@qmail.example'), sent.returnPath);
     const [ev] = (await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id);
     expect(ev.data).toMatchObject({ recipient: 'gone@qmail.example', status: '5.1.1', bounce_type: 'hard', report_format: 'non-standard' });
     expect(await lookup('gone@qmail.example')).toMatchObject({ suppressed: true, type: 'hard_bounce' });
@@ -106,7 +117,7 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
   it('a delay notice (Action: delayed, 4.4.1) → message.delayed, no suppression, no bounce', async () => {
     const before = await reputation();
     const sent = await liveSend('slow@example.org');
-    await deliverReport(fixture('bounce-postfix-delayed-still-retrying.eml', { agent: AGENT, recipient: 'slow@example.org', messageId: sent.rfcId }));
+    await deliverReport(genuine('bounce-postfix-delayed-still-retrying.eml', sent, 'slow@example.org'), sent.returnPath);
     const delayed = (await eventsOfType(t, 'message.delayed')).filter((e) => e.source_message_id === sent.id);
     expect(delayed).toHaveLength(1);
     expect(delayed[0].data).toMatchObject({ recipient: 'slow@example.org', action: 'delayed', status: '4.4.1' });
@@ -120,8 +131,8 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
 
   it('a failure with a transient status (4.4.7, expired after retries) is a soft bounce: counted, not suppressed', async () => {
     const sent = await liveSend('expired@example.org');
-    const raw = fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'expired@example.org', messageId: sent.rfcId });
-    await deliverReport(Buffer.from(raw.toString().replace('Status: 5.1.1', 'Status: 4.4.7')));
+    const raw = genuine('bounce-postfix-user-unknown.eml', sent, 'expired@example.org');
+    await deliverReport(Buffer.from(raw.toString().replace('Status: 5.1.1', 'Status: 4.4.7')), sent.returnPath);
     const [ev] = (await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id);
     expect(ev.data).toMatchObject({ recipient: 'expired@example.org', status: '4.4.7', bounce_type: 'soft' });
     expect(await lookup('expired@example.org')).toMatchObject({ suppressed: false });
@@ -129,7 +140,7 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
 
   it('a bounce for a Message-ID we never sent is stored as ordinary mail: no bounce, no suppression', async () => {
     const bouncedBefore = (await eventsOfType(t, 'message.bounced')).length;
-    await deliverReport(fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'stranger@example.org', messageId: 'abc.123@elsewhere.example' }));
+    await deliverReport(fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'stranger@example.org', messageId: 'abc.123@elsewhere.example' }), AGENT);
     expect((await eventsOfType(t, 'message.bounced')).length).toBe(bouncedBefore);
     expect(await lookup('stranger@example.org')).toMatchObject({ suppressed: false });
     const received = await t.req('GET', '/v1/messages/received', { query: { limit: 100 } });
@@ -139,9 +150,9 @@ describe('delivery-status notifications (RFC 3464) about a live send', () => {
     expect((await eventsOfType(t, 'message.bounced')).some((e) => e.data.report_message_id === report.id)).toBe(false);
   });
 
-  it('a report about our message but naming an address we did not mail suppresses nothing', async () => {
+  it('a report at a return path naming an address we did not mail suppresses nothing (not even the return path\'s own recipient)', async () => {
     const sent = await liveSend('real@example.org');
-    await deliverReport(fixture('bounce-postfix-user-unknown.eml', { agent: AGENT, recipient: 'victim@example.org', messageId: sent.rfcId }));
+    await deliverReport(genuine('bounce-postfix-user-unknown.eml', sent, 'victim@example.org'), sent.returnPath);
     expect((await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id)).toHaveLength(0);
     expect(await lookup('victim@example.org')).toMatchObject({ suppressed: false });
     expect(await lookup('real@example.org')).toMatchObject({ suppressed: false });
@@ -152,11 +163,13 @@ describe('abuse reports (RFC 5965 ARF)', () => {
   it('Feedback-Type: abuse → message.complained and a complaint suppression; reputation counts it', async () => {
     const before = await reputation();
     const sent = await liveSend('grumpy@yahoo.example', 'Spring offer for you');
-    await deliverReport(fixture('complaint-arf-yahoo-abuse.eml', { agent: AGENT, recipient: 'grumpy@yahoo.example', messageId: sent.rfcId }), 'feedbackloop@yahoo.example');
+    // Delivered to the agent's own address (the feedback-loop address it registered); the
+    // returned copy carries the signed return path the complainer's MTA recorded.
+    await deliverReport(genuine('complaint-arf-yahoo-abuse.eml', sent, 'grumpy@yahoo.example'), AGENT, 'feedbackloop@yahoo.example');
     const ev = (await eventsOfType(t, 'message.complained')).filter((e) => e.source_message_id === sent.id);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ agent_id: t.boot.agent.id, thread_id: sent.threadId, test_mode: false });
-    expect(ev[0].data).toMatchObject({ recipient: 'grumpy@yahoo.example', feedback_type: 'abuse', user_agent: 'Yahoo!-Mail-Feedback/2.0', report_format: 'rfc5965' });
+    expect(ev[0].data).toMatchObject({ recipient: 'grumpy@yahoo.example', feedback_type: 'abuse', user_agent: 'Yahoo!-Mail-Feedback/2.0', report_format: 'rfc5965', verified_by: 'returned_original' });
     expect(await lookup('grumpy@yahoo.example')).toMatchObject({ suppressed: true, type: 'complaint', scope: 'workspace' });
     const after = await reputation();
     expect(after.complaint_count_30d).toBe(before.complaint_count_30d + 1);
@@ -221,7 +234,7 @@ describe('test mode', () => {
     expect((await eventsOfType(t, 'suppression.added')).some((e) => e.source_message_id === s.body.id)).toBe(false);
   });
 
-  it('a simulated report about a LIVE send is test-mode: no suppression, not counted by reputation', async () => {
+  it('a simulated report about a LIVE send changes nothing: not at a signed return path', async () => {
     const before = await reputation();
     const sent = await liveSend('spoofed@example.org');
     const sim = await t.req('POST', '/v1/test/inbound', {
@@ -232,8 +245,8 @@ describe('test mode', () => {
       },
     });
     expect(sim.status, sim.text).toBe(201);
-    const [ev] = (await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id);
-    expect(ev.test_mode).toBe(true);
+    expect((await eventsOfType(t, 'message.bounced')).filter((e) => e.source_message_id === sent.id)).toHaveLength(0);
+    expect((await eventsOfType(t, 'message.bounced', t.testKey)).filter((e) => e.source_message_id === sent.id)).toHaveLength(0);
     expect(await lookup('spoofed@example.org')).toMatchObject({ suppressed: false });
     expect((await reputation()).bounce_count_30d).toBe(before.bounce_count_30d);
   });

@@ -39,8 +39,10 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     expect(relay.messages.map((m) => m.rcptTo).sort()).toEqual([['bob@example.com'], ['carol@example.org'], ['dave@example.net']]);
     const ids = new Set<string>();
     for (const wire of relay.messages) {
-      expect(wire.mailFrom).toBe('agent@local.mailagent.localhost');
+      // Each copy's envelope sender is its own signed return path (docs/outbound.md → Return path); From is the agent.
+      expect(wire.mailFrom).toMatch(/^bounces\+[0-9a-z]{47}@local\.mailagent\.localhost$/);
       const parsed = await simpleParser(wire.raw);
+      expect(parsed.from?.value[0].address).toBe('agent@local.mailagent.localhost');
       expect(parsed.subject).toBe('Invoice 42');
       expect(parsed.headers.has('bcc')).toBe(false);
       expect(parsed.text?.trim()).toBe('Your invoice is attached.');

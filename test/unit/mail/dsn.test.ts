@@ -9,7 +9,7 @@ const V = { agent: 'agent@local.mailagent.localhost', recipient: 'bob@example.or
 
 function load(name: string): Buffer {
   const text = readFileSync(join(ROOT, 'test', 'fixtures', name), 'utf8')
-    .replaceAll('{{AGENT}}', V.agent).replaceAll('{{RECIPIENT}}', V.recipient).replaceAll('{{MESSAGE_ID}}', V.messageId);
+    .replaceAll('{{AGENT}}', V.agent).replaceAll('{{RETURN_PATH}}', V.agent).replaceAll('{{RECIPIENT}}', V.recipient).replaceAll('{{MESSAGE_ID}}', V.messageId);
   return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
 }
 const crlf = (s: string) => Buffer.from(s.replace(/\r?\n/g, '\r\n'));
