@@ -19,7 +19,7 @@ import { requireVerifiedDomain } from './domains.js';
 import { agentHasLiveDraft } from '../db/repos/drafts.js';
 import { pageOf } from '../db/paginate.js';
 import { ReadCache } from './read-cache.js';
-import { misleadingDisplayName } from '../mail/address.js';
+import { bareDomain, misleadingDisplayName } from '../mail/address.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
 const DOMAIN_RE = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -67,7 +67,7 @@ export function workspaceDomain(ctx: AppContext, ws: WorkspaceRow): string {
 function normalizeDomains(list: string[] | undefined, param: string): string[] | undefined {
   if (list === undefined) return undefined;
   return [...new Set(list.map((d, i) => {
-    const v = d.trim().toLowerCase().replace(/^@/, '');
+    const v = bareDomain(d).replace(/^@/, '');
     if (!DOMAIN_RE.test(v)) throw Errors.invalidParam(`${param}[${i}]`, `"${d}" is not a domain name (for example example.com).`);
     return v;
   }))];
