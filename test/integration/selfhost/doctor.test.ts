@@ -105,4 +105,41 @@ describe('mailagent doctor', () => {
       await d.stop();
     }
   }, 90_000);
+
+  it('checks the relay the running daemon was started with (serve --relay), not its own environment\'s, and never prints the password', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const d = await startDaemon({ args: ['--relay', `smtp://user:pw-not-to-print@127.0.0.1:${closed}`] });
+    try {
+      const r = await d.cli(['doctor', '--data-dir', d.dataDir, '--json'], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      const checks = r.json() as { check: string; status: string; detail: string }[];
+      expect(byName(checks, 'relay')).toMatchObject({ status: 'fail', detail: expect.stringMatching(new RegExp(`127\\.0\\.0\\.1:${closed} \\(the relay of the running mailagent \\(PID \\d+\\)\\): .*ECONNREFUSED`)) });
+      // The doctor's own configuration names no relay: said, as advice.
+      expect(byName(checks, 'relay config')).toMatchObject({ status: 'warn', detail: expect.stringContaining('names none') });
+      expect(r.code).toBe(1);
+      const text = await d.cli(['doctor', '--data-dir', d.dataDir], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      expect(text.stdout).toMatch(/FAIL {2}relay: .*ECONNREFUSED/);
+      expect(text.code).toBe(1);
+      for (const out of [r.stdout, r.stderr, text.stdout, text.stderr]) expect(out).not.toContain('pw-not-to-print');
+    } finally {
+      await d.stop();
+    }
+    // A daemon with a working relay: ok, even though the doctor's environment names none.
+    relay = await TestRelay.start();
+    const ok = await startDaemon({ args: ['--relay', relay.url] });
+    try {
+      const r = await ok.cli(['doctor', '--data-dir', ok.dataDir, '--json'], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      const checks = r.json() as { check: string; status: string; detail: string }[];
+      expect(byName(checks, 'relay')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/answered EHLO/) });
+      // The same relay in the doctor's environment: nothing to say about the configuration.
+      const same = await ok.cli(['doctor', '--data-dir', ok.dataDir, '--json'], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1', MAILAGENT_RELAY: relay.url }, timeoutMs: 40_000 });
+      expect(byName(same.json() as { check: string }[], 'relay config')).toBeUndefined();
+    } finally {
+      await ok.stop();
+    }
+  }, 120_000);
 });
