@@ -22,7 +22,8 @@ const byName = <T extends { check: string }>(checks: T[], name: string): T | und
 describe('mailagent doctor', () => {
   it('checks data dir, disk, database, ports, relay EHLO, each custom domain\'s DNS (found vs needed) and clock skew', async () => {
     relay = await TestRelay.start();
-    t = await createTestApp({ relay: relay.url, customDomains: true });
+    // A public URL on the internet: the SPF record names its host (the relay here is on loopback).
+    t = await createTestApp({ relay: relay.url, customDomains: true, publicUrl: 'https://mail-api.example.com' });
     const add = await t.req('POST', '/v1/domains', { body: { domain: 'agents.example.org' } });
     expect(add.status, add.text).toBe(201);
     const dkim = add.body.records.find((r: { purpose: string }) => r.purpose === 'dkim');
@@ -37,7 +38,7 @@ describe('mailagent doctor', () => {
       async mx(name) { return name === 'agents.example.org' ? [{ exchange: 'mx.agents.example.org', priority: 10 }] : []; },
     };
     const databaseUrl = t.config.database.kind === 'postgres' ? t.config.database.url : undefined;
-    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl }, {});
+    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl, publicUrl: 'https://mail-api.example.com' }, {});
     const checks = await runDoctor(config, { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() - 120_000 });
     expect(byName(checks, 'data dir')).toMatchObject({ status: 'ok' });
     expect(byName(checks, 'disk')).toMatchObject({ status: 'ok' });
@@ -55,7 +56,11 @@ describe('mailagent doctor', () => {
     const spfCheck = byName(checks, 'agents.example.org SPF')!;
     expect(spfCheck).toMatchObject({ status: 'fail' });
     expect(spfCheck.detail).toMatch(/include:_spf\.other\.example/);
+    expect(spf.value).toBe('v=spf1 a:mail-api.example.com ~all');
     expect(spfCheck.fix).toContain(spf.value);
+    // On loopback only there is no sending host to name: a warning with the record's note, not a comparison.
+    const local = await runDoctor(loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl }, {}), { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() });
+    expect(byName(local, 'agents.example.org SPF')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^This cannot be right yet: the relay 127\.0\.0\.1 is not on the internet/) });
     expect(byName(checks, 'agents.example.org DMARC')).toMatchObject({ status: 'warn' });
     expect(byName(checks, 'agents.example.org DMARC')!.fix).toMatch(/_dmarc\.agents\.example\.org\. TXT "v=DMARC1/);
     expect(byName(checks, 'clock')).toMatchObject({ status: 'fail' });
