@@ -6,18 +6,23 @@ import { checksFailed } from '../contract/received.js';
  * choose, and a wait for a sign-in code must not return `codes@example.com.attacker.net` or a
  * message whose name reads "example.com".
  *
+ * A domain's trailing dot (the DNS root: `example.com.` is `example.com`) is ignored on both sides.
+ *
  * Returns the test, or null when `value` is neither an address nor a domain.
  */
 export function senderFilter(value: string): ((address: string) => boolean) | null {
-  const want = value.trim().toLowerCase();
-  if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(want)) return (a) => a.trim().toLowerCase() === want;
+  const want = bare(value);
+  if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(want)) return (a) => bare(a) === want;
   const domain = want.replace(/^@/, '');
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) return null;
   return (a) => {
-    const d = a.trim().toLowerCase().split('@').pop() ?? '';
+    const d = bare(a).split('@').pop() ?? '';
     return d === domain || d.endsWith('.' + domain);
   };
 }
+
+/** Lower-case, trimmed, without a trailing dot (the client imports contract only, not mail/address.ts). */
+const bare = (s: string): string => s.trim().toLowerCase().replace(/\.$/, '');
 
 export const SENDER_FILTER_FORMS = 'an address (codes@example.com) or a domain (example.com: it and its subdomains)';
 

@@ -10,6 +10,8 @@ export const DnsRecord = Type.Object({
   /** Fully qualified name to publish the record at. */
   name: Type.String(),
   value: Type.String(),
+  /** What the value assumes, or why it cannot be right yet (an SPF record on a loopback-only install); null when nothing to say. */
+  note: Opt(Type.String()),
   /** Result of the last check: `pending` (never checked), `verified`, `missing` or `mismatch`. */
   status: Type.Enum(['pending', 'verified', 'missing', 'mismatch'] as const),
 });

@@ -58,7 +58,23 @@ export function parseMailbox(raw: string): Mailbox | null {
 }
 
 export function domainOf(address: string): string {
-  return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  return bareDomain(address.slice(address.lastIndexOf('@') + 1));
+}
+
+/**
+ * A domain as compared: lower-case, without the DNS root's trailing dot (RFC 1034 §3.1:
+ * `example.com.` is `example.com`). Every comparison of a domain (own-domain, sender trust,
+ * routing, allow/blocklists, suppression) goes through this, so a trailing dot is no way around one.
+ */
+export function bareDomain(domain: string): string {
+  return domain.trim().toLowerCase().replace(/\.$/, '');
+}
+
+/** `user@example.com.` → `user@example.com` (the domain made bare; the local part kept as written). */
+export function bareAddress(address: string): string {
+  const a = address.trim();
+  const at = a.lastIndexOf('@');
+  return at < 0 ? a : `${a.slice(0, at)}@${bareDomain(a.slice(at + 1))}`;
 }
 
 export function localPartOf(address: string): string {
@@ -72,8 +88,8 @@ export function addressKey(address: string): string {
 
 /** A domain equal to or below one of `domains`. */
 export function domainMatches(domain: string, domains: string[]): boolean {
-  const d = domain.toLowerCase();
-  return domains.some((x) => d === x || d.endsWith('.' + x));
+  const d = bareDomain(domain);
+  return domains.map(bareDomain).some((x) => d === x || d.endsWith('.' + x));
 }
 
 /** Header-safe text: CR, LF and other control characters become spaces (RFC 5322 §2.2 unfolding). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { AddressObject, ParsedMail, SimpleParserOptions } from 'mailparser';
+import { bareAddress } from './address.js';
 import { extractReplyText } from './extract.js';
 
 const require = createRequire(import.meta.url);
@@ -98,7 +99,8 @@ function addresses(v: AddressObject | AddressObject[] | undefined): { address: s
   const walk = (list: { address?: string; name?: string; group?: unknown[] }[]) => {
     for (const a of list) {
       if (a.group) walk(a.group as never);
-      else if (a.address) out.push({ address: a.address.trim().toLowerCase(), name: a.name?.trim() || null });
+      // Bare domain: `From: x@example.com.` is x@example.com (sender trust, --from, reputation).
+      else if (a.address) out.push({ address: bareAddress(a.address.toLowerCase()), name: a.name?.trim() || null });
     }
   };
   for (const o of v === undefined ? [] : Array.isArray(v) ? v : [v]) walk(o.value ?? []);
@@ -253,7 +255,7 @@ function assemble(
   return withoutNul({
     headers,
     headerMap,
-    from: from ?? (fallbackFrom ? { address: fallbackFrom, name: null } : null),
+    from: from ?? (fallbackFrom ? { address: bareAddress(fallbackFrom), name: null } : null),
     to: m ? addresses(m.to).map((a) => a.address) : [],
     cc: m ? addresses(m.cc).map((a) => a.address) : [],
     subject: oneLine(m?.subject ?? headerMap.subject ?? '').slice(0, 998 * 4),
@@ -301,7 +303,7 @@ export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
   attachments: AttachmentText[]; attachmentNames: string[];
 } {
   return {
-    from: (parsed.from?.address ?? mailFrom ?? '').toLowerCase(), fromName: parsed.from?.name ?? null,
+    from: bareAddress((parsed.from?.address ?? mailFrom ?? '').toLowerCase()), fromName: parsed.from?.name ?? null,
     subject: parsed.subject, text: parsed.text ?? '', html: parsed.html, headers: parsed.headerMap,
     attachments: attachmentTexts(parsed.attachments), attachmentNames: attachmentNames(parsed.attachments),
   };

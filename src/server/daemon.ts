@@ -10,7 +10,7 @@ import { startMetricsListener } from './ops/metrics-listener.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { AppContext } from '../services/context.js';
 import { bootstrapWorkspace, type BootstrapInput, type BootstrapResult } from '../services/bootstrap.js';
-import type { Config } from './config.js';
+import { redact, type Config } from './config.js';
 import { createContext } from './context.js';
 import { buildApp, warmUpApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
@@ -172,7 +172,8 @@ export class Daemon {
       throw err;
     }
     const addr = { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
-    this.lock.update({ api: addr.http, smtp: addr.smtp });
+    // The relay in use (password redacted) for `doctor`, which cannot see this process's flags.
+    this.lock.update({ api: addr.http, smtp: addr.smtp, relay: this.config.relayUrl ? redact(this.config.relayUrl) : null });
     // Starting below the low-disk guard: the daemon serves reads but refuses mail and sends; say so
     // now rather than at the first refusal.
     const disk = await this.ops.disk.check();

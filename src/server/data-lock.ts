@@ -15,6 +15,12 @@ export interface LockInfo {
   started_at: string;
   api: string | null;
   smtp: string | null;
+  /**
+   * The relay the daemon sends through, its password redacted (config.ts redact), null without
+   * one; absent in a lock written by an older daemon. `doctor` checks this relay, not the one its
+   * own environment names (`serve --relay` is seen by nobody else).
+   */
+  relay?: string | null;
 }
 
 export class DataDirLocked extends Error {
@@ -55,7 +61,7 @@ export function runningDaemon(dataDir: string): LockInfo | null {
 export interface DataLock {
   file: string;
   /** Record the bound addresses, so a second daemon can name them. */
-  update(addr: { api: string; smtp: string | null }): void;
+  update(addr: { api: string; smtp: string | null; relay?: string | null }): void;
   release(): void;
 }
 

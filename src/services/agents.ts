@@ -19,7 +19,7 @@ import { requireVerifiedDomain } from './domains.js';
 import { agentHasLiveDraft } from '../db/repos/drafts.js';
 import { pageOf } from '../db/paginate.js';
 import { ReadCache } from './read-cache.js';
-import { misleadingDisplayName } from '../mail/address.js';
+import { bareDomain, misleadingDisplayName } from '../mail/address.js';
 import { RETURN_PATH_LOCAL } from '../mail/return-path.js';
 
 const NAME_RE = new RegExp(AGENT_NAME_PATTERN);
@@ -70,7 +70,7 @@ export function workspaceDomain(ctx: AppContext, ws: WorkspaceRow): string {
 function normalizeDomains(list: string[] | undefined, param: string): string[] | undefined {
   if (list === undefined) return undefined;
   return [...new Set(list.map((d, i) => {
-    const v = d.trim().toLowerCase().replace(/^@/, '');
+    const v = bareDomain(d).replace(/^@/, '');
     if (!DOMAIN_RE.test(v)) throw Errors.invalidParam(`${param}[${i}]`, `"${d}" is not a domain name (for example example.com).`);
     return v;
   }))];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as dns } from 'node:dns';
+import { isIP } from 'node:net';
 import type { Domain, DomainCreate, DnsRecord } from '../contract/domains.js';
 import type { ListQuery, PageOf } from '../contract/common.js';
 import { countAgentsOnDomain, deleteDomain, domainByName, getDomain, insertDomain, listDomains, updateDomain, type DomainRow } from '../db/repos/domains.js';
@@ -11,6 +12,7 @@ import { recordAudit } from './audit-log.js';
 import { requireModeFor } from './auth.js';
 import { dkimRecordValue, newDkimKey } from './dkim.js';
 import { pageOf } from '../db/paginate.js';
+import { isPrivateAddress } from './webhook-url-guard.js';
 
 /** TXT lookups, injectable so tests run offline: each record's strings, as node:dns answers. */
 export type TxtResolver = (name: string) => Promise<string[][]>;
@@ -50,18 +52,65 @@ function requireEnabled(ctx: AppContext): void {
   }
 }
 
-/** The SPF mechanism for the host that hands our mail to the internet: the relay, else this daemon. */
-function spfValue(ctx: AppContext): string {
-  const host = ctx.config.relayUrl ? new URL(ctx.config.relayUrl).hostname : new URL(ctx.config.publicUrl).hostname;
-  const mech = /^[\d.]+$/.test(host) ? `ip4:${host}` : host.includes(':') ? `ip6:${host}` : `a:${host}`;
-  return `v=spf1 ${mech} ~all`;
+/**
+ * Relay providers that send from many addresses and publish one SPF record naming them all (each
+ * provider's own setup page): their submission host's `a:` would authorise only the host clients
+ * connect to, not the addresses mail leaves from. Matched on the relay host or a parent of it.
+ */
+const RELAY_SPF_INCLUDES: [suffix: string, include: string][] = [
+  ['sendgrid.net', 'sendgrid.net'],
+  ['amazonaws.com', 'amazonses.com'],
+  ['mailgun.org', 'mailgun.org'],
+  ['postmarkapp.com', 'spf.mtasv.net'],
+  ['gmail.com', '_spf.google.com'],
+  ['google.com', '_spf.google.com'],
+  ['office365.com', 'spf.protection.outlook.com'],
+  ['outlook.com', 'spf.protection.outlook.com'],
+  ['mailjet.com', 'spf.mailjet.com'],
+  ['sparkpostmail.com', 'sparkpostmail.com'],
+];
+
+/** A host name or address nobody on the internet can reach (loopback, private, `*.localhost`, `*.local`, `*.internal`). */
+function offInternet(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (isIP(h)) return isPrivateAddress(h);
+  return !h.includes('.') || /(^|\.)(localhost|local|internal)$/.test(h);
+}
+
+const spfMechanism = (host: string): string => (isIP(host) === 4 ? `ip4:${host}` : isIP(host) === 6 ? `ip6:${host}` : `a:${host}`);
+
+/**
+ * The SPF record to publish: it must name where this server's mail reaches the internet from —
+ * the relay (its provider's `include:` when it is a known one, else its host), or without a relay
+ * this daemon's public host. A host off the internet (the default 127.0.0.1) authorises nothing
+ * any receiver sees, so it is never suggested: `v=spf1 ~all` then, with a note saying why the
+ * record cannot be right yet and what to configure (docs/resources.md → Domains).
+ */
+export function spfRecord(config: { relayUrl: string | null; publicUrl: string }): { value: string; note: string | null } {
+  const relay = config.relayUrl ? new URL(config.relayUrl).hostname.toLowerCase().replace(/^\[|\]$/g, '') : null;
+  if (relay && !offInternet(relay)) {
+    const known = RELAY_SPF_INCLUDES.find(([suffix]) => relay === suffix || relay.endsWith('.' + suffix));
+    if (known) return { value: `v=spf1 include:${known[1]} ~all`, note: `The SPF record ${relay}'s provider publishes for the addresses it sends from.` };
+    return { value: `v=spf1 ${spfMechanism(relay)} ~all`, note: `Authorises the address of the relay ${relay}. If the relay provider sends from other addresses and publishes an SPF record for them (most do: an include: in its setup guide), use that instead.` };
+  }
+  const pub = new URL(config.publicUrl).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const why = relay
+    ? `The relay ${relay} is not on the internet (it hands mail on from this machine)`
+    : 'No relay is configured, so live mail to outside addresses is not sent (503 upstream_unavailable)';
+  if (!offInternet(pub)) {
+    return { value: `v=spf1 ${spfMechanism(pub)} ~all`, note: `${why}; this names the host of the public URL (${pub}). If mail leaves this server from another address, name that address instead.` };
+  }
+  return {
+    value: 'v=spf1 ~all',
+    note: `This cannot be right yet: ${why.charAt(0).toLowerCase() + why.slice(1)}, and the public URL's host (${pub}) is not on the internet, so there is no sending host to name (a loopback address authorises nothing a receiver sees). Configure the relay (--relay) or a public URL on this machine's internet name (--public-url), then read this record again.`,
+  };
 }
 
 function records(ctx: AppContext, r: DomainRow): DnsRecord[] {
   const st = JSON.parse(r.records_status) as Statuses;
   return [
     { purpose: 'verification', type: 'TXT', name: `_mailagent.${r.domain}`, value: `mailagent-verification=${r.verification_token}`, status: st.verification },
-    { purpose: 'spf', type: 'TXT', name: r.domain, value: spfValue(ctx), status: st.spf },
+    { purpose: 'spf', type: 'TXT', name: r.domain, ...spfRecord(ctx.config), status: st.spf },
     { purpose: 'dkim', type: 'TXT', name: `${r.dkim_selector}._domainkey.${r.domain}`, value: dkimRecordValue(r.dkim_public_key), status: st.dkim },
   ];
 }

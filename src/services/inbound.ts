@@ -12,6 +12,7 @@ import type { Classification } from '../classifier/index.js';
 import { isQuarantined } from '../classifier/quarantine.js';
 import { classifierFields, type ParsedInbound } from '../mail/parse.js';
 import { excerptOf } from '../mail/extract.js';
+import { bareDomain } from '../mail/address.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
 import type { EventType } from '../contract/events.js';
@@ -94,8 +95,9 @@ export type RecipientRoute =
   | { kind: 'unknown'; reason: string }
   | { kind: 'foreign'; reason: string };
 
-async function isLocalDomain(ctx: AppContext, domain: string): Promise<boolean> {
-  const base = ctx.config.agentDomain.toLowerCase();
+async function isLocalDomain(ctx: AppContext, raw: string): Promise<boolean> {
+  const domain = bareDomain(raw);
+  const base = bareDomain(ctx.config.agentDomain);
   if (domain === base || domain.endsWith('.' + base)) return true;
   const r = await ctx.db.selectFrom('agents').select('id').where('domain', '=', domain).limit(1).executeTakeFirst();
   return r !== undefined;

@@ -5,6 +5,7 @@ import type { Db } from '../db/schema.js';
 import { capsFor } from '../shared/tiers.js';
 import { DAY, HOUR, isoAt } from '../shared/clock.js';
 import { extractEntities } from '../classifier/entities.js';
+import { bareAddress, bareDomain } from '../mail/address.js';
 
 /**
  * Spec: Limits → Plus addresses. Distinct plus addresses receiving mail per workspace in any
@@ -16,7 +17,8 @@ export const RECORD_CAP_PER_HOUR = 20;
 
 /** `name+tag@domain` → `{ base: 'name@domain', tag: 'tag' }`; plain addresses have tag null. */
 export function splitPlus(address: string): { base: string; tag: string | null; local: string; domain: string } | null {
-  const a = address.trim().toLowerCase();
+  // The domain bare (mail/address.ts): `agent@example.com.` routes, trusts and counts as agent@example.com.
+  const a = bareAddress(address.toLowerCase());
   const at = a.lastIndexOf('@');
   if (at <= 0 || at === a.length - 1) return null;
   const local = a.slice(0, at);
@@ -75,7 +77,7 @@ const PROVIDER_DOMAINS = new Set([
 ]);
 
 export function isProviderDomain(domain: string): boolean {
-  const parts = domain.toLowerCase().replace(/\.$/, '').split('.');
+  const parts = bareDomain(domain).split('.');
   for (let i = 0; i < parts.length - 1; i++) {
     if (PROVIDER_DOMAINS.has(parts.slice(i).join('.'))) return true;
   }

@@ -1,4 +1,4 @@
-import type { MessageSearch, SearchTerm } from '../db/repos/search.js';
+import { isRestrictive, type MessageSearch, type SearchTerm } from '../db/repos/search.js';
 import { catchUpSearchIndex, hasPendingSearch, indexSearchBatch, SEARCH_INDEX_BATCH } from '../db/search-index.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext } from './context.js';
@@ -33,18 +33,24 @@ function bad(message: string): never {
 }
 
 function parseDate(name: string, value: string): string {
-  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const ms = day ? Date.parse(`${value}T00:00:00.000Z`) : /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  const day = /^(\d{4})-(\d{2})-(\d{2})(T|$)/.exec(value);
+  const ms = !day ? NaN : day[4] ? Date.parse(value) : Date.parse(`${value}T00:00:00.000Z`);
   if (!Number.isFinite(ms)) bad(`${name}:${value} is not a date; write ${name}:YYYY-MM-DD or an ISO 8601 timestamp.`);
+  // Date.parse rolls an impossible day over (2026-02-30 is read as March 2): refuse it instead.
+  const [y, m, d] = [Number(day![1]), Number(day![2]), Number(day![3])];
+  const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (d < 1 || d > last) bad(`${name}:${value} is not a date: ${day![1]}-${day![2]} has ${last} days; write ${name}:YYYY-MM-DD.`);
   return new Date(ms).toISOString();
 }
 
 export function parseSearch(q: string): MessageSearch {
   const s: MessageSearch = { terms: [], intents: [] };
   let count = 0;
+  let excluded = false;
   for (const m of q.matchAll(TOKEN)) {
     const [, minus, rawName, quoted, bare] = m;
     const negated = minus === '-';
+    excluded ||= negated || (!rawName && /^-/.test(bare ?? ''));
     const name = rawName?.toLowerCase();
     const value = quoted ?? bare ?? '';
     const dangling = !rawName && /^([A-Za-z]+):$/.exec(value)?.[1].toLowerCase();
@@ -84,6 +90,13 @@ export function parseSearch(q: string): MessageSearch {
   }
   if (s.terms.length && s.terms.every((t) => t.negated)) {
     bad('A search cannot only exclude words: add at least one word to look for, or use the filters (from:, is:, has:, …).');
+  }
+  // Punctuation alone (`*`, `"`, `-`, `-""`) searches nothing: running it would list every message
+  // as if it matched. Refused, like a search of exclusions only (docs/web.md#search).
+  if (!isRestrictive(s)) {
+    bad(excluded
+      ? `A search cannot only exclude words, and ${JSON.stringify(q.trim())} has no word to exclude or look for: add at least one word (letters or digits), or use the filters (from:, is:, has:, …).`
+      : `${JSON.stringify(q.trim())} has nothing to search for: a search needs at least one word (letters or digits) or a filter (from:, is:, has:, before:, …); punctuation alone is not searched.`);
   }
   return s;
 }

@@ -1,4 +1,5 @@
 import type { InboundSource } from '../db/repos/received.js';
+import { bareDomain, domainOf as mailDomainOf } from '../mail/address.js';
 import type { AppContext } from './context.js';
 import { splitPlus } from './plus-addresses.js';
 
@@ -24,13 +25,12 @@ export interface TrustInput {
   auth?: { spf: boolean | null; dkim: boolean | null; dmarc?: string | null; trustedNetwork?: string | null };
 }
 
-const domainOf = (address: string): string => {
-  const at = address.lastIndexOf('@');
-  return at < 0 ? '' : address.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
-};
+const domainOf = (address: string): string => (address.includes('@') ? mailDomainOf(address) : '');
 
 /** Relaxed alignment without a public-suffix list: the same domain, or one a subdomain of the other. */
 export function aligned(a: string, b: string): boolean {
+  a = bareDomain(a);
+  b = bareDomain(b);
   if (!a || !b) return false;
   return a === b || a.endsWith('.' + b) || b.endsWith('.' + a);
 }

@@ -6,6 +6,7 @@ import {
   activeAllow, getAllow, insertAllow, insertSuppression, listAllows, revokeAllow, suppressionsFor,
   type ConsentAllowRow, type SuppressionRow,
 } from '../db/repos/suppression.js';
+import { bareAddress } from '../mail/address.js';
 import { Errors } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -29,7 +30,8 @@ export interface SuppressionHit {
 
 /** Addresses are compared case-insensitively (the local part too: what real mailbox providers do). */
 export function normalizeAddress(address: string): string {
-  return address.trim().toLowerCase();
+  // The domain bare too (mail/address.ts): an entry for bob@example.com. blocks bob@example.com.
+  return bareAddress(address.toLowerCase());
 }
 
 /**

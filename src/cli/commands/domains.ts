@@ -29,6 +29,8 @@ function showDomain(ctx: CommandContext, d: Domain, note?: string): void {
     });
     ctx.out.line();
     ctx.out.table(d.records, RECORD_COLUMNS);
+    // A record's note: what its value assumes, or why it cannot be right yet (SPF on a loopback-only install).
+    for (const r of d.records) if (r.note) ctx.out.info(`${r.purpose}: ${r.note}`);
     if (note) ctx.out.info(note);
   });
 }

@@ -66,7 +66,9 @@ export function register(program: Command): void {
       const s = await client.call('suppression.create', { body });
       ctx.out.result(s, () => ctx.out.line(s.id));
     }));
-  examples(add, ['mailagent suppression add bob@example.com --reason "asked by phone"', 'mailagent suppression add bob@example.com --agent sales --type complaint --json']);
+  add.addHelpText('after', '\nNeeds a live key (--live): a suppression refuses live sends only, so a test key gets 403 live_mode_required.');
+  // --live: a suppression refuses live sends only, so a test key (the CLI's default) may not add one (403 live_mode_required).
+  examples(add, ['mailagent --live suppression add bob@example.com --reason "asked by phone"', 'mailagent --live suppression add bob@example.com --agent sales --type complaint --json']);
 
   const allowed = suppression.command('allowed').description('List consent allow entries (addresses allowed again), newest first')
     .option('--include-revoked', 'include entries that were undone')
@@ -91,7 +93,12 @@ export function register(program: Command): void {
       const a = await client.call('suppression.allow', { body: { address, attestation } });
       ctx.out.result(a, () => ctx.out.line(a.id));
     }));
-  examples(allow, ['mailagent suppression allow bob@example.com --attestation "Bob re-subscribed on our web form on 2026-03-02"']);
+  allow.addHelpText('after', '\nWith the test key (the default) the entry lifts the suppression for test-mode sends only; --live lifts it for live mail.');
+  // --live: an allow entry a test key makes counts for test sends only; live mail needs a live key's.
+  examples(allow, [
+    'mailagent --live suppression allow bob@example.com --attestation "Bob re-subscribed on our web form on 2026-03-02"',
+    'mailagent suppression allow bob@example.com --attestation "Test: Bob re-subscribed on our web form"   # test sends only',
+  ]);
 
   const unallow = suppression.command('unallow').description('Undo a consent allow entry: the suppression blocks again').argument('<id>', 'alw_ id')
     .action(run(async (ctx: CommandContext, id: string) => {
@@ -100,5 +107,6 @@ export function register(program: Command): void {
       const r = await client.call('suppression.allow_revoke', { params: { id } });
       ctx.out.result(r, () => ctx.out.success(`${r.id} revoked at ${r.revoked_at}`));
     }));
-  examples(unallow, ['mailagent suppression unallow alw_01j...']);
+  // Undoing an entry a live key made takes a live key, as making it did.
+  examples(unallow, ['mailagent --live suppression unallow alw_01j...', 'mailagent suppression unallow alw_01j...   # an entry the test key made']);
 }

@@ -6,9 +6,12 @@ import { hostNamesMachine, metricsAuthorized, metricsRefusal, readinessAnswer, r
 /**
  * Operator endpoints beside the API (not in the contract: they are not part of the Agent Email
  * Service API). GET /metrics: Prometheus text format, for loopback callers only unless a bearer
- * token is configured (then the token is required from everywhere; behind a reverse proxy on the
- * same host every caller looks local, so set the token or keep /metrics out of the proxy). Without
- * a token, the Host header must name the machine (an IP or localhost: no DNS rebinding).
+ * token is configured (then the token is required from everywhere). "Loopback" is the client's
+ * address as the API sees it (req.ip): behind a proxy listed in trustedProxies that is the address
+ * its X-Forwarded-For names, not the proxy's socket, so a public client is refused even though the
+ * proxy connects from 127.0.0.1 (and nginx's default `Host: 127.0.0.1:7420` passes the Host check).
+ * Behind a proxy that is not declared every caller looks local: set the token or keep /metrics out
+ * of the proxy. Without a token, the Host header must name the machine (no DNS rebinding).
  * GET /health/ready: readiness for load balancers and systemd (503 while a check fails);
  * GET /v1/health stays the liveness probe.
  */
@@ -36,6 +39,7 @@ export function registerOpsRoutes(app: FastifyInstance, ops: Ops): void {
 }
 
 function isLoopbackAddress(req: FastifyRequest): boolean {
-  const a = req.socket.remoteAddress ?? '';
+  // req.ip, not the socket: fastify resolves X-Forwarded-For through the trusted proxies only.
+  const a = req.ip ?? '';
   return isLoopbackHost(a) || a.startsWith('::ffff:127.');
 }

@@ -202,3 +202,51 @@ describe('docs match the daemon', () => {
     expect(foundation).not.toMatch(/`spec\/agent-email-api\.md`/);
   });
 });
+
+describe('--help examples and the CLI\'s default test key', () => {
+  // Not run: commands that never call the API with a key (the daemon, the data dir, local files,
+  // shells), and those that wait or stream until interrupted.
+  const SKIP = /^(serve|init|admin|backup|restore|doctor|completion|mcp|ui|health|classify|wait|events tail|webhooks listen)( |$)/;
+
+  it('no example fails for want of --live: each one that calls the daemon runs as written without 403 live_mode_required (exit 4)', async () => {
+    const { buildProgram } = await import('../../../src/cli/program.js');
+    const { examplesOf } = await import('../../../src/cli/context.js');
+    type Cmd = ReturnType<typeof buildProgram>;
+    const walk = (c: Cmd, path: string[] = []): { cmd: Cmd; path: string[] }[] => [{ cmd: c, path }, ...c.commands.flatMap((s) => walk(s as Cmd, [...path, s.name()]))];
+    const lines = walk(buildProgram())
+      .filter(({ path }) => path.length && !SKIP.test(path.join(' ')))
+      .flatMap(({ cmd }) => examplesOf(cmd))
+      .filter((l) => !/--follow|pbpaste/.test(l));
+    expect(lines.length).toBeGreaterThan(100);
+    // The agents and the suppression the examples name.
+    for (const name of ['support', 'sales']) await d.api('POST', '/v1/agents', { name }).catch(() => undefined);
+    const failed: string[] = [];
+    for (let i = 0; i < lines.length; i += 4) {
+      await Promise.all(lines.slice(i, i + 4).map(async (line) => {
+        const r = await bash(`timeout 30 ${line.replace(/^mailagent/, 'mailagent')}`);
+        if (r.code === 4 || /live_mode_required/.test(r.err + r.out)) failed.push(`${line}\n  exit ${r.code}: ${r.err.trim().split('\n').pop()}`);
+      }));
+    }
+    expect(failed, failed.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it('suppression: every example runs as written (add and allow with --live, as their --help says)', async () => {
+    for (const name of ['support', 'sales']) await d.api('POST', '/v1/agents', { name }).catch(() => undefined);
+    const help = await d.cli(['suppression', 'add', '--help']);
+    expect(help.stdout).toContain('Needs a live key (--live)');
+    const run = async (line: string) => {
+      const r = await bash(line);
+      expect(r.code, `${line}\nstdout: ${r.out}\nstderr: ${r.err}`).toBe(0);
+      return r.out.trim();
+    };
+    for (const cmd of ['add', 'get', 'list', 'allowed']) for (const line of await helpExamples('suppression', cmd)) await run(line);
+    const entries = await d.api('GET', '/v1/suppression/entries?limit=100', undefined, d.liveKey);
+    expect(entries.data.map((e: { address: string }) => e.address)).toContain('bob@example.com');
+    // Each allow example prints its entry's id; each unallow example undoes the one its key may undo.
+    const ids = { live: '', test: '' };
+    for (const line of await helpExamples('suppression', 'allow')) ids[line.includes('--live') ? 'live' : 'test'] = await run(line);
+    expect(ids.live).toMatch(/^alw_/);
+    expect(ids.test).toMatch(/^alw_/);
+    for (const line of await helpExamples('suppression', 'unallow')) await run(line.replace('alw_01j...', ids[line.includes('--live') ? 'live' : 'test']));
+  }, 120_000);
+});

@@ -269,6 +269,9 @@ describe('domains', () => {
       ['dkim', 'mailagent._domainkey.mail.example.invalid', 'pending'],
     ]);
     expect(recs[2][4]).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]+$/);
+    // This daemon has no relay and a loopback public URL: no SPF host to name, and the note says so.
+    expect(recs[1][4]).toBe('v=spf1 ~all');
+    expect(added.stderr).toMatch(/^spf: This cannot be right yet: no relay is configured.*--relay.*--public-url/m);
     expect(added.stderr).toContain('mailagent domains verify mail.example.invalid');
     const id = added.stdout.match(/^id\t(dom_\S+)$/m)![1];
 

@@ -198,6 +198,13 @@ describe('routing errors', () => {
       ['GET', '/api/v1/messages/received/rcv_abc/raw', /Did you mean GET \/v1\/messages\/rcv_abc\/raw/],
       ['POST', '/v1/agent', /Did you mean POST \/v1\/agents( or |\?)/],
       ['GET', '/v1/nope/at/all/here', null],
+      // A plain word is not an id: no route template filled with it (/v1/agents/search is no route anybody asked for).
+      ['GET', '/v1/search', null],
+      ['GET', '/v1/foo', null],
+      ['DELETE', '/v1/bar', null],
+      // An id or an address moved into an id position is kept; a static route a typo away from the whole path is named.
+      ['GET', '/v1/agents/messages/agent@local.mailagent.localhost', /Did you mean GET \/v1\/agents\/agent@local\.mailagent\.localhost( or |\?)/],
+      ['GET', '/v1/messagesreceived', /Did you mean GET \/v1\/messages\/received\?/],
     ];
     for (const [m, u, want] of cases) {
       const r = await t.req(m, u);

@@ -64,6 +64,26 @@ describe('1. a forged sender address', () => {
     expect(stranger.m.authentication_failed).toBe(false);
   }, 60_000);
 
+  it("a trailing dot (the DNS root) does not hide an own domain: forged all the same, listed without the dot; the simulator's recipient with the dot is the agent", async () => {
+    for (const from of [`sarah@${D}.`, `Sarah@${D.toUpperCase()}.`, `sarah@sub.${D}.`, `sarah@mailagent.localhost.`]) {
+      // The envelope sender is someone else's (an envelope address with the dot is refused at MAIL FROM).
+      const forged = await deliver({ from, mailFrom: 'eve@evil.test' });
+      expect(forged.ev!.type, from).toBe('message.received.unauthenticated');
+      expect(forged.ev!.data.sender_forged, from).toBe(true);
+      expect(forged.m.authentication_failed, from).toBe(true);
+      expect(forged.m.from.address, from).toBe(from.toLowerCase().slice(0, -1));
+    }
+    // SPF aligned with the From domain whatever its trailing dot: the real bob is still bob.
+    const bob = await deliver({ from: 'bob@partner.test.', mailFrom: 'bob@partner.test', subject: 'Lunch', body: 'Thursday works for me, see you at noon.' });
+    expect(bob.m.spf_pass).toBe(true);
+    expect(bob.m.from.address).toBe('bob@partner.test');
+    expect(bob.ev!.type).toBe('message.received');
+    // The simulator's `to` with the dot is the agent's address (SMTP refuses such an envelope address at RCPT: 501).
+    const sim = await t.req('POST', '/v1/test/inbound', { key: t.testKey, body: { agent: 'agent', to: `Agent@${D}.`, from: 'newperson@example.net', subject: 'Dot', body_text: 'Hello.' } });
+    expect(sim.status, sim.text).toBe(201);
+    expect((await t.req('GET', `/v1/messages/received/${sim.body.message_id}`)).body.to).toBe(`agent@${D}`);
+  }, 60_000);
+
   it("an unauthenticated From of a correspondent does not inherit their reputation; an SPF-aligned one does", async () => {
     const stranger = await deliver({ from: 'newperson@example.net' });
     // From bob, envelope from elsewhere (no SPF for evil.test): nothing vouches for the From.

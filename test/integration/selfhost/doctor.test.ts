@@ -22,7 +22,8 @@ const byName = <T extends { check: string }>(checks: T[], name: string): T | und
 describe('mailagent doctor', () => {
   it('checks data dir, disk, database, ports, relay EHLO, each custom domain\'s DNS (found vs needed) and clock skew', async () => {
     relay = await TestRelay.start();
-    t = await createTestApp({ relay: relay.url, customDomains: true });
+    // A public URL on the internet: the SPF record names its host (the relay here is on loopback).
+    t = await createTestApp({ relay: relay.url, customDomains: true, publicUrl: 'https://mail-api.example.com' });
     const add = await t.req('POST', '/v1/domains', { body: { domain: 'agents.example.org' } });
     expect(add.status, add.text).toBe(201);
     const dkim = add.body.records.find((r: { purpose: string }) => r.purpose === 'dkim');
@@ -37,7 +38,7 @@ describe('mailagent doctor', () => {
       async mx(name) { return name === 'agents.example.org' ? [{ exchange: 'mx.agents.example.org', priority: 10 }] : []; },
     };
     const databaseUrl = t.config.database.kind === 'postgres' ? t.config.database.url : undefined;
-    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl }, {});
+    const config = loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl, publicUrl: 'https://mail-api.example.com' }, {});
     const checks = await runDoctor(config, { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() - 120_000 });
     expect(byName(checks, 'data dir')).toMatchObject({ status: 'ok' });
     expect(byName(checks, 'disk')).toMatchObject({ status: 'ok' });
@@ -55,7 +56,11 @@ describe('mailagent doctor', () => {
     const spfCheck = byName(checks, 'agents.example.org SPF')!;
     expect(spfCheck).toMatchObject({ status: 'fail' });
     expect(spfCheck.detail).toMatch(/include:_spf\.other\.example/);
+    expect(spf.value).toBe('v=spf1 a:mail-api.example.com ~all');
     expect(spfCheck.fix).toContain(spf.value);
+    // On loopback only there is no sending host to name: a warning with the record's note, not a comparison.
+    const local = await runDoctor(loadConfig({ dataDir: t.dir, port: 0, smtpPort: 0, relay: relay.url, minFreeDiskMb: 256, databaseUrl }, {}), { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now() });
+    expect(byName(local, 'agents.example.org SPF')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^This cannot be right yet: the relay 127\.0\.0\.1 is not on the internet/) });
     expect(byName(checks, 'agents.example.org DMARC')).toMatchObject({ status: 'warn' });
     expect(byName(checks, 'agents.example.org DMARC')!.fix).toMatch(/_dmarc\.agents\.example\.org\. TXT "v=DMARC1/);
     expect(byName(checks, 'clock')).toMatchObject({ status: 'fail' });
@@ -105,4 +110,41 @@ describe('mailagent doctor', () => {
       await d.stop();
     }
   }, 90_000);
+
+  it('checks the relay the running daemon was started with (serve --relay), not its own environment\'s, and never prints the password', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const d = await startDaemon({ args: ['--relay', `smtp://user:pw-not-to-print@127.0.0.1:${closed}`] });
+    try {
+      const r = await d.cli(['doctor', '--data-dir', d.dataDir, '--json'], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      const checks = r.json() as { check: string; status: string; detail: string }[];
+      expect(byName(checks, 'relay')).toMatchObject({ status: 'fail', detail: expect.stringMatching(new RegExp(`127\\.0\\.0\\.1:${closed} \\(the relay of the running mailagent \\(PID \\d+\\)\\): .*ECONNREFUSED`)) });
+      // The doctor's own configuration names no relay: said, as advice.
+      expect(byName(checks, 'relay config')).toMatchObject({ status: 'warn', detail: expect.stringContaining('names none') });
+      expect(r.code).toBe(1);
+      const text = await d.cli(['doctor', '--data-dir', d.dataDir], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      expect(text.stdout).toMatch(/FAIL {2}relay: .*ECONNREFUSED/);
+      expect(text.code).toBe(1);
+      for (const out of [r.stdout, r.stderr, text.stdout, text.stderr]) expect(out).not.toContain('pw-not-to-print');
+    } finally {
+      await d.stop();
+    }
+    // A daemon with a working relay: ok, even though the doctor's environment names none.
+    relay = await TestRelay.start();
+    const ok = await startDaemon({ args: ['--relay', relay.url] });
+    try {
+      const r = await ok.cli(['doctor', '--data-dir', ok.dataDir, '--json'], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1' }, timeoutMs: 40_000 });
+      const checks = r.json() as { check: string; status: string; detail: string }[];
+      expect(byName(checks, 'relay')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/answered EHLO/) });
+      // The same relay in the doctor's environment: nothing to say about the configuration.
+      const same = await ok.cli(['doctor', '--data-dir', ok.dataDir, '--json'], { env: { MAILAGENT_SMTP_PORT: '0', MAILAGENT_MIN_FREE_DISK_MB: '1', MAILAGENT_RELAY: relay.url }, timeoutMs: 40_000 });
+      expect(byName(same.json() as { check: string }[], 'relay config')).toBeUndefined();
+    } finally {
+      await ok.stop();
+    }
+  }, 120_000);
 });

@@ -164,6 +164,32 @@ describe('Prometheus /metrics', () => {
     expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
   });
 
+  it('behind a declared trusted proxy, the client address is the one X-Forwarded-For names: a public client gets 404 though the proxy connects from loopback', async () => {
+    const d = await start({ trustedProxies: '127.0.0.1' });
+    // What nginx sends with its defaults (Host: $proxy_host, i.e. 127.0.0.1:7420) for a public client.
+    const fwd = (xff: string) => ({ 'x-forwarded-for': xff, 'x-forwarded-proto': 'https' });
+    for (const xff of ['203.0.113.9', '127.0.0.1, 203.0.113.9', '10.1.2.3']) {
+      const res = await scrape(d.url, fwd(xff));
+      expect(res.status, xff).toBe(404);
+      expect(JSON.parse(res.text).error.code).toBe('resource_not_found');
+      expect(res.text).not.toContain('mailagent_');
+    }
+    // A spoofed loopback entry before the real one does not help: the proxy appends the address it saw.
+    expect((await scrape(d.url, fwd('127.0.0.1, 198.51.100.7'))).status).toBe(404);
+    // A local scrape through the proxy (client 127.0.0.1), or straight to the port, still works.
+    expect((await scrape(d.url, fwd('127.0.0.1'))).status).toBe(200);
+    expect((await scrape(d.url)).status).toBe(200);
+  });
+
+  it('behind a declared trusted proxy with a metrics token, the token works for a public client', async () => {
+    const d = await start({ trustedProxies: '127.0.0.1', metricsToken: 'a-long-enough-metrics-token' });
+    const h = { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' };
+    expect((await scrape(d.url, h)).status).toBe(401);
+    const ok = await scrape(d.url, { ...h, authorization: 'Bearer a-long-enough-metrics-token' });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('# TYPE mailagent_');
+  });
+
   it('--metrics-listen serves /metrics and /health/ready on its own address', async () => {
     await start({ metricsListen: '127.0.0.1:0' });
     const addr = daemon!.listenerAddress('metrics')!;

@@ -151,6 +151,15 @@ describe.skipIf(!haveChromium)(`web inbox in Chromium (${CHROMIUM})`, () => {
     await page.locator('h2', { hasText: 'Search: subject:invoice has:attachment' }).waitFor();
     await expect.poll(async () => page.locator('a.row').count()).toBe(1);
     expect(await page.locator('a.row').innerText()).toContain('Invoice 7731');
+
+    // A search the API refuses shows its message, not every message.
+    await page.fill('form.search input', 'after:2026-02-30');
+    await page.press('form.search input', 'Enter');
+    await page.locator('p.error', { hasText: 'after:2026-02-30 is not a date: 2026-02 has 28 days' }).waitFor({ timeout: 10_000 });
+    await page.fill('form.search input', '*');
+    await page.press('form.search input', 'Enter');
+    await page.locator('p.error', { hasText: 'nothing to search for' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('a.row').count()).toBe(0);
   });
 
   it('shows hostile HTML in a sandbox where nothing runs and nothing outside is reached', async () => {

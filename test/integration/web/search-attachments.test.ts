@@ -90,6 +90,23 @@ describe('search (q) on received mail', () => {
       expect(r.body.error.code).toBe('invalid_param_value');
       expect(r.body.error.param).toBe('q');
     }
+    // An impossible day is refused, not rolled over into the next month; a real 29 February is fine.
+    for (const [bad, want] of [['after:2026-02-30', /after:2026-02-30 is not a date: 2026-02 has 28 days/], ['before:2026-04-31T10:00:00Z', /2026-04 has 30 days/], ['after:2026-13-45', /is not a date/]] as const) {
+      const r = await t.req('GET', '/v1/messages/received', { query: { q: bad } });
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_param_value', param: 'q', message: expect.stringMatching(want) });
+    }
+    expect((await t.req('GET', '/v1/messages/received', { query: { q: 'after:2024-02-29' } })).status).toBe(200);
+    // Punctuation alone searches nothing: refused rather than answered with every message.
+    for (const [bad, want] of [['-', /cannot only exclude/], ['-""', /cannot only exclude/], ['- *', /cannot only exclude/], ['"', /nothing to search for/], ['*', /nothing to search for/], ['" ! ?', /nothing to search for/]] as const) {
+      for (const path of ['/v1/messages/received', '/v1/messages', '/v1/threads']) {
+        const r = await t.req('GET', path, { query: { q: bad } });
+        expect(r.status, `${path} q=${bad}`).toBe(400);
+        expect(r.body.error, `${path} q=${bad}`).toMatchObject({ code: 'invalid_param_value', param: 'q', message: expect.stringMatching(want) });
+      }
+    }
+    // Punctuation beside a word or a filter is ignored, as before.
+    for (const fine of ['invoice *', '* is:unread', '-"" has:attachment']) expect((await t.req('GET', '/v1/messages/received', { query: { q: fine } })).status, fine).toBe(200);
     const long = await t.req('GET', '/v1/messages/received', { query: { q: 'x'.repeat(501) } });
     expect(long.status).toBe(400);
     const many = await t.req('GET', '/v1/messages/received', { query: { q: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') } });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
-import { parseMailbox, normalizeAddress, headerSafe, domainMatches } from '../../../src/mail/address.js';
+import { parseMailbox, normalizeAddress, headerSafe, domainMatches, bareAddress, bareDomain } from '../../../src/mail/address.js';
+import { senderFilter } from '../../../src/client/sender.js';
+import { normalizeAddress as suppressionKey } from '../../../src/services/suppression.js';
+import { splitPlus } from '../../../src/services/plus-addresses.js';
+import { aligned } from '../../../src/services/sender-trust.js';
 import { buildMime } from '../../../src/mail/mime-build.js';
 
 describe('parseMailbox: exactly one address per item', () => {
@@ -25,6 +29,21 @@ describe('parseMailbox: exactly one address per item', () => {
     expect(headerSafe('a\r\nb\tc\u0000d')).toBe('a b\tc d');
     expect(domainMatches('mail.partner.example', ['partner.example'])).toBe(true);
     expect(domainMatches('evilpartner.example', ['partner.example'])).toBe(false);
+  });
+
+  it('a trailing dot (the DNS root) is the same domain in every comparison', () => {
+    expect(bareDomain(' Example.COM. ')).toBe('example.com');
+    expect(bareAddress('Bob@Example.com.')).toBe('Bob@example.com');
+    expect(domainMatches('evil.example.', ['evil.example'])).toBe(true);
+    expect(domainMatches('mail.evil.example', ['evil.example.'])).toBe(true);
+    expect(suppressionKey('Bob@Example.com.')).toBe('bob@example.com');
+    expect(splitPlus('agent+x@Local.Mailagent.Localhost.')).toMatchObject({ base: 'agent@local.mailagent.localhost', domain: 'local.mailagent.localhost', tag: 'x' });
+    expect(aligned('partner.test.', 'mail.partner.test')).toBe(true);
+    // wait --from and the MCP tools' from: either side may carry the dot.
+    expect(senderFilter('accounts.example.com')!('codes@accounts.example.com.')).toBe(true);
+    expect(senderFilter('accounts.example.com.')!('codes@accounts.example.com')).toBe(true);
+    expect(senderFilter('codes@example.com')!('codes@example.com.')).toBe(true);
+    expect(senderFilter('example.com')!('codes@example.com.attacker.net.')).toBe(false);
   });
 });
 
