@@ -584,8 +584,8 @@ const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\
 const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
 const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
 
-function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string, check = false): void {
-  cores.forEach(([subject, body], ci) => {
+function emit(label: 0 | 1, style: string, cores: Core13[], variants: number, since?: string, check = false): void {
+  cores.forEach(([subject, body, reply], ci) => {
     for (let v = 0; v < variants; v++) {
       const n = pick(FIRST);
       const me = pick(SENDER);
@@ -593,11 +593,77 @@ function emit(label: 0 | 1, style: string, cores: Core[], variants: number, sinc
       const greet = foreign || /^(hi|hello|dear)/i.test(body) ? '' : fill(pick(GREET), n, me) + '\n\n';
       const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
       const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
-      const isReply = /^re:/i.test(subject);
+      const isReply = reply ?? /^re:/i.test(subject);
       out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}), ...(check ? { check: true as const } : {}) });
     }
   });
 }
+// 2.13 (issue #12, session 12), FRESH CHECK: written at 21:50 UTC on
+// 2026-12-06, before any rule or model of 2.13 was changed, and committed
+// before any of it was scored. Never trained on (cold.ts: `check` styles of
+// 2.13 are left out of every training set); printed only by
+// `eval-classifier.ts --only cold --fresh`. English pretexts (a pitch dressed
+// as a reply, an invoice, an order notice, a payment or account message) and
+// the genuine mail that looks like them; pitches and transactional mail in 13
+// languages (Russian is new to the set). The third element of a core says
+// whether the message is sent in an existing thread (the send path's
+// `isReply`: threading headers, a reply or forward route); a pitch never is.
+type Core13 = [string, string, boolean?];
+const PITCH_213_CHECK: Record<string, Core13[]> = {
+  pretext_check: [
+    ['Re: our call', 'Following up on our call — as promised, here is a bit more about us. Brightlane builds AI note-takers for sales teams, and our customers save about five hours a week per rep. Do you have 15 minutes on Thursday to see a demo?'],
+    ['Invoice #4411', 'Before you pay your next software invoice: most teams your size overpay for seats nobody uses. Our licence audit finds the waste in a day, and we only charge a share of what you save. Want me to run it for you?'],
+    ['Your order has shipped', 'Your order has shipped! While you wait: we help online stores cut their delivery costs by up to 30% with smarter carrier selection. Book a 20-minute demo and we will show you the savings on your own shipments.'],
+    ['Re: Proposal', 'As discussed, I am sending over the details. We are a staffing agency specialising in warehouse staff; we fill temporary positions within 48 hours and our clients typically save 20% on agency fees. When would be a good time to talk?'],
+    ['Fwd: pricing', 'Forwarding this in case it is useful to you. We recently launched a payroll service for companies with 10 to 50 employees at a flat 6 euros per person per month. Happy to set you up with a free month — shall I send the sign-up link?'],
+    ['Payment confirmation', 'Thank you for your interest! Confirm your place in our growth accelerator: eight weeks of coaching for founders, with 40% off for the first ten sign-ups. Reply YES and I will hold a seat for you.'],
+    ['Your account review', 'I was looking at your company’s Google reviews and noticed a few unanswered complaints. Our reputation service replies to every review within a day and lifts your rating. Could I show you how it works in a short call?'],
+    ['Re: Meeting next week', 'Hi again, just making sure this did not get buried. I would love to find 20 minutes to show you how our scheduling tool cuts no-shows for physiotherapy clinics. Does Tuesday or Wednesday work?'],
+  ],
+  foreign_pitch_check13: [
+    ['AW: Ihre Anfrage', 'Guten Tag {n}, mein Name ist Jonas Berger von Lagerwerk. Wir digitalisieren die Lagerverwaltung für mittelständische Händler und senken die Inventurkosten um bis zu 40 %. Hätten Sie nächste Woche 20 Minuten für eine kurze Vorstellung?'],
+    ['Facture n° 2291', 'Bonjour {n}, votre facture de télécommunications est probablement trop élevée : nos clients économisent en moyenne 28 % en changeant d’opérateur. Je peux vous envoyer une simulation gratuite sous 48 heures, sans engagement.'],
+    ['Propuesta para su clínica', 'Hola {n}: ayudamos a clínicas dentales a llenar su agenda con pacientes nuevos mediante campañas locales. Este mes ofrecemos un diagnóstico de su presencia online sin coste. ¿Le parece bien que le llame el jueves?'],
+    ['Fornitura di caffè per il vostro ufficio', 'Buongiorno {n}, siamo una torrefazione artigianale di Torino e forniamo macchine e caffè in comodato d’uso a oltre 200 uffici. Posso passare la prossima settimana per farvi assaggiare le nostre miscele?'],
+    ['Re: Reunião', 'Olá {n}, sou consultora da Faturix e trabalho com escritórios de contabilidade que querem automatizar a emissão de notas fiscais. Poderíamos agendar uma conversa de 15 minutos esta semana?'],
+    ['Samenwerking?', 'Beste {n}, wij zijn een klein videobureau uit Utrecht en maken bedrijfsfilms voor technische bedrijven. Ik zag jullie nieuwe product op LinkedIn en denk dat een korte uitlegvideo veel zou opleveren. Zal ik een paar voorbeelden sturen?'],
+    ['Zamówienie nr 1188', 'Dzień dobry {n}, dziękujemy za zainteresowanie naszą ofertą. Przygotowaliśmy dla Państwa firmy specjalne warunki na dostawy materiałów biurowych: 20 % rabatu na pierwsze zamówienie i darmową dostawę. Czy mogę jutro zadzwonić, aby omówić szczegóły?'],
+    ['Snabb fråga', 'Hej {n}! Är det du som ansvarar för personalförmåner hos er? Vi erbjuder friskvårdsbidrag via en app som redan används av 900 svenska arbetsgivare. Har du en kvart över nästa vecka?'],
+    ['Re: ご相談の件', '{n}様\n\n突然のご連絡失礼いたします。株式会社ネクストリンクの佐藤と申します。弊社では法人向けに経費精算システムを提供しており、導入企業では月末の作業時間が半分になっております。一度オンラインでご説明のお時間をいただけないでしょうか。'],
+    ['关于贵司的网站', '{n}您好，冒昧打扰。我们是一家专注于外贸网站优化的公司，可以帮助贵司在谷歌上获得更多海外询盘。本月为新客户提供免费的网站诊断报告，请问需要我发一份给您吗？'],
+    ['[안내] 주문하신 상품 관련', '{n}님 안녕하세요. 저희는 온라인 쇼핑몰 운영자를 위한 재고 관리 솔루션을 제공하는 회사입니다. 지금 가입하시면 3개월 동안 무료로 이용하실 수 있습니다. 편하신 시간에 짧게 소개해 드려도 될까요?'],
+    ['İş birliği teklifi', 'Merhaba {n}, Ankara’da kurumsal etkinlikler için catering hizmeti veriyoruz. Önümüzdeki dönemde planladığınız toplantılar için size özel bir teklif hazırlamak isteriz. Uygun olduğunuz bir zamanda kısa bir görüşme yapabilir miyiz?'],
+    ['Предложение о сотрудничестве', 'Здравствуйте, {n}! Меня зовут Ольга, я представляю кадровое агентство. Мы помогаем IT-компаниям закрывать вакансии разработчиков за две недели. Удобно ли вам созвониться на 15 минут на этой неделе?'],
+  ],
+};
+const TRANSACTIONAL_213_CHECK: Record<string, Core13[]> = {
+  lookalike_check: [
+    ['Re: our call', 'Thanks again for your time today. As promised, the proposal for the warehouse pilot is attached; it covers the two lines we walked through. Could we book 30 minutes next week to go over the pricing with your finance lead?', true],
+    ['Invoice #4411', 'Please find attached invoice #4411 for the October retainer, 3,200 EUR, due on 30 November. Bank details are on the invoice. Let me know if your accounts team needs a PO number on it.', false],
+    ['Your order has shipped', 'Your order #20391 (2 x ergonomic chair) has shipped with DHL and should arrive on Wednesday. Tracking number: 1Z88A0W2. Need help with assembly? Our team can walk you through it on a short video call; just reply to this email.', false],
+    ['Following up from the packaging fair', 'It was good to meet you at the packaging fair on Thursday. As promised, here are the specs and prices for the compostable trays we looked at on the stand. If you want samples for your production trial, tell me the quantity and I will ship them this week.', false],
+    ['Fwd: pricing', 'Forwarding the pricing our vendor sent this morning, as you asked. The per-seat price drops above 50 seats; I think we should ask them for a two-year deal. Can we discuss tomorrow?', true],
+    ['Payment confirmation', 'Thank you for your payment of 149.00 USD for the annual Pro plan. Receipt number R-55120. Your plan renews on 4 March next year; you can change or cancel it in the billing settings.', false],
+    ['Your account review', 'As part of the annual account review, your workspace now has the Business plan limits you agreed with your account manager. Nothing changes for your users. If you have questions, Priya is available for a call any day this week.', false],
+    ['Re: Meeting next week', 'Tuesday at 2pm works for us. I will bring the revised floor plan and the quote for the extra sockets. Could you send me the parking details?', true],
+    ['Re: your enquiry', 'Thanks for your enquiry through our website about catering for 80 guests on 12 June. Our quote is attached: three menus, drinks included. If you would like to taste the menus first, we can book you in for a tasting on a weekday evening.', false],
+  ],
+  foreign_tx_check13: [
+    ['AW: Angebot Lagerregale', 'Hallo {n}, danke für die schnelle Rückmeldung. Wir nehmen die Variante mit zwölf Regalen. Können Sie uns nächste Woche einen Liefertermin nennen?', true],
+    ['Facture n° F-2025-0412', 'Bonjour {n}, veuillez trouver ci-joint la facture F-2025-0412 pour la maintenance de votre standard téléphonique en mars. Montant : 240,00 € HT, payable sous 30 jours.', false],
+    ['Su pedido ha sido enviado', 'Hola {n}: su pedido 55-8812 ha salido de nuestro almacén y llegará el miércoles. Puede seguir el envío con el número de seguimiento ES77120034. Si tiene alguna duda sobre la instalación, estaremos encantados de llamarle.', false],
+    ['Re: Preventivo caffè', 'Buongiorno {n}, grazie per il preventivo. Confermiamo la macchina in comodato e due chili di miscela al mese. Possiamo fissare la consegna per lunedì?', true],
+    ['Resumo da nossa reunião', 'Olá {n}, obrigado pela reunião de hoje. Conforme combinado, envio a proposta revista com o desconto para 50 utilizadores. Podemos falar na sexta-feira para fechar os detalhes?', false],
+    ['Je bestelling is onderweg', 'Hoi {n}, goed nieuws: je bestelling 30021 is vandaag verzonden en wordt morgen tussen 9 en 13 uur bezorgd. Volg je pakket via de link in de app.', false],
+    ['Odp: Spotkanie w czwartek', 'Dzień dobry, potwierdzam spotkanie w czwartek o 11:00 w naszym biurze. Proszę zabrać projekt umowy, o którym rozmawialiśmy.', true],
+    ['Påminnelse: faktura 20931', 'Hej {n}, vi har ännu inte fått betalning för faktura 20931 på 4 800 kr som förföll den 28 februari. Om ni redan har betalat kan ni bortse från detta meddelande.', false],
+    ['ご注文の商品を発送しました', '{n}様\n\nご注文いただいた事務用品一式を本日発送いたしました。お問い合わせ番号は4471-2290-1183です。到着まで今しばらくお待ちくださいませ。', false],
+    ['回复：报价单', '{n}您好，报价单已收到，谢谢。我们同意第二个方案，请尽快安排合同，下周一之前发给我们。', true],
+    ['결제 영수증', '{n}님, 3월 구독료 29,000원이 정상적으로 결제되었습니다. 영수증은 첨부 파일에서 확인하실 수 있습니다.', false],
+    ['Toplantı notları', 'Merhaba {n}, dünkü görüşmemiz için teşekkürler. Konuştuğumuz gibi ilk teslimatı 15 Nisan’da yapacağız. Toplantı notlarını ekte bulabilirsiniz.', false],
+    ['Ваш заказ отправлен', 'Здравствуйте, {n}! Ваш заказ № 48120 передан в службу доставки. Трек-номер: RU1188230045. Ожидаемая дата доставки — 14 марта.', false],
+  ],
+};
 for (const [style, cores] of Object.entries(PITCH)) emit(1, style, cores, 3);
 for (const [style, cores] of Object.entries(TRANSACTIONAL)) emit(0, style, cores, 3);
 for (const [style, cores] of Object.entries(PITCH_21)) emit(1, style, cores, 3, '2.1');
@@ -609,5 +675,7 @@ for (const [style, cores] of Object.entries(PITCH_26)) emit(1, style, cores, 3, 
 for (const [style, cores] of Object.entries(TRANSACTIONAL_26)) emit(0, style, cores, 3, '2.6');
 for (const [style, cores] of Object.entries(PITCH_26_CHECK)) emit(1, style, cores, 3, '2.6', true);
 for (const [style, cores] of Object.entries(TRANSACTIONAL_26_CHECK)) emit(0, style, cores, 3, '2.6', true);
+for (const [style, cores] of Object.entries(PITCH_213_CHECK)) emit(1, style, cores, 3, '2.13', true);
+for (const [style, cores] of Object.entries(TRANSACTIONAL_213_CHECK)) emit(0, style, cores, 3, '2.13', true);
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
 process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length + Object.keys(PITCH_26_CHECK).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length + Object.keys(TRANSACTIONAL_26_CHECK).length} transactional styles)\n`);

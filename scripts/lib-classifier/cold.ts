@@ -2,7 +2,7 @@
 // weights: every style) and eval-classifier.ts (leave-one-style-out: one
 // model per held-out style of cold-styles.jsonl).
 import { dedupAndSplit, type Example } from './data.js';
-import { coldOwn, coldStyles, enronSpam, spamAssassin, shortOwn } from './corpora.js';
+import { coldOwn, coldStyles, enronSpam, spamAssassin, shortOwn, sinceAtMost, isFreshCheck13 } from './corpora.js';
 import { trainLR, type FloatModel, type TrainItem } from './lr.js';
 import { docText, COLD_CHARS } from './items.js';
 
@@ -29,7 +29,8 @@ export function coldItems(excludeStyle: string | null, upTo: string = COLD_DATA_
   // transactional kinds only: "Hi Anna, hope you are well!" is also how a pitch opens
   const shortBenignTrain = dedupAndSplit(shortOwn().map((x) => x.ex)).train.filter((ex) => ex.label === 0);
   for (const ex of shortBenignTrain) if (!['greeting', 'reply', 'tricky'].includes(String(ex.meta?.kind))) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: 0, weight: 0.5 });
-  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle && (!rec.since || Number(rec.since) <= Number(upTo))) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
+  // (2.13's fresh check never trains: it is the independent test of the 2.13 screen)
+  for (const { ex, rec } of coldStyles()) if (rec.style !== excludeStyle && sinceAtMost(rec.since, upTo) && !isFreshCheck13(rec)) items.push({ text: docText(ex).slice(0, COLD_CHARS), label: ex.label, weight: 1 });
   return { items, evalSet, train };
 }
 
