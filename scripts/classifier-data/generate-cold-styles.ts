@@ -584,6 +584,106 @@ const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\
 const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
 const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
 
+// 2.13 (issue #12, session 12): training styles for the two gaps of 2.12 —
+// pretexts (a cold pitch dressed as a reply, an order, an invoice or an
+// account notice; and the genuine mail those dress up as) and pitches in
+// other languages, written from goals (a meeting, a trial, a supplier, a
+// recruiter, an event, an agency …) in 19 languages, with transactional
+// mail in the same languages (invoices, shipping, replies, follow-ups of a
+// real meeting) so that neither "not English" nor an order word becomes the
+// signal. Written after the fresh check above was committed, before any
+// 2.13 rule; no text shared with it. Emitted after it so that it stays
+// byte-identical.
+const PITCH_213: Record<string, Core13[]> = {
+  pretext_pitch: [
+    ['Re: your question', 'Sorry for the slow reply! To answer your question: yes, we work with logistics companies of every size. Our route-planning software cuts fuel costs by around 15% in the first quarter. Can I book you in for a 20-minute walkthrough this week?'],
+    ['Order confirmation #55102', 'Your order is almost complete: claim your free trial of our bookkeeping app before Friday and get three months at half price. Thousands of freelancers already trust us with their taxes. Click below to activate it.'],
+    ['Re: invoice', 'Quick follow-up on the invoice topic. We help finance teams get paid 20 days faster by automating reminders for overdue invoices. Would you be open to a short call to see if it fits your process?'],
+    ['Your delivery is on its way', 'Your delivery is on its way! Did you know we also offer office fruit boxes and snacks for teams? Companies like yours have boosted morale with weekly deliveries. Reply to this email for a free trial box.'],
+    ['Fwd: introduction', 'Forwarding my note from last week in case it got lost. I run a small agency that builds Shopify stores for fashion brands, and I think we could double your conversion rate. Are you free for a call on Thursday?'],
+    ['Account notice: action recommended', 'We noticed your website has no cookie banner that meets the new rules. Our compliance plugin fixes this in five minutes and protects you from fines. Would you like a free scan of your site?'],
+    ['Re: following up', 'Following up on my previous message. Our recruiting platform has helped 300 startups hire engineers in under 30 days. Who would be the right person to talk to about your hiring plans?'],
+    ['Your subscription', 'Is your team still paying for three separate tools for chat, video and file sharing? We bring all three together for less than the price of one. I would love to show you a quick demo, are you free on Monday?'],
+  ],
+  foreign_pitch_goals: [
+    ['Kennenlernen', 'Hallo {n}, wir sind eine Agentur für Suchmaschinenoptimierung aus Köln und betreuen über 80 Handwerksbetriebe. Ihre Webseite hat großes Potenzial. Darf ich Ihnen unverbindlich eine kostenlose Analyse schicken?'],
+    ['Découvrez notre solution', 'Bonjour {n}, notre logiciel de planification aide les restaurants à réduire de 20 % le temps consacré aux plannings. Seriez-vous intéressé par une démonstration gratuite de 20 minutes ?'],
+    ['Oportunidad para su empresa', 'Buenos días, {n}. Somos una empresa de traducción especializada en textos técnicos y trabajamos con más de 150 fabricantes. ¿Podría enviarle nuestras tarifas sin compromiso?'],
+    ['Proposta di collaborazione', 'Gentile {n}, sono Marco della Digitalia, agenzia specializzata in campagne social per hotel. Mi piacerebbe mostrarle come abbiamo aumentato le prenotazioni dirette dei nostri clienti del 35 %. Ha dieci minuti questa settimana?'],
+    ['Apresentação rápida', 'Olá {n}, tudo bem? A nossa plataforma ajuda clínicas a reduzir faltas às consultas com lembretes automáticos por SMS. Posso mostrar-lhe como funciona numa chamada rápida de 15 minutos?'],
+    ['Even voorstellen', 'Hallo {n}, wij leveren ergonomische bureaustoelen aan meer dan 400 Nederlandse bedrijven. Graag kom ik vrijblijvend langs met een paar modellen om uit te proberen. Schikt volgende week?'],
+    ['Współpraca', 'Dzień dobry {n}, prowadzimy biuro rachunkowe specjalizujące się w obsłudze firm IT. Chętnie przygotujemy dla Państwa bezpłatną wycenę. Czy mogę zadzwonić w przyszłym tygodniu?'],
+    ['Ett erbjudande till er', 'Hej {n}, vi hjälper byggföretag att digitalisera sina egenkontroller och spara flera timmar i veckan. Vill du se en kostnadsfri demo på 20 minuter?'],
+    ['Tilbud på rengøring', 'Hej {n}, vi er et rengøringsfirma i Aarhus og gør rent for over 60 kontorer. Jeg vil gerne give jer et uforpligtende tilbud. Hvornår passer det at jeg ringer?'],
+    ['Rekrutteringshjelp', 'Hei {n}, jeg er rekrutterer og jobber med flere norske teknologiselskaper som leter etter erfarne utviklere. Har du tid til en uforpliktende prat?'],
+    ['Yhteistyö', 'Hei {n}, olemme suomalainen ohjelmistotalo ja autamme kiinteistöyhtiöitä digitalisoimaan huoltopyynnöt. Sopisiko lyhyt esittely ensi viikolla?'],
+    ['Nabídka spolupráce', 'Dobrý den, {n}, jsme marketingová agentura z Brna a pomáháme e-shopům zvýšit prodeje. Rádi bychom vám nabídli bezplatnou konzultaci. Máte příští týden chvilku?'],
+    ['Ajánlat', 'Kedves {n}! Cégünk vállalati flottakezelési szoftvert fejleszt, amellyel akár 20 % üzemanyag is megtakarítható. Szívesen bemutatnám egy rövid online megbeszélésen. Megfelelne a jövő hét?'],
+    ['Ofertă', 'Bună ziua, {n}! Oferim servicii de contabilitate pentru firme mici și mijlocii la prețuri avantajoase. V-ar interesa o ofertă personalizată, fără obligații?'],
+    ['Size özel teklif', 'Merhaba {n}, şirketimiz ofisler için kahve makinesi kiralama hizmeti sunuyor. İlk ay ücretsiz deneme fırsatı var. Sizi arayıp detayları anlatabilir miyim?'],
+    ['業務効率化のご提案', '{n}様\n\n突然のご連絡失礼いたします。弊社は中小企業向けに勤怠管理クラウドを提供しております。無料トライアルもございますので、ぜひ一度ご検討いただけますと幸いです。'],
+    ['招聘服务介绍', '{n}您好，冒昧打扰。我们是一家专注于互联网行业的猎头公司，已经为两百多家企业推荐技术人才。请问贵司近期有招聘需求吗？方便的话我们可以约个时间电话沟通。'],
+    ['마케팅 제안드립니다', '{n}님 안녕하세요, 처음 연락드립니다. 저희는 인스타그램 광고 대행사로, 카페와 음식점의 매출을 높이는 데 도움을 드리고 있습니다. 무료 상담을 받아 보시겠어요?'],
+    ['Предложение для вашей компании', 'Добрый день, {n}! Наша компания занимается разработкой мобильных приложений для ресторанов. Мы уже помогли 50 заведениям увеличить число заказов. Могу ли я прислать вам презентацию?'],
+  ],
+  foreign_pitch_pretext: [
+    ['AW: Rechnung März', 'Hallo {n}, zahlen Sie noch zu viel für Ihre Telefonanlage? Unsere Kunden sparen im Schnitt 30 % mit unserer Cloud-Lösung. Gern zeige ich Ihnen in 15 Minuten, wie das geht. Wann passt es Ihnen?'],
+    ['RE : notre échange', 'Bonjour {n}, suite à mon précédent message : nous aidons les PME à recruter des commerciaux en moins de trois semaines. Avez-vous un moment cette semaine pour en discuter ?'],
+    ['Su pedido n.º 7731', 'Hola {n}, ¿sabía que puede ahorrar hasta un 25 % en sus envíos? Nuestra plataforma compara transportistas en tiempo real. Le ofrezco una prueba gratuita de un mes. ¿Le interesa?'],
+    ['R: Preventivo', 'Buongiorno {n}, le scrivo per presentarle il nostro servizio di consulenza per i bandi regionali: i nostri clienti hanno ottenuto oltre 2 milioni di euro di contributi. Possiamo sentirci per una breve chiamata?'],
+    ['Fatura disponível', 'Olá {n}, antes de pagar a próxima fatura de energia, saiba que podemos reduzir o seu consumo em até 30 % com painéis solares. Quer receber uma simulação gratuita?'],
+    ['Re: Afspraak', 'Hallo {n}, ik stuur je nog even een berichtje over onze cursus timemanagement voor leidinggevenden. Er zijn nog drie plekken vrij in maart. Zal ik er een voor je reserveren?'],
+    ['SV: Offert', 'Hej {n}, jag ville bara följa upp mitt tidigare mejl. Vi erbjuder IT-support för småföretag till ett fast månadspris. Har du tid för ett kort samtal nästa vecka?'],
+    ['Odp: Faktura', 'Dzień dobry {n}, czy Państwa firma korzysta już z elektronicznego obiegu faktur? Nasz system oszczędza księgowości kilkanaście godzin miesięcznie. Chętnie pokażę go podczas krótkiej prezentacji online.'],
+    ['Re: お見積りの件', '{n}様\n\nはじめまして。Webマーケティング支援を行っている株式会社グロースの田中と申します。貴社サイトのアクセス数を増やすご提案をさせていただきたく、ご連絡いたしました。15分ほどお時間をいただけないでしょうか。'],
+    ['回复：合作事宜', '{n}您好，我是鼎信科技的销售经理，我们为制造企业提供智能仓储系统，可以帮助贵司降低百分之二十的库存成本。请问本周是否方便安排一次线上演示？'],
+    ['RE: 문의하신 내용', '{n}님 안녕하세요. 저희는 기업 전용 복지몰을 운영하고 있으며, 직원 만족도를 높이는 데 도움을 드리고 있습니다. 자세한 소개 자료를 보내드려도 될까요?'],
+    ['Re: Заказ', 'Здравствуйте, {n}! Хочу предложить вам услуги нашей бухгалтерской компании: ведём учёт для малого бизнеса по фиксированной цене. Когда вам удобно созвониться?'],
+  ],
+};
+const TRANSACTIONAL_213: Record<string, Core13[]> = {
+  pretext_tx: [
+    ['Re: your question', 'Sorry for the slow reply! To answer your question: yes, the export includes archived projects too. Go to Settings, then Data, and tick "include archived". Let me know if it does not show up.', true],
+    ['Order confirmation #55102', 'Thank you for your order #55102: one standing desk frame and one oak top. Payment received. We will email you the tracking number when it ships, usually within two working days.', false],
+    ['Re: invoice', 'Thanks for flagging the VAT number on invoice 2207. I have reissued it with the corrected number; the new copy is attached and the old one is cancelled.', true],
+    ['Your delivery is on its way', 'Your delivery of 12 boxes of printer paper is on its way and will arrive tomorrow between 8 and 12. The driver will call 30 minutes before arrival. Tracking number: 55019283.', false],
+    ['Following up on our meeting', 'Thanks for meeting with us on Tuesday. As agreed, here is the revised quote with the extra training day included. If it works for you, we can start on the 3rd; shall we set up a quick call to confirm?', false],
+    ['Account notice: action required', 'The card on file for your account expires at the end of this month. To avoid an interruption of your service, please update your payment details in the billing settings.', false],
+    ['Re: following up', 'Thanks for following up. We discussed your application internally and would like to invite you to a second interview on Thursday at 10am. Does that time work for you?', true],
+    ['Your subscription renews soon', 'Your team subscription renews on 1 April for 12 seats at 8 EUR per seat. If you want to add or remove seats before then, you can do it in the admin settings.', false],
+  ],
+  foreign_tx_lookalike: [
+    ['Rechnung Nr. 2025-0441', 'Guten Tag {n}, anbei erhalten Sie die Rechnung Nr. 2025-0441 für die Wartung Ihrer Heizungsanlage. Bitte überweisen Sie den Betrag innerhalb von 14 Tagen.', false],
+    ['RE : notre échange', 'Bonjour {n}, merci pour votre retour. Je vous confirme la livraison des meubles le jeudi 14 entre 8 h et 12 h. Pouvez-vous nous indiquer le code d’accès de l’immeuble ?', true],
+    ['Su pedido n.º 7731', 'Hola {n}, su pedido n.º 7731 ya está preparado y saldrá hoy de nuestro almacén. Recibirá un SMS con el número de seguimiento.', false],
+    ['R: Preventivo', 'Buongiorno {n}, grazie per la risposta. Come concordato, le invio il preventivo aggiornato con lo sconto del 10 %. Resto a disposizione per qualsiasi domanda.', true],
+    ['Fatura disponível', 'Olá {n}, a sua fatura de março no valor de 42,90 € já está disponível na área de cliente. O pagamento será debitado no dia 20.', false],
+    ['Re: Afspraak', 'Hallo {n}, prima, dan zie ik je donderdag om 14.00 uur op kantoor. Ik neem de tekeningen mee.', true],
+    ['SV: Offert', 'Hej {n}, tack för beskedet. Vi skickar avtalet för underskrift i morgon och kan påbörja arbetet den 1 april som vi sa i telefon.', true],
+    ['Odp: Faktura', 'Dzień dobry, dziękuję za informację. Poprawioną fakturę wyślę jeszcze dziś, z właściwym numerem NIP.', true],
+    ['Re: お見積りの件', '{n}様\n\nお世話になっております。先日ご依頼いただいたお見積書を添付いたします。ご確認のほどよろしくお願いいたします。', true],
+    ['回复：合作事宜', '{n}您好，合同我们已经签好，扫描件见附件。原件明天寄出，请注意查收。', true],
+    ['RE: 문의하신 내용', '{n}님, 문의하신 배송 일정은 다음 주 화요일로 확정되었습니다. 변경이 필요하시면 회신 부탁드립니다.', true],
+    ['Re: Заказ', 'Здравствуйте, {n}! Спасибо за заказ. Счёт на оплату во вложении, после оплаты отправим товар в течение двух дней.', true],
+    ['Kiitos tilauksestasi', 'Hei {n}, tilauksesi 8812 on vastaanotettu ja toimitetaan kolmen arkipäivän kuluessa. Lähetämme seurantakoodin tekstiviestillä.', false],
+    ['Sipariş onayı', 'Merhaba {n}, 4410 numaralı siparişiniz onaylandı. Ürünleriniz yarın kargoya verilecek, takip numarası SMS ile gönderilecektir.', false],
+  ],
+  foreign_tx_followups: [
+    ['Nach unserem Termin', 'Hallo {n}, danke für das gute Gespräch heute. Wie besprochen schicke ich Ihnen das Angebot für die zweite Ausbaustufe. Sollen wir nächste Woche kurz telefonieren, um offene Fragen zu klären?', false],
+    ['Suite à notre rendez-vous', 'Bonjour {n}, merci pour votre accueil ce matin. Comme convenu, vous trouverez ci-joint notre proposition pour la rénovation des bureaux. Je vous rappelle jeudi pour en parler.', false],
+    ['Tras nuestra reunión', 'Hola {n}, gracias por la reunión de ayer. Le adjunto el presupuesto revisado con las tres opciones que comentamos. ¿Podemos hablar el viernes para cerrar la fecha de inicio?', false],
+    ['Dopo la riunione', 'Ciao {n}, grazie per l’incontro di oggi. Ti mando il riepilogo dei punti che abbiamo deciso e la bozza del contratto. Ci sentiamo lunedì?', false],
+    ['Na nossa conversa', 'Olá {n}, obrigada pela chamada de hoje. Segue em anexo o orçamento para a formação da equipa, como pediu. Diga-me se precisa de mais alguma informação.', false],
+    ['Na ons gesprek', 'Beste {n}, bedankt voor het prettige gesprek van vanochtend. Zoals afgesproken stuur ik je de offerte voor het onderhoudscontract. Zullen we volgende week even bellen?', false],
+    ['Po naszym spotkaniu', 'Dzień dobry {n}, dziękuję za wczorajsze spotkanie. Zgodnie z ustaleniami przesyłam harmonogram wdrożenia. Czy możemy porozmawiać w środę?', false],
+    ['Efter vårt möte', 'Hej {n}, tack för mötet i dag. Som vi kom överens om skickar jag offerten för utbildningen. Hör av dig om något är oklart.', false],
+    ['打ち合わせのお礼', '{n}様\n\n本日はお打ち合わせのお時間をいただき、ありがとうございました。お話しした内容をもとに、お見積書を作成いたしました。ご確認をお願いいたします。', false],
+    ['会议后续', '{n}您好，感谢今天的会议。按照会上讨论的内容，我把修改后的方案发给您，请查收。下周二我们再电话确认细节。', false],
+    ['미팅 감사드립니다', '{n}님, 오늘 미팅 감사드립니다. 말씀드린 대로 수정된 제안서를 첨부드립니다. 검토 후 의견 주시면 반영하겠습니다.', false],
+    ['После нашей встречи', 'Здравствуйте, {n}! Спасибо за встречу. Как договорились, направляю коммерческое предложение с учётом ваших замечаний. Созвонимся в четверг?', false],
+  ],
+};
+
 function emit(label: 0 | 1, style: string, cores: Core13[], variants: number, since?: string, check = false): void {
   cores.forEach(([subject, body, reply], ci) => {
     for (let v = 0; v < variants; v++) {
@@ -677,5 +777,7 @@ for (const [style, cores] of Object.entries(PITCH_26_CHECK)) emit(1, style, core
 for (const [style, cores] of Object.entries(TRANSACTIONAL_26_CHECK)) emit(0, style, cores, 3, '2.6', true);
 for (const [style, cores] of Object.entries(PITCH_213_CHECK)) emit(1, style, cores, 3, '2.13', true);
 for (const [style, cores] of Object.entries(TRANSACTIONAL_213_CHECK)) emit(0, style, cores, 3, '2.13', true);
+for (const [style, cores] of Object.entries(PITCH_213)) emit(1, style, cores, 3, '2.13');
+for (const [style, cores] of Object.entries(TRANSACTIONAL_213)) emit(0, style, cores, 3, '2.13');
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
 process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length + Object.keys(PITCH_26_CHECK).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length + Object.keys(TRANSACTIONAL_26_CHECK).length} transactional styles)\n`);
