@@ -338,7 +338,7 @@ if (only('cold')) {
 // train-classifier.ts) and the style's mail goes through the real
 // screenOutbound with that model in place.
 // BEFORE = the screen of 2.12 (the 2.6 style set, `rules213` off), AFTER = 2.13 (its style set and
-// rules); --cold-data adds the middle run (2.13 data, 2.12 rules). 2.13's fresh check (never trained)
+// rules); --cold-data adds the middle run (2.13 data, 2.12 rules), --cold-rules the other (2.6 data, 2.13 rules). 2.13's fresh check (never trained)
 // is scored and printed only with --fresh. --cold-cache DIR keeps each fold's cold model on disk,
 // keyed by a hash of its training items and options (training is deterministic).
 if (only('cold')) {
@@ -374,6 +374,7 @@ if (only('cold')) {
   const runs = [
     { name: 'BEFORE (2.12: 2.6 data and rules)', upTo: '2.6', rules213: false },
     ...(process.argv.includes('--cold-data') ? [{ name: `DATA (${COLD_DATA_LATEST} data, 2.12 rules)`, upTo: COLD_DATA_LATEST, rules213: false }] : []),
+    ...(process.argv.includes('--cold-rules') ? [{ name: `RULES (2.6 data, ${COLD_DATA_LATEST} rules)`, upTo: '2.6', rules213: true }] : []),
     { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules213: true },
   ]
     // --cold-run BEFORE|AFTER: one run only (filling the cache of --cold-cache from two processes)

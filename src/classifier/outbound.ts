@@ -251,7 +251,8 @@ function htmlOf(input: OutboundInput): HtmlText | null {
   return html ? htmlToText(html) : null;
 }
 
-function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input)): Analysis {
+/** `withPretext` false: the pretext check is not applied (the appeal's second look, below). */
+function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input), withPretext = true): Analysis {
   const { text, hidden } = outboundText(input, html);
   const lower = text.toLowerCase();
   const all = hidden ? lower + '\n' + hidden.toLowerCase() : lower;
@@ -276,7 +277,7 @@ function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input)): A
   const pCold = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawCold) - PRIOR_LOGIT) * ev) : rawCold;
   const pSpam = ev < 1 ? sigmoid(PRIOR_LOGIT + (logit(rawSpam) - PRIOR_LOGIT) * ev) : rawSpam;
   if (recipients >= BULK_RECIPIENTS) fired.push({ id: 'many_recipients', kind: 'bulk', w: recipients >= 100 ? 2.5 : 1.2, hint: `${recipients} recipients on one message` });
-  if (SCREEN_OPTIONS.rules213 && !isReply) {
+  if (SCREEN_OPTIONS.rules213 && withPretext && !isReply) {
     const cut = lower.indexOf('\n');
     const kept = pretext(fired, cut < 0 ? lower : lower.slice(0, cut), cut < 0 ? '' : lower.slice(cut + 1));
     fired.splice(0, fired.length, ...kept);
@@ -326,7 +327,8 @@ function decide(a: Analysis): ScreenResult {
   const bulkFixed = bulk.some((s) => s.id === 'merge_tags' || (s.id === 'many_recipients' && a.recipients >= 100)) || (bulk.length >= 2 && tx.length === 0);
   // The soft signals (an offer, a self-introduction) often re-read the same
   // sentence as meeting_ask; they never make a block fixed-policy.
-  const hardCold = cold.filter((s) => !SOFT.has(s.id));
+  // (nor does a pretext: it is what a claimed conversation turned into, and a real one is appealed)
+  const hardCold = cold.filter((s) => !SOFT.has(s.id) && s.id !== 'pretext');
   const multiSignalCold = hardCold.length >= 3 && a.pCold >= 0.8 && !a.isReply && tx.length === 0;
   let blocked = a.score >= BLOCK_THRESHOLD;
   let fixed = false;
@@ -384,10 +386,13 @@ export function screenOutbound(input: OutboundInput): ScreenResult {
  */
 export function reviewAppeal(input: OutboundInput): AppealResult {
   try {
-    const { a, shown } = analyseShown(input);
-    const r = decide(a);
+    const { a: screened, shown } = analyseShown(input);
+    const r = decide(screened);
     if (!r.blocked) return { outcome: 'not_blocked', message: 'This content is not refused by the screen; no appeal is needed.' };
     if (!r.appealable) return { outcome: 'not_appealable', message: `No review exists for this refusal: it is a fixed-policy block (${r.reason}). ${r.message}` };
+    // 2.13: the second look reads a claimed conversation as the sender states it (the pretext check
+    // is for the first look: an appeal is the sender saying the recipient expects this mail)
+    const a = screened.fired.some((s) => s.id === 'pretext') ? analyse(shown, htmlOf(shown), false) : screened;
     // Second look: weigh transactional evidence more, discount a lone rule.
     const { text } = outboundText(shown);
     const lower = text.toLowerCase();
