@@ -327,9 +327,11 @@ function decide(a: Analysis): ScreenResult {
   const bulkFixed = bulk.some((s) => s.id === 'merge_tags' || (s.id === 'many_recipients' && a.recipients >= 100)) || (bulk.length >= 2 && tx.length === 0);
   // The soft signals (an offer, a self-introduction) often re-read the same
   // sentence as meeting_ask; they never make a block fixed-policy.
-  // (nor does a pretext: it is what a claimed conversation turned into, and a real one is appealed)
-  const hardCold = cold.filter((s) => !SOFT.has(s.id) && s.id !== 'pretext');
-  const multiSignalCold = hardCold.length >= 3 && a.pCold >= 0.8 && !a.isReply && tx.length === 0;
+  // Nor does a pretext (2.13): it may be what a real conversation's evidence turned into, and the
+  // appeal is where the sender says so.
+  const pretexted = cold.some((s) => s.id === 'pretext');
+  const hardCold = cold.filter((s) => !SOFT.has(s.id));
+  const multiSignalCold = hardCold.length >= 3 && a.pCold >= 0.8 && !a.isReply && tx.length === 0 && !pretexted;
   let blocked = a.score >= BLOCK_THRESHOLD;
   let fixed = false;
   if (prohibited.length) {
