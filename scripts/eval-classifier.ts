@@ -8,10 +8,12 @@
 //   npx tsx scripts/eval-classifier.ts --only injection --cache /tmp/folds --before 2.7 --after-recipe 2.9cw --skip-insource   (2.9's measurement)
 //   npx tsx scripts/eval-classifier.ts --only injection --cache /tmp/folds [--before 2.7]   (fold models from the cache of analyse-classifier-errors.ts / train-classifier.ts --cache: scoring only)
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
-import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles } from './lib-classifier/corpora.js';
-import { coldItems, trainCold, COLD_DATA_LATEST } from './lib-classifier/cold.js';
-import { toLinear } from './lib-classifier/lr.js';
+import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles, isFreshCheck13, sinceAtMost, type ColdStyleRecord } from './lib-classifier/corpora.js';
+import { coldItems, trainCold, COLD_DATA_LATEST, COLD_OPTS } from './lib-classifier/cold.js';
+import { toLinear, featuresOf } from './lib-classifier/lr.js';
 import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
 import { SPAM_CHARS } from './lib-classifier/items.js';
 import { classifyInbound, screenOutbound, reviewAppeal, QUARANTINE_THRESHOLD, CLASSIFIER_MODEL, type SenderHistory, type Intent } from '../src/classifier/index.js';
@@ -335,66 +337,97 @@ if (only('cold')) {
 // For each style, the cold model is retrained without it (the same recipe as
 // train-classifier.ts) and the style's mail goes through the real
 // screenOutbound with that model in place.
+// BEFORE = the screen of 2.12 (the 2.6 style set, `rules213` off), AFTER = 2.13 (its style set and
+// rules); --cold-data adds the middle run (2.13 data, 2.12 rules), --cold-rules the other (2.6 data, 2.13 rules). 2.13's fresh check (never trained)
+// is scored and printed only with --fresh. --cold-cache DIR keeps each fold's cold model on disk,
+// keyed by a hash of its training items and options (training is deterministic).
 if (only('cold')) {
-  const recs = coldStyles();
-  const styles = [...new Set(recs.map((r) => r.rec.style))];
-  // BEFORE = the cold recipe of the 2.4 weights (the style set up to 2.3, without the styles added in 2.6); AFTER = all styles
-  // (2.6 also adds screen rules — the closing question and more offer and
-  // self-introduction wordings; `rules26` off = the screen of 2.4), and the
-  // middle run separates what the data did from what the rules did
+  const argOf = (name: string) => (process.argv.indexOf(name) >= 0 ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const fresh = process.argv.includes('--fresh');
+  const cacheDir = argOf('--cold-cache');
+  const recs = coldStyles().filter((r) => fresh || !isFreshCheck13(r.rec));
+  // --cold-part i/n: every n-th style from the i-th (filling the cache from several processes)
+  const part = argOf('--cold-part')?.split('/').map(Number);
+  const styles = [...new Set(recs.map((r) => r.rec.style))].filter((_, i) => !part || i % part[1] === part[0]);
+  const featMemo = new Map<string, Uint32Array>();
+  const foldCold = (st: string, upTo: string) => {
+    const { items } = coldItems(st, upTo);
+    const key = createHash('sha256').update(JSON.stringify([COLD_OPTS, items.map((i) => [i.text, i.label, i.weight])])).digest('hex').slice(0, 16);
+    const file = cacheDir ? path.join(cacheDir, `cold-${key}.json`) : null;
+    if (file && existsSync(file)) {
+      const j = JSON.parse(readFileSync(file, 'utf8'));
+      return { ...j, w: new Int8Array(Buffer.from(j.w, 'base64')) };
+    }
+    // each text featurised once for every fold (the same hashes trainLR computes; only the speed changes)
+    for (const it of items) {
+      let f = featMemo.get(it.text);
+      if (!f) featMemo.set(it.text, (f = featuresOf(it.text).feats.slice(0, featuresOf(it.text).n)));
+      it.feats = f;
+    }
+    const m = toLinear(trainCold(items));
+    if (file) {
+      mkdirSync(cacheDir!, { recursive: true });
+      writeFileSync(file, JSON.stringify({ ...m, w: Buffer.from(m.w.buffer, m.w.byteOffset, m.w.byteLength).toString('base64') }));
+    }
+    return m;
+  };
   const runs = [
-    { name: 'BEFORE (2.3 data, 2.4 rules)', upTo: '2.3', rules26: false },
-    { name: `DATA (${COLD_DATA_LATEST} data, 2.4 rules)`, upTo: COLD_DATA_LATEST, rules26: false },
-    { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules26: true },
-  ].map(({ name, upTo, rules26 }) => {
+    { name: 'BEFORE (2.12: 2.6 data and rules)', upTo: '2.6', rules213: false },
+    ...(process.argv.includes('--cold-data') ? [{ name: `DATA (${COLD_DATA_LATEST} data, 2.12 rules)`, upTo: COLD_DATA_LATEST, rules213: false }] : []),
+    ...(process.argv.includes('--cold-rules') ? [{ name: `RULES (2.6 data, ${COLD_DATA_LATEST} rules)`, upTo: '2.6', rules213: true }] : []),
+    { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules213: true },
+  ]
+    // --cold-run BEFORE|AFTER: one run only (filling the cache of --cold-cache from two processes)
+    .filter((r) => !argOf('--cold-run') || r.name.startsWith(argOf('--cold-run')!))
+    .map(({ name, upTo, rules213 }) => {
     const hits = new Map<string, number>();
     const missed: string[] = [];
     for (const st of styles) {
-      setModelOverride('cold', toLinear(trainCold(coldItems(st, upTo).items)));
-      SCREEN_OPTIONS.rules26 = rules26;
+      setModelOverride('cold', foldCold(st, upTo));
+      SCREEN_OPTIONS.rules213 = rules213;
       try {
         let hit = 0;
         for (const { rec } of recs.filter((r) => r.rec.style === st)) {
           const r = screenOutbound({ subject: rec.subject, text: rec.text, to: ['r0@example.com'], isReply: rec.isReply });
           if (r.blocked) hit++;
-          else if (rec.label === 1 && missed.length < 8) missed.push(`${st}: "${rec.subject}" (${r.score})`);
+          if (r.blocked !== (rec.label === 1)) missed.push(`${rec.label ? 'missed' : 'REFUSED'} ${st}: "${rec.subject}" (${r.score}; ${r.signals.join(',')})`);
         }
         hits.set(st, hit);
       } finally {
         setModelOverride('cold', null);
-        SCREEN_OPTIONS.rules26 = true;
+        SCREEN_OPTIONS.rules213 = true;
       }
     }
     return { name, hits, missed };
   });
-  // since: null = every style, '2.0' = the styles of 2.0, else the styles added in that version
-  // since '≤2.2': the styles up to 2.2 (the headline of sessions 3–5); 'en': the styles written in English
-  const tally = (hits: Map<string, number>, label: 0 | 1, since: string | null) => {
+  // a set of styles: label, and which styles (by their record)
+  const isForeign = (r: ColdStyleRecord) => r.style.startsWith('foreign');
+  const old = (r: ColdStyleRecord) => sinceAtMost(r.since, '2.12');
+  const tally = (hits: Map<string, number>, label: 0 | 1, which: (r: ColdStyleRecord) => boolean) => {
     let h = 0, n = 0;
     for (const st of styles) {
       const mine = recs.filter((r) => r.rec.style === st);
-      if (mine[0].rec.label !== label) continue;
-      const v = mine[0].rec.since ?? '2.0';
-      const check = mine[0].rec.check === true;
-      if (since === '≤2.2' ? Number(v) > 2.2 : since === 'en' ? st.startsWith('foreign') : since === 'check' ? !check : since === '2.6' ? v !== since || check : since !== null && v !== since) continue;
+      if (mine[0].rec.label !== label || !which(mine[0].rec)) continue;
       h += hits.get(st)!;
       n += mine.length;
     }
     return `${pct(h / Math.max(1, n))} (${h}/${n})`;
   };
-  out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it; rules unchanged)`);
+  out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it)`);
   for (const r of runs) {
-    const by = (label: 0 | 1) => ['2.0', '2.1', '2.2', '2.3', '2.6'].map((v) => `${v === '2.0' ? '2.0 styles' : 'added in ' + v} ${tally(r.hits, label, v)}`).join('; ');
-    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, null)} [${by(1)}] (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, null)} [${by(0)}] (goal ≤ 1%)`);
-    out(`      pitches: the 28 styles up to 2.2 ${tally(r.hits, 1, '≤2.2')}; every style written in English ${tally(r.hits, 1, 'en')}; transactional in English ${tally(r.hits, 0, 'en')}`);
-    out(`      fresh check (written after the 2.6 rules, scored once): pitches caught ${tally(r.hits, 1, 'check')}, transactional refused ${tally(r.hits, 0, 'check')}`);
+    const trains = (x: ColdStyleRecord) => !isFreshCheck13(x);
+    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, trains)} (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, trains)} (goal ≤ 1%)`);
+    out(`      the styles of 2.12: pitches in English ${tally(r.hits, 1, (x) => old(x) && !isForeign(x))}, in other languages ${tally(r.hits, 1, (x) => old(x) && isForeign(x))}; transactional refused ${tally(r.hits, 0, old)}`);
+    out(`      2.6's fresh check: pitches ${tally(r.hits, 1, (x) => old(x) && x.check === true)}, transactional refused ${tally(r.hits, 0, (x) => old(x) && x.check === true)}`);
+    out(`      the styles added in 2.13: pitches ${tally(r.hits, 1, (x) => !old(x) && trains(x))}, transactional refused ${tally(r.hits, 0, (x) => !old(x) && trains(x))}`);
+    if (fresh) out(`      FRESH CHECK of 2.13 (never trained): pitches ${tally(r.hits, 1, isFreshCheck13)} [English pretexts ${tally(r.hits, 1, (x) => isFreshCheck13(x) && !isForeign(x))}, other languages ${tally(r.hits, 1, (x) => isFreshCheck13(x) && isForeign(x))}]; transactional refused ${tally(r.hits, 0, isFreshCheck13)} [English look-alikes ${tally(r.hits, 0, (x) => isFreshCheck13(x) && !isForeign(x))}, other languages ${tally(r.hits, 0, (x) => isFreshCheck13(x) && isForeign(x))}]`);
   }
   for (const st of styles) {
     const mine = recs.filter((r) => r.rec.style === st);
     const label = mine[0].rec.label;
-    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(18)}${mine[0].rec.since ? ` (${mine[0].rec.since}${mine[0].rec.check ? ' check' : ''})` : '      '} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
+    out(`    ${(label ? 'pitch ' : 'trans ') + st.padEnd(22)}${mine[0].rec.since ? ` (${mine[0].rec.since}${mine[0].rec.check ? ' check' : ''})`.padEnd(12) : ' '.repeat(12)} n=${String(mine.length).padStart(3)}  ${label ? 'caught' : 'refused'} ${runs.map((r) => `${r.name.split(' ')[0]} ${r.hits.get(st)}`).join('  ')}`);
   }
-  for (const r of runs) if (r.missed.length) out(`  missed ${r.name}: ${r.missed.join('; ')}`);
+  for (const r of runs) if (r.missed.length) out(`  errors ${r.name} (${r.missed.length}):\n    ${r.missed.join('\n    ')}`);
   out('');
 }
 

@@ -54,7 +54,24 @@ const stats: Record<string, string> = {};
 let trees: TreeSpec | null = null;
 let calibration: { quarantineAt: number; benignRate: number; negatives: number } | null = null;
 let combiner: Combiner | null = null;
-{
+// --cold-only (2.13): the injection, spam and request models, trees, options and calibration are
+// copied from the committed weights.ts (checked first: their hash is recomputed and must equal the
+// file's), and only the cold model is retrained — a full run trains those same models again
+// (deterministic) and takes most of an hour on a loaded machine.
+const coldOnly = process.argv.includes('--cold-only');
+if (coldOnly) {
+  const { WEIGHTS } = await import('../src/classifier/weights.js');
+  for (const [k, v] of Object.entries(WEIGHTS.models)) models[k] = v;
+  Object.assign(stats, WEIGHTS.trained);
+  trees = WEIGHTS.trees.injection as TreeSpec;
+  calibration = WEIGHTS.calibration.injection ?? null;
+  combiner = ((WEIGHTS.options.injection as { combiner?: Combiner }).combiner ?? null);
+  const opts = WEIGHTS.options.injection as Record<string, unknown>;
+  for (const k of ['gradedHidden', 'ignoreSeparatorRuns', 'hiddenNeedsInstruction', 'windowCountCorrection', 'windowCountHidden', 'goalRules', 'foldObfuscation'] as const)
+    if ((opts[k] ?? false) !== (SHIPPED_RECIPE[k] ?? (k === 'windowCountCorrection' ? 0 : false))) throw new Error(`--cold-only: the committed weights' option ${k} differs from the shipped recipe's`);
+  if (weightsHash() !== WEIGHTS.hash) throw new Error('--cold-only: the committed weights do not hash to their own hash');
+  log(`--cold-only: injection, spam and request models, trees and calibration of ${WEIGHTS.version}+${WEIGHTS.hash.slice(0, 8)} kept`);
+} else {
   if (process.argv.includes('--no-calibration')) log('injection: --no-calibration: keeping quarantineAt 0.95 (uncalibrated)');
   else {
     log('injection: leave-one-source-out folds for the quarantine calibration');
@@ -98,7 +115,7 @@ let combiner: Combiner | null = null;
 const shortBenignTrain: Example[] = dedupAndSplit(shortOwn().map((x) => x.ex)).train.filter((ex) => ex.label === 0);
 
 // ---- spam
-{
+if (!coldOnly) {
   const { train, evalSet, dropped } = dedupAndSplit(spamTask());
   const tr: TrainItem[] = train.map((ex) => ({ text: docText(ex).slice(0, SPAM_CHARS), label: ex.label }));
   for (const ex of shortBenignTrain) tr.push({ text: docText(ex).slice(0, SPAM_CHARS), label: 0 });
@@ -111,7 +128,7 @@ const shortBenignTrain: Example[] = dedupAndSplit(shortOwn().map((x) => x.ex)).t
 }
 
 // ---- request (parakweet sentences)
-{
+if (!coldOnly) {
   const { train, evalSet, dropped } = dedupAndSplit(parakweet());
   const tr = train.map((ex) => ({ text: ex.text.toLowerCase(), label: ex.label }));
   const ev = evalSet.map((ex) => ({ text: ex.text.toLowerCase(), label: ex.label }));
@@ -133,15 +150,21 @@ const shortBenignTrain: Example[] = dedupAndSplit(shortOwn().map((x) => x.ex)).t
   stats.cold = `${items.length} examples`;
 }
 
-const treeJson = trees
-  ? `{ base: ${trees.base}, feat: ${JSON.stringify(trees.feat)}, thr: ${JSON.stringify(trees.thr.map((x) => Number(x.toPrecision(9))))}, left: ${JSON.stringify(trees.left)}, right: ${JSON.stringify(trees.right)}, val: ${JSON.stringify(trees.val)}, roots: ${JSON.stringify(trees.roots)} }`
-  : 'undefined';
-const hash = createHash('sha256')
-  .update(JSON.stringify(['injection', 'spam', 'request', 'cold', ...(models.injection_doc ? ['injection_doc'] : [])].map((k) => models[k])))
-  .update(treeJson)
-  .update(JSON.stringify(calibration))
-  .update(JSON.stringify({ gradedHidden: SHIPPED_RECIPE.gradedHidden, ...(SHIPPED_RECIPE.ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}), ...(SHIPPED_RECIPE.hiddenNeedsInstruction ? { hiddenNeedsInstruction: true } : {}), ...(SHIPPED_RECIPE.windowCountCorrection ? { windowCountCorrection: SHIPPED_RECIPE.windowCountCorrection } : {}), ...(SHIPPED_RECIPE.windowCountHidden ? { windowCountHidden: true } : {}), ...(SHIPPED_RECIPE.goalRules ? { goalRules: true } : {}), ...(SHIPPED_RECIPE.foldObfuscation ? { foldObfuscation: true } : {}), ...(combiner ? { combiner } : {}) }))
-  .digest('hex');
+function treeJsonOf(trees: TreeSpec | null): string {
+  return trees
+    ? `{ base: ${trees.base}, feat: ${JSON.stringify(trees.feat)}, thr: ${JSON.stringify(trees.thr.map((x) => Number(x.toPrecision(9))))}, left: ${JSON.stringify(trees.left)}, right: ${JSON.stringify(trees.right)}, val: ${JSON.stringify(trees.val)}, roots: ${JSON.stringify(trees.roots)} }`
+    : 'undefined';
+}
+function weightsHash(): string {
+  return createHash('sha256')
+    .update(JSON.stringify(['injection', 'spam', 'request', 'cold', ...(models.injection_doc ? ['injection_doc'] : [])].map((k) => models[k])))
+    .update(treeJsonOf(trees))
+    .update(JSON.stringify(calibration))
+    .update(JSON.stringify({ gradedHidden: SHIPPED_RECIPE.gradedHidden, ...(SHIPPED_RECIPE.ignoreSeparatorRuns ? { ignoreSeparatorRuns: true } : {}), ...(SHIPPED_RECIPE.hiddenNeedsInstruction ? { hiddenNeedsInstruction: true } : {}), ...(SHIPPED_RECIPE.windowCountCorrection ? { windowCountCorrection: SHIPPED_RECIPE.windowCountCorrection } : {}), ...(SHIPPED_RECIPE.windowCountHidden ? { windowCountHidden: true } : {}), ...(SHIPPED_RECIPE.goalRules ? { goalRules: true } : {}), ...(SHIPPED_RECIPE.foldObfuscation ? { foldObfuscation: true } : {}), ...(combiner ? { combiner } : {}) }))
+    .digest('hex');
+}
+const treeJson = treeJsonOf(trees);
+const hash = weightsHash();
 const body =
   `// GENERATED by scripts/train-classifier.ts on ${new Date().toISOString().slice(0, 10)} - do not edit (ASCII only: V8 keeps a module with any other character as a two-byte string, twice the memory).\n` +
   `// int8 weights (base64), one scale per model; the injection trees; the quarantine calibration.\n` +

@@ -584,8 +584,108 @@ const SIGN_P = ['Best,\n{me}', 'Cheers,\n{me}', 'Kind regards,\n{me}', 'Thanks,\
 const SIGN_T = ['Thanks,\n{me}', 'Best regards,\n{me}', '— {me}', 'Regards,\n{me}'];
 const fill = (s: string, n: string, me: string) => s.replace(/\{n\}/g, n).replace(/\{me\}/g, me);
 
-function emit(label: 0 | 1, style: string, cores: Core[], variants: number, since?: string, check = false): void {
-  cores.forEach(([subject, body], ci) => {
+// 2.13 (issue #12, session 12): training styles for the two gaps of 2.12 —
+// pretexts (a cold pitch dressed as a reply, an order, an invoice or an
+// account notice; and the genuine mail those dress up as) and pitches in
+// other languages, written from goals (a meeting, a trial, a supplier, a
+// recruiter, an event, an agency …) in 19 languages, with transactional
+// mail in the same languages (invoices, shipping, replies, follow-ups of a
+// real meeting) so that neither "not English" nor an order word becomes the
+// signal. Written after the fresh check above was committed, before any
+// 2.13 rule; no text shared with it. Emitted after it so that it stays
+// byte-identical.
+const PITCH_213: Record<string, Core13[]> = {
+  pretext_pitch: [
+    ['Re: your question', 'Sorry for the slow reply! To answer your question: yes, we work with logistics companies of every size. Our route-planning software cuts fuel costs by around 15% in the first quarter. Can I book you in for a 20-minute walkthrough this week?'],
+    ['Order confirmation #55102', 'Your order is almost complete: claim your free trial of our bookkeeping app before Friday and get three months at half price. Thousands of freelancers already trust us with their taxes. Click below to activate it.'],
+    ['Re: invoice', 'Quick follow-up on the invoice topic. We help finance teams get paid 20 days faster by automating reminders for overdue invoices. Would you be open to a short call to see if it fits your process?'],
+    ['Your delivery is on its way', 'Your delivery is on its way! Did you know we also offer office fruit boxes and snacks for teams? Companies like yours have boosted morale with weekly deliveries. Reply to this email for a free trial box.'],
+    ['Fwd: introduction', 'Forwarding my note from last week in case it got lost. I run a small agency that builds Shopify stores for fashion brands, and I think we could double your conversion rate. Are you free for a call on Thursday?'],
+    ['Account notice: action recommended', 'We noticed your website has no cookie banner that meets the new rules. Our compliance plugin fixes this in five minutes and protects you from fines. Would you like a free scan of your site?'],
+    ['Re: following up', 'Following up on my previous message. Our recruiting platform has helped 300 startups hire engineers in under 30 days. Who would be the right person to talk to about your hiring plans?'],
+    ['Your subscription', 'Is your team still paying for three separate tools for chat, video and file sharing? We bring all three together for less than the price of one. I would love to show you a quick demo, are you free on Monday?'],
+  ],
+  foreign_pitch_goals: [
+    ['Kennenlernen', 'Hallo {n}, wir sind eine Agentur für Suchmaschinenoptimierung aus Köln und betreuen über 80 Handwerksbetriebe. Ihre Webseite hat großes Potenzial. Darf ich Ihnen unverbindlich eine kostenlose Analyse schicken?'],
+    ['Découvrez notre solution', 'Bonjour {n}, notre logiciel de planification aide les restaurants à réduire de 20 % le temps consacré aux plannings. Seriez-vous intéressé par une démonstration gratuite de 20 minutes ?'],
+    ['Oportunidad para su empresa', 'Buenos días, {n}. Somos una empresa de traducción especializada en textos técnicos y trabajamos con más de 150 fabricantes. ¿Podría enviarle nuestras tarifas sin compromiso?'],
+    ['Proposta di collaborazione', 'Gentile {n}, sono Marco della Digitalia, agenzia specializzata in campagne social per hotel. Mi piacerebbe mostrarle come abbiamo aumentato le prenotazioni dirette dei nostri clienti del 35 %. Ha dieci minuti questa settimana?'],
+    ['Apresentação rápida', 'Olá {n}, tudo bem? A nossa plataforma ajuda clínicas a reduzir faltas às consultas com lembretes automáticos por SMS. Posso mostrar-lhe como funciona numa chamada rápida de 15 minutos?'],
+    ['Even voorstellen', 'Hallo {n}, wij leveren ergonomische bureaustoelen aan meer dan 400 Nederlandse bedrijven. Graag kom ik vrijblijvend langs met een paar modellen om uit te proberen. Schikt volgende week?'],
+    ['Współpraca', 'Dzień dobry {n}, prowadzimy biuro rachunkowe specjalizujące się w obsłudze firm IT. Chętnie przygotujemy dla Państwa bezpłatną wycenę. Czy mogę zadzwonić w przyszłym tygodniu?'],
+    ['Ett erbjudande till er', 'Hej {n}, vi hjälper byggföretag att digitalisera sina egenkontroller och spara flera timmar i veckan. Vill du se en kostnadsfri demo på 20 minuter?'],
+    ['Tilbud på rengøring', 'Hej {n}, vi er et rengøringsfirma i Aarhus og gør rent for over 60 kontorer. Jeg vil gerne give jer et uforpligtende tilbud. Hvornår passer det at jeg ringer?'],
+    ['Rekrutteringshjelp', 'Hei {n}, jeg er rekrutterer og jobber med flere norske teknologiselskaper som leter etter erfarne utviklere. Har du tid til en uforpliktende prat?'],
+    ['Yhteistyö', 'Hei {n}, olemme suomalainen ohjelmistotalo ja autamme kiinteistöyhtiöitä digitalisoimaan huoltopyynnöt. Sopisiko lyhyt esittely ensi viikolla?'],
+    ['Nabídka spolupráce', 'Dobrý den, {n}, jsme marketingová agentura z Brna a pomáháme e-shopům zvýšit prodeje. Rádi bychom vám nabídli bezplatnou konzultaci. Máte příští týden chvilku?'],
+    ['Ajánlat', 'Kedves {n}! Cégünk vállalati flottakezelési szoftvert fejleszt, amellyel akár 20 % üzemanyag is megtakarítható. Szívesen bemutatnám egy rövid online megbeszélésen. Megfelelne a jövő hét?'],
+    ['Ofertă', 'Bună ziua, {n}! Oferim servicii de contabilitate pentru firme mici și mijlocii la prețuri avantajoase. V-ar interesa o ofertă personalizată, fără obligații?'],
+    ['Size özel teklif', 'Merhaba {n}, şirketimiz ofisler için kahve makinesi kiralama hizmeti sunuyor. İlk ay ücretsiz deneme fırsatı var. Sizi arayıp detayları anlatabilir miyim?'],
+    ['業務効率化のご提案', '{n}様\n\n突然のご連絡失礼いたします。弊社は中小企業向けに勤怠管理クラウドを提供しております。無料トライアルもございますので、ぜひ一度ご検討いただけますと幸いです。'],
+    ['招聘服务介绍', '{n}您好，冒昧打扰。我们是一家专注于互联网行业的猎头公司，已经为两百多家企业推荐技术人才。请问贵司近期有招聘需求吗？方便的话我们可以约个时间电话沟通。'],
+    ['마케팅 제안드립니다', '{n}님 안녕하세요, 처음 연락드립니다. 저희는 인스타그램 광고 대행사로, 카페와 음식점의 매출을 높이는 데 도움을 드리고 있습니다. 무료 상담을 받아 보시겠어요?'],
+    ['Предложение для вашей компании', 'Добрый день, {n}! Наша компания занимается разработкой мобильных приложений для ресторанов. Мы уже помогли 50 заведениям увеличить число заказов. Могу ли я прислать вам презентацию?'],
+  ],
+  foreign_pitch_pretext: [
+    ['AW: Rechnung März', 'Hallo {n}, zahlen Sie noch zu viel für Ihre Telefonanlage? Unsere Kunden sparen im Schnitt 30 % mit unserer Cloud-Lösung. Gern zeige ich Ihnen in 15 Minuten, wie das geht. Wann passt es Ihnen?'],
+    ['RE : notre échange', 'Bonjour {n}, suite à mon précédent message : nous aidons les PME à recruter des commerciaux en moins de trois semaines. Avez-vous un moment cette semaine pour en discuter ?'],
+    ['Su pedido n.º 7731', 'Hola {n}, ¿sabía que puede ahorrar hasta un 25 % en sus envíos? Nuestra plataforma compara transportistas en tiempo real. Le ofrezco una prueba gratuita de un mes. ¿Le interesa?'],
+    ['R: Preventivo', 'Buongiorno {n}, le scrivo per presentarle il nostro servizio di consulenza per i bandi regionali: i nostri clienti hanno ottenuto oltre 2 milioni di euro di contributi. Possiamo sentirci per una breve chiamata?'],
+    ['Fatura disponível', 'Olá {n}, antes de pagar a próxima fatura de energia, saiba que podemos reduzir o seu consumo em até 30 % com painéis solares. Quer receber uma simulação gratuita?'],
+    ['Re: Afspraak', 'Hallo {n}, ik stuur je nog even een berichtje over onze cursus timemanagement voor leidinggevenden. Er zijn nog drie plekken vrij in maart. Zal ik er een voor je reserveren?'],
+    ['SV: Offert', 'Hej {n}, jag ville bara följa upp mitt tidigare mejl. Vi erbjuder IT-support för småföretag till ett fast månadspris. Har du tid för ett kort samtal nästa vecka?'],
+    ['Odp: Faktura', 'Dzień dobry {n}, czy Państwa firma korzysta już z elektronicznego obiegu faktur? Nasz system oszczędza księgowości kilkanaście godzin miesięcznie. Chętnie pokażę go podczas krótkiej prezentacji online.'],
+    ['Re: お見積りの件', '{n}様\n\nはじめまして。Webマーケティング支援を行っている株式会社グロースの田中と申します。貴社サイトのアクセス数を増やすご提案をさせていただきたく、ご連絡いたしました。15分ほどお時間をいただけないでしょうか。'],
+    ['回复：合作事宜', '{n}您好，我是鼎信科技的销售经理，我们为制造企业提供智能仓储系统，可以帮助贵司降低百分之二十的库存成本。请问本周是否方便安排一次线上演示？'],
+    ['RE: 문의하신 내용', '{n}님 안녕하세요. 저희는 기업 전용 복지몰을 운영하고 있으며, 직원 만족도를 높이는 데 도움을 드리고 있습니다. 자세한 소개 자료를 보내드려도 될까요?'],
+    ['Re: Заказ', 'Здравствуйте, {n}! Хочу предложить вам услуги нашей бухгалтерской компании: ведём учёт для малого бизнеса по фиксированной цене. Когда вам удобно созвониться?'],
+  ],
+};
+const TRANSACTIONAL_213: Record<string, Core13[]> = {
+  pretext_tx: [
+    ['Re: your question', 'Sorry for the slow reply! To answer your question: yes, the export includes archived projects too. Go to Settings, then Data, and tick "include archived". Let me know if it does not show up.', true],
+    ['Order confirmation #55102', 'Thank you for your order #55102: one standing desk frame and one oak top. Payment received. We will email you the tracking number when it ships, usually within two working days.', false],
+    ['Re: invoice', 'Thanks for flagging the VAT number on invoice 2207. I have reissued it with the corrected number; the new copy is attached and the old one is cancelled.', true],
+    ['Your delivery is on its way', 'Your delivery of 12 boxes of printer paper is on its way and will arrive tomorrow between 8 and 12. The driver will call 30 minutes before arrival. Tracking number: 55019283.', false],
+    ['Following up on our meeting', 'Thanks for meeting with us on Tuesday. As agreed, here is the revised quote with the extra training day included. If it works for you, we can start on the 3rd; shall we set up a quick call to confirm?', false],
+    ['Account notice: action required', 'The card on file for your account expires at the end of this month. To avoid an interruption of your service, please update your payment details in the billing settings.', false],
+    ['Re: following up', 'Thanks for following up. We discussed your application internally and would like to invite you to a second interview on Thursday at 10am. Does that time work for you?', true],
+    ['Your subscription renews soon', 'Your team subscription renews on 1 April for 12 seats at 8 EUR per seat. If you want to add or remove seats before then, you can do it in the admin settings.', false],
+  ],
+  foreign_tx_lookalike: [
+    ['Rechnung Nr. 2025-0441', 'Guten Tag {n}, anbei erhalten Sie die Rechnung Nr. 2025-0441 für die Wartung Ihrer Heizungsanlage. Bitte überweisen Sie den Betrag innerhalb von 14 Tagen.', false],
+    ['RE : notre échange', 'Bonjour {n}, merci pour votre retour. Je vous confirme la livraison des meubles le jeudi 14 entre 8 h et 12 h. Pouvez-vous nous indiquer le code d’accès de l’immeuble ?', true],
+    ['Su pedido n.º 7731', 'Hola {n}, su pedido n.º 7731 ya está preparado y saldrá hoy de nuestro almacén. Recibirá un SMS con el número de seguimiento.', false],
+    ['R: Preventivo', 'Buongiorno {n}, grazie per la risposta. Come concordato, le invio il preventivo aggiornato con lo sconto del 10 %. Resto a disposizione per qualsiasi domanda.', true],
+    ['Fatura disponível', 'Olá {n}, a sua fatura de março no valor de 42,90 € já está disponível na área de cliente. O pagamento será debitado no dia 20.', false],
+    ['Re: Afspraak', 'Hallo {n}, prima, dan zie ik je donderdag om 14.00 uur op kantoor. Ik neem de tekeningen mee.', true],
+    ['SV: Offert', 'Hej {n}, tack för beskedet. Vi skickar avtalet för underskrift i morgon och kan påbörja arbetet den 1 april som vi sa i telefon.', true],
+    ['Odp: Faktura', 'Dzień dobry, dziękuję za informację. Poprawioną fakturę wyślę jeszcze dziś, z właściwym numerem NIP.', true],
+    ['Re: お見積りの件', '{n}様\n\nお世話になっております。先日ご依頼いただいたお見積書を添付いたします。ご確認のほどよろしくお願いいたします。', true],
+    ['回复：合作事宜', '{n}您好，合同我们已经签好，扫描件见附件。原件明天寄出，请注意查收。', true],
+    ['RE: 문의하신 내용', '{n}님, 문의하신 배송 일정은 다음 주 화요일로 확정되었습니다. 변경이 필요하시면 회신 부탁드립니다.', true],
+    ['Re: Заказ', 'Здравствуйте, {n}! Спасибо за заказ. Счёт на оплату во вложении, после оплаты отправим товар в течение двух дней.', true],
+    ['Kiitos tilauksestasi', 'Hei {n}, tilauksesi 8812 on vastaanotettu ja toimitetaan kolmen arkipäivän kuluessa. Lähetämme seurantakoodin tekstiviestillä.', false],
+    ['Sipariş onayı', 'Merhaba {n}, 4410 numaralı siparişiniz onaylandı. Ürünleriniz yarın kargoya verilecek, takip numarası SMS ile gönderilecektir.', false],
+  ],
+  foreign_tx_followups: [
+    ['Nach unserem Termin', 'Hallo {n}, danke für das gute Gespräch heute. Wie besprochen schicke ich Ihnen das Angebot für die zweite Ausbaustufe. Sollen wir nächste Woche kurz telefonieren, um offene Fragen zu klären?', false],
+    ['Suite à notre rendez-vous', 'Bonjour {n}, merci pour votre accueil ce matin. Comme convenu, vous trouverez ci-joint notre proposition pour la rénovation des bureaux. Je vous rappelle jeudi pour en parler.', false],
+    ['Tras nuestra reunión', 'Hola {n}, gracias por la reunión de ayer. Le adjunto el presupuesto revisado con las tres opciones que comentamos. ¿Podemos hablar el viernes para cerrar la fecha de inicio?', false],
+    ['Dopo la riunione', 'Ciao {n}, grazie per l’incontro di oggi. Ti mando il riepilogo dei punti che abbiamo deciso e la bozza del contratto. Ci sentiamo lunedì?', false],
+    ['Na nossa conversa', 'Olá {n}, obrigada pela chamada de hoje. Segue em anexo o orçamento para a formação da equipa, como pediu. Diga-me se precisa de mais alguma informação.', false],
+    ['Na ons gesprek', 'Beste {n}, bedankt voor het prettige gesprek van vanochtend. Zoals afgesproken stuur ik je de offerte voor het onderhoudscontract. Zullen we volgende week even bellen?', false],
+    ['Po naszym spotkaniu', 'Dzień dobry {n}, dziękuję za wczorajsze spotkanie. Zgodnie z ustaleniami przesyłam harmonogram wdrożenia. Czy możemy porozmawiać w środę?', false],
+    ['Efter vårt möte', 'Hej {n}, tack för mötet i dag. Som vi kom överens om skickar jag offerten för utbildningen. Hör av dig om något är oklart.', false],
+    ['打ち合わせのお礼', '{n}様\n\n本日はお打ち合わせのお時間をいただき、ありがとうございました。お話しした内容をもとに、お見積書を作成いたしました。ご確認をお願いいたします。', false],
+    ['会议后续', '{n}您好，感谢今天的会议。按照会上讨论的内容，我把修改后的方案发给您，请查收。下周二我们再电话确认细节。', false],
+    ['미팅 감사드립니다', '{n}님, 오늘 미팅 감사드립니다. 말씀드린 대로 수정된 제안서를 첨부드립니다. 검토 후 의견 주시면 반영하겠습니다.', false],
+    ['После нашей встречи', 'Здравствуйте, {n}! Спасибо за встречу. Как договорились, направляю коммерческое предложение с учётом ваших замечаний. Созвонимся в четверг?', false],
+  ],
+};
+
+function emit(label: 0 | 1, style: string, cores: Core13[], variants: number, since?: string, check = false): void {
+  cores.forEach(([subject, body, reply], ci) => {
     for (let v = 0; v < variants; v++) {
       const n = pick(FIRST);
       const me = pick(SENDER);
@@ -593,11 +693,77 @@ function emit(label: 0 | 1, style: string, cores: Core[], variants: number, sinc
       const greet = foreign || /^(hi|hello|dear)/i.test(body) ? '' : fill(pick(GREET), n, me) + '\n\n';
       const sign = fill(pick(label ? SIGN_P : SIGN_T), n, me);
       const text = greet + fill(body, n, me) + '\n\n' + (foreign ? me : sign);
-      const isReply = /^re:/i.test(subject);
+      const isReply = reply ?? /^re:/i.test(subject);
       out.push({ id: `s${String(++id).padStart(4, '0')}`, group: `${style}/${ci}`, style, label, kind: label ? 'cold_pitch' : 'transactional', lang: foreign ? 'xx' : 'en', subject: fill(subject, n, me), text, isReply: label ? false : isReply, to: 1, ...(since ? { since } : {}), ...(check ? { check: true as const } : {}) });
     }
   });
 }
+// 2.13 (issue #12, session 12), FRESH CHECK: written at 21:50 UTC on
+// 2026-12-06, before any rule or model of 2.13 was changed, and committed
+// before any of it was scored. Never trained on (cold.ts: `check` styles of
+// 2.13 are left out of every training set); printed only by
+// `eval-classifier.ts --only cold --fresh`. English pretexts (a pitch dressed
+// as a reply, an invoice, an order notice, a payment or account message) and
+// the genuine mail that looks like them; pitches and transactional mail in 13
+// languages (Russian is new to the set). The third element of a core says
+// whether the message is sent in an existing thread (the send path's
+// `isReply`: threading headers, a reply or forward route); a pitch never is.
+type Core13 = [string, string, boolean?];
+const PITCH_213_CHECK: Record<string, Core13[]> = {
+  pretext_check: [
+    ['Re: our call', 'Following up on our call — as promised, here is a bit more about us. Brightlane builds AI note-takers for sales teams, and our customers save about five hours a week per rep. Do you have 15 minutes on Thursday to see a demo?'],
+    ['Invoice #4411', 'Before you pay your next software invoice: most teams your size overpay for seats nobody uses. Our licence audit finds the waste in a day, and we only charge a share of what you save. Want me to run it for you?'],
+    ['Your order has shipped', 'Your order has shipped! While you wait: we help online stores cut their delivery costs by up to 30% with smarter carrier selection. Book a 20-minute demo and we will show you the savings on your own shipments.'],
+    ['Re: Proposal', 'As discussed, I am sending over the details. We are a staffing agency specialising in warehouse staff; we fill temporary positions within 48 hours and our clients typically save 20% on agency fees. When would be a good time to talk?'],
+    ['Fwd: pricing', 'Forwarding this in case it is useful to you. We recently launched a payroll service for companies with 10 to 50 employees at a flat 6 euros per person per month. Happy to set you up with a free month — shall I send the sign-up link?'],
+    ['Payment confirmation', 'Thank you for your interest! Confirm your place in our growth accelerator: eight weeks of coaching for founders, with 40% off for the first ten sign-ups. Reply YES and I will hold a seat for you.'],
+    ['Your account review', 'I was looking at your company’s Google reviews and noticed a few unanswered complaints. Our reputation service replies to every review within a day and lifts your rating. Could I show you how it works in a short call?'],
+    ['Re: Meeting next week', 'Hi again, just making sure this did not get buried. I would love to find 20 minutes to show you how our scheduling tool cuts no-shows for physiotherapy clinics. Does Tuesday or Wednesday work?'],
+  ],
+  foreign_pitch_check13: [
+    ['AW: Ihre Anfrage', 'Guten Tag {n}, mein Name ist Jonas Berger von Lagerwerk. Wir digitalisieren die Lagerverwaltung für mittelständische Händler und senken die Inventurkosten um bis zu 40 %. Hätten Sie nächste Woche 20 Minuten für eine kurze Vorstellung?'],
+    ['Facture n° 2291', 'Bonjour {n}, votre facture de télécommunications est probablement trop élevée : nos clients économisent en moyenne 28 % en changeant d’opérateur. Je peux vous envoyer une simulation gratuite sous 48 heures, sans engagement.'],
+    ['Propuesta para su clínica', 'Hola {n}: ayudamos a clínicas dentales a llenar su agenda con pacientes nuevos mediante campañas locales. Este mes ofrecemos un diagnóstico de su presencia online sin coste. ¿Le parece bien que le llame el jueves?'],
+    ['Fornitura di caffè per il vostro ufficio', 'Buongiorno {n}, siamo una torrefazione artigianale di Torino e forniamo macchine e caffè in comodato d’uso a oltre 200 uffici. Posso passare la prossima settimana per farvi assaggiare le nostre miscele?'],
+    ['Re: Reunião', 'Olá {n}, sou consultora da Faturix e trabalho com escritórios de contabilidade que querem automatizar a emissão de notas fiscais. Poderíamos agendar uma conversa de 15 minutos esta semana?'],
+    ['Samenwerking?', 'Beste {n}, wij zijn een klein videobureau uit Utrecht en maken bedrijfsfilms voor technische bedrijven. Ik zag jullie nieuwe product op LinkedIn en denk dat een korte uitlegvideo veel zou opleveren. Zal ik een paar voorbeelden sturen?'],
+    ['Zamówienie nr 1188', 'Dzień dobry {n}, dziękujemy za zainteresowanie naszą ofertą. Przygotowaliśmy dla Państwa firmy specjalne warunki na dostawy materiałów biurowych: 20 % rabatu na pierwsze zamówienie i darmową dostawę. Czy mogę jutro zadzwonić, aby omówić szczegóły?'],
+    ['Snabb fråga', 'Hej {n}! Är det du som ansvarar för personalförmåner hos er? Vi erbjuder friskvårdsbidrag via en app som redan används av 900 svenska arbetsgivare. Har du en kvart över nästa vecka?'],
+    ['Re: ご相談の件', '{n}様\n\n突然のご連絡失礼いたします。株式会社ネクストリンクの佐藤と申します。弊社では法人向けに経費精算システムを提供しており、導入企業では月末の作業時間が半分になっております。一度オンラインでご説明のお時間をいただけないでしょうか。'],
+    ['关于贵司的网站', '{n}您好，冒昧打扰。我们是一家专注于外贸网站优化的公司，可以帮助贵司在谷歌上获得更多海外询盘。本月为新客户提供免费的网站诊断报告，请问需要我发一份给您吗？'],
+    ['[안내] 주문하신 상품 관련', '{n}님 안녕하세요. 저희는 온라인 쇼핑몰 운영자를 위한 재고 관리 솔루션을 제공하는 회사입니다. 지금 가입하시면 3개월 동안 무료로 이용하실 수 있습니다. 편하신 시간에 짧게 소개해 드려도 될까요?'],
+    ['İş birliği teklifi', 'Merhaba {n}, Ankara’da kurumsal etkinlikler için catering hizmeti veriyoruz. Önümüzdeki dönemde planladığınız toplantılar için size özel bir teklif hazırlamak isteriz. Uygun olduğunuz bir zamanda kısa bir görüşme yapabilir miyiz?'],
+    ['Предложение о сотрудничестве', 'Здравствуйте, {n}! Меня зовут Ольга, я представляю кадровое агентство. Мы помогаем IT-компаниям закрывать вакансии разработчиков за две недели. Удобно ли вам созвониться на 15 минут на этой неделе?'],
+  ],
+};
+const TRANSACTIONAL_213_CHECK: Record<string, Core13[]> = {
+  lookalike_check: [
+    ['Re: our call', 'Thanks again for your time today. As promised, the proposal for the warehouse pilot is attached; it covers the two lines we walked through. Could we book 30 minutes next week to go over the pricing with your finance lead?', true],
+    ['Invoice #4411', 'Please find attached invoice #4411 for the October retainer, 3,200 EUR, due on 30 November. Bank details are on the invoice. Let me know if your accounts team needs a PO number on it.', false],
+    ['Your order has shipped', 'Your order #20391 (2 x ergonomic chair) has shipped with DHL and should arrive on Wednesday. Tracking number: 1Z88A0W2. Need help with assembly? Our team can walk you through it on a short video call; just reply to this email.', false],
+    ['Following up from the packaging fair', 'It was good to meet you at the packaging fair on Thursday. As promised, here are the specs and prices for the compostable trays we looked at on the stand. If you want samples for your production trial, tell me the quantity and I will ship them this week.', false],
+    ['Fwd: pricing', 'Forwarding the pricing our vendor sent this morning, as you asked. The per-seat price drops above 50 seats; I think we should ask them for a two-year deal. Can we discuss tomorrow?', true],
+    ['Payment confirmation', 'Thank you for your payment of 149.00 USD for the annual Pro plan. Receipt number R-55120. Your plan renews on 4 March next year; you can change or cancel it in the billing settings.', false],
+    ['Your account review', 'As part of the annual account review, your workspace now has the Business plan limits you agreed with your account manager. Nothing changes for your users. If you have questions, Priya is available for a call any day this week.', false],
+    ['Re: Meeting next week', 'Tuesday at 2pm works for us. I will bring the revised floor plan and the quote for the extra sockets. Could you send me the parking details?', true],
+    ['Re: your enquiry', 'Thanks for your enquiry through our website about catering for 80 guests on 12 June. Our quote is attached: three menus, drinks included. If you would like to taste the menus first, we can book you in for a tasting on a weekday evening.', false],
+  ],
+  foreign_tx_check13: [
+    ['AW: Angebot Lagerregale', 'Hallo {n}, danke für die schnelle Rückmeldung. Wir nehmen die Variante mit zwölf Regalen. Können Sie uns nächste Woche einen Liefertermin nennen?', true],
+    ['Facture n° F-2025-0412', 'Bonjour {n}, veuillez trouver ci-joint la facture F-2025-0412 pour la maintenance de votre standard téléphonique en mars. Montant : 240,00 € HT, payable sous 30 jours.', false],
+    ['Su pedido ha sido enviado', 'Hola {n}: su pedido 55-8812 ha salido de nuestro almacén y llegará el miércoles. Puede seguir el envío con el número de seguimiento ES77120034. Si tiene alguna duda sobre la instalación, estaremos encantados de llamarle.', false],
+    ['Re: Preventivo caffè', 'Buongiorno {n}, grazie per il preventivo. Confermiamo la macchina in comodato e due chili di miscela al mese. Possiamo fissare la consegna per lunedì?', true],
+    ['Resumo da nossa reunião', 'Olá {n}, obrigado pela reunião de hoje. Conforme combinado, envio a proposta revista com o desconto para 50 utilizadores. Podemos falar na sexta-feira para fechar os detalhes?', false],
+    ['Je bestelling is onderweg', 'Hoi {n}, goed nieuws: je bestelling 30021 is vandaag verzonden en wordt morgen tussen 9 en 13 uur bezorgd. Volg je pakket via de link in de app.', false],
+    ['Odp: Spotkanie w czwartek', 'Dzień dobry, potwierdzam spotkanie w czwartek o 11:00 w naszym biurze. Proszę zabrać projekt umowy, o którym rozmawialiśmy.', true],
+    ['Påminnelse: faktura 20931', 'Hej {n}, vi har ännu inte fått betalning för faktura 20931 på 4 800 kr som förföll den 28 februari. Om ni redan har betalat kan ni bortse från detta meddelande.', false],
+    ['ご注文の商品を発送しました', '{n}様\n\nご注文いただいた事務用品一式を本日発送いたしました。お問い合わせ番号は4471-2290-1183です。到着まで今しばらくお待ちくださいませ。', false],
+    ['回复：报价单', '{n}您好，报价单已收到，谢谢。我们同意第二个方案，请尽快安排合同，下周一之前发给我们。', true],
+    ['결제 영수증', '{n}님, 3월 구독료 29,000원이 정상적으로 결제되었습니다. 영수증은 첨부 파일에서 확인하실 수 있습니다.', false],
+    ['Toplantı notları', 'Merhaba {n}, dünkü görüşmemiz için teşekkürler. Konuştuğumuz gibi ilk teslimatı 15 Nisan’da yapacağız. Toplantı notlarını ekte bulabilirsiniz.', false],
+    ['Ваш заказ отправлен', 'Здравствуйте, {n}! Ваш заказ № 48120 передан в службу доставки. Трек-номер: RU1188230045. Ожидаемая дата доставки — 14 марта.', false],
+  ],
+};
 for (const [style, cores] of Object.entries(PITCH)) emit(1, style, cores, 3);
 for (const [style, cores] of Object.entries(TRANSACTIONAL)) emit(0, style, cores, 3);
 for (const [style, cores] of Object.entries(PITCH_21)) emit(1, style, cores, 3, '2.1');
@@ -609,5 +775,9 @@ for (const [style, cores] of Object.entries(PITCH_26)) emit(1, style, cores, 3, 
 for (const [style, cores] of Object.entries(TRANSACTIONAL_26)) emit(0, style, cores, 3, '2.6');
 for (const [style, cores] of Object.entries(PITCH_26_CHECK)) emit(1, style, cores, 3, '2.6', true);
 for (const [style, cores] of Object.entries(TRANSACTIONAL_26_CHECK)) emit(0, style, cores, 3, '2.6', true);
+for (const [style, cores] of Object.entries(PITCH_213_CHECK)) emit(1, style, cores, 3, '2.13', true);
+for (const [style, cores] of Object.entries(TRANSACTIONAL_213_CHECK)) emit(0, style, cores, 3, '2.13', true);
+for (const [style, cores] of Object.entries(PITCH_213)) emit(1, style, cores, 3, '2.13');
+for (const [style, cores] of Object.entries(TRANSACTIONAL_213)) emit(0, style, cores, 3, '2.13');
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
 process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length + Object.keys(PITCH_26_CHECK).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length + Object.keys(TRANSACTIONAL_26_CHECK).length} transactional styles)\n`);

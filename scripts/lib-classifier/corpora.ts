@@ -171,8 +171,19 @@ export function spamTask(): Example[] {
 export interface ColdStyleRecord { id: string; group: string; style: string; label: 0 | 1; kind: string; lang: string; subject: string; text: string; isReply: boolean; to: number;
   /** '2.1': a style added in classifier 2.1 (the 2.0 cold recipe does not train on it) */
   since?: string;
-  /** 2.6: a fresh-check style, written after the screen rules of 2.6 were final and scored once */
+  /** a fresh-check style: 2.6's (written after the screen rules of 2.6 were final, scored once; trains since), 2.13's (never trains) */
   check?: true;
+}
+/** `since` (a classifier version: '2.6', '2.13') is at most `v`, compared part by part ('2.13' is after '2.6'); no `since` = '2.0'. */
+export function sinceAtMost(since: string | undefined, v: string): boolean {
+  const a = (since ?? '2.0').split('.').map(Number);
+  const b = v.split('.').map(Number);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
+  return true;
+}
+/** 2.13's fresh check: a test set only, never in a training set (docs/classifier.md, 2.13). */
+export function isFreshCheck13(rec: ColdStyleRecord): boolean {
+  return rec.check === true && !sinceAtMost(rec.since, '2.12');
 }
 /** Own hand-written pitches and transactional mail by style (generate-cold-styles.ts), for leave-one-style-out. */
 export function coldStyles(): { ex: Example; rec: ColdStyleRecord }[] {

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dataDir, ownDataDir, readCsv, readJsonl, fnv1a, dedupKey, isEval } from './data.js';
-import { enronSpam, spamAssassin, shortOwn, injectionOwn, parakweet, coldOwn, coldStyles } from './corpora.js';
+import { enronSpam, spamAssassin, shortOwn, injectionOwn, parakweet, coldOwn, coldStyles, sinceAtMost } from './corpora.js';
 
 const p = (...a: string[]) => path.join(dataDir, ...a);
 
@@ -243,7 +243,7 @@ export function benignMessages(): Msg[] {
   // (2.3's styles — transactional mail in other languages — are cold-screen
   // data only: the injection recipe's data, and so its leave-one-source-out
   // table and the quarantine calibration, stay those of 2.2)
-  for (const { ex, rec } of coldStyles()) if (ex.label === 0 && Number(rec.since ?? '2.0') <= 2.2) out.push({ ...msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group), ...(rec.since ? { extra: true } : {}) });
+  for (const { ex, rec } of coldStyles()) if (ex.label === 0 && sinceAtMost(rec.since, '2.2')) out.push({ ...msg(ex.subject ?? '', ex.text, '', 'own-transactional', String(ex.meta?.style ?? 'tx'), ex.group), ...(rec.since ? { extra: true } : {}) });
   return out;
 }
 

@@ -38,7 +38,9 @@ describe('cold-email screen', () => {
   });
 
   it('gives a reply the existing-conversation credit only up to REPLY_CREDIT_RECIPIENTS recipients', () => {
-    const pitch = 'Thanks for reaching out. Our platform cuts cloud bills by 30%; book a demo here and get 50% off this month.';
+    // (2.13: with "and get 50% off this month" added, this reply scores 0.800 with 3 recipients and is
+    // refused, appealable — 0.657 under 2.12; docs/classifier.md "Classifier 2.13", section 4)
+    const pitch = 'Thanks for reaching out. Our platform cuts cloud bills by 30%; book a demo here.';
     const many = Array.from({ length: 41 }, (_, i) => `person${i}@victim.example`);
     const few = screenOutbound(out('Re: hello', pitch, { isReply: true, to: many.slice(0, 3) }));
     expect(few.blocked).toBe(false);
