@@ -42,7 +42,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   }
 
   if (direction === 'outbound') {
-    const s = await workOf(ctx).screen({ subject, text, html, to, isReply: body.is_reply ?? /^\s*re\s*:/i.test(subject) });
+    const s = await workOf(ctx).screen({ subject, text, html, to, isReply: body.is_reply ?? false });
     return { direction, cold_screen: { ...s, signals: [...s.signals] } };
   }
   const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;

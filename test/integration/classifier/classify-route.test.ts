@@ -46,6 +46,19 @@ describe('POST /v1/classify', () => {
     expect(receipt.body.cold_screen.blocked).toBe(false);
   });
 
+  it('scores a "Re:" subject as a first message unless the caller says it is a reply (as a send does)', async () => {
+    const body = {
+      direction: 'outbound', to: ['ceo@prospect.example'], subject: 'Re: our call',
+      body_text: "Hi Dana, following up on our call. We help companies like yours 10x their sales pipeline with our AI-powered lead generation platform. Would you be open to a quick 15-minute demo next week? Best, Alex",
+    };
+    const first = await t.req('POST', '/v1/classify', { body });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.cold_screen.blocked).toBe(true);
+    expect(first.body.cold_screen.signals).toContain('pretext');
+    const reply = await t.req('POST', '/v1/classify', { body: { ...body, is_reply: true } });
+    expect(reply.body.cold_screen.signals).not.toContain('pretext');
+  });
+
   it('refuses empty input, unknown fields and needs the read scope', async () => {
     expect((await t.req('POST', '/v1/classify', { body: {} })).body.error.code).toBe('missing_field');
     expect((await t.req('POST', '/v1/classify', { body: { raw: '  ' } })).body.error.param).toBe('raw');
