@@ -50,9 +50,8 @@ export class WebhookDeliveryWorker implements Worker {
   private readonly slowAfterMs: number;
   /** Endpoints this daemon has seen slow or failing (kept across passes; see Standing). */
   private readonly standing = new Map<string, Standing>();
-  /** Wakes a running pass (a new delivery is due: it must not wait for an attempt to end). */
-  private wakePass: (() => void) | null = null;
-  private woken = false;
+  /** Passes running now: a kick wakes them (a new delivery is due: it must not wait for an attempt to end). */
+  private readonly passes = new Set<Pass>();
   private readonly timeoutMs: number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
@@ -108,8 +107,10 @@ export class WebhookDeliveryWorker implements Worker {
     if (this.stopped) return;
     if (this.pass) {
       this.again = true;
-      this.woken = true;
-      this.wakePass?.();
+      for (const p of this.passes) {
+        p.woken = true;
+        p.notify?.();
+      }
       return;
     }
     this.pass = this.runDue()
@@ -142,57 +143,54 @@ export class WebhookDeliveryWorker implements Worker {
    * (kick: a new event), never waiting for an attempt to end.
    */
   async runDue(): Promise<number> {
-    const flights = new Map<string, Flight>();
-    const lanes: Lanes = { fast: 0, slow: 0, perEndpoint: new Map() };
+    const pass: Pass = { flights: new Map(), lanes: { fast: 0, slow: 0, perEndpoint: new Map() }, ended: [], woken: false, notify: null };
+    const { flights, lanes } = pass;
+    this.passes.add(pass);
     let attempted = 0;
     let look = true;
-    for (;;) {
-      if (this.abort.signal.aborted) break;
-      this.moveSlow(flights, lanes);
-      const fastFree = this.concurrency - lanes.fast;
-      const slowFree = this.slowConcurrency - lanes.slow;
-      if (this.woken) look = true;
-      this.woken = false;
-      if (look && (fastFree > 0 || slowFree > 0)) {
-        const now = this.ctx.clock.now();
-        const picked = await this.pick(flights, lanes, isoAt(now));
-        const won = new Set(await claimDeliveries(this.ctx.db, picked.map((p) => p.d.id), isoAt(now), isoAt(now + this.leaseMs)));
-        for (const { d, lane } of picked) {
-          if (!won.has(d.id)) continue;
-          attempted++;
-          this.startFlight(d, lane, flights, lanes);
+    try {
+      for (;;) {
+        if (this.abort.signal.aborted) break;
+        this.moveSlow(flights, lanes);
+        if (pass.woken) look = true;
+        pass.woken = false;
+        if (look && (lanes.fast < this.concurrency || lanes.slow < this.slowConcurrency)) {
+          const now = this.ctx.clock.now();
+          const picked = await this.pick(flights, lanes, isoAt(now));
+          const won = new Set(await claimDeliveries(this.ctx.db, picked.map((p) => p.d.id), isoAt(now), isoAt(now + this.leaseMs)));
+          for (const { d, lane } of picked) {
+            if (!won.has(d.id)) continue;
+            attempted++;
+            this.startFlight(d, lane, pass);
+          }
         }
+        if (!flights.size && !pass.woken) break;
+        if (!flights.size) continue;
+        // Wait for an attempt to end, a fast attempt to turn slow, or a wake; then look again.
+        const next = Math.min(...[...flights.values()].filter((f) => f.lane === 'fast').map((f) => f.started + this.slowAfterMs));
+        const ended = await this.waitForChange(pass, next);
+        look = !ended.length || this.concurrency - lanes.fast >= Math.ceil(this.concurrency / 2)
+          || ended.some((f) => f.lane === 'slow') || lanes.fast === 0;
       }
-      if (!flights.size && !this.woken) break;
-      if (!flights.size) continue;
-      // Wait for an attempt to end, a fast attempt to turn slow, or a wake; then look again.
-      const next = Math.min(...[...flights.values()].filter((f) => f.lane === 'fast').map((f) => f.started + this.slowAfterMs));
-      const ended = await this.waitForChange(flights, next);
-      look = !ended || this.concurrency - lanes.fast >= Math.ceil(this.concurrency / 2) || ended.lane === 'slow' || lanes.fast === 0;
+      await Promise.allSettled([...flights.values()].map((f) => f.promise));
+    } finally {
+      this.passes.delete(pass);
     }
-    await Promise.allSettled([...flights.values()].map((f) => f.promise));
     return attempted;
   }
 
-  /** Resolves with the flight that ended, or null (woken, or a fast attempt is due to turn slow). */
-  private async waitForChange(flights: Map<string, Flight>, slowAt: number): Promise<Flight | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const waits: Promise<Flight | null>[] = [...flights.values()].map((f) => f.promise.then(() => f));
-    waits.push(new Promise((resolve) => {
-      this.wakePass = () => resolve(null);
-      if (this.woken) resolve(null);
-    }));
-    if (Number.isFinite(slowAt)) {
-      waits.push(new Promise((resolve) => {
-        timer = setTimeout(() => resolve(null), Math.max(0, slowAt - performance.now()) + 1);
-      }));
-    }
-    try {
-      return await Promise.race(waits);
-    } finally {
-      this.wakePass = null;
+  /** The flights that ended since the last call; none when woken or a fast attempt is due to turn slow. */
+  private async waitForChange(pass: Pass, slowAt: number): Promise<Flight[]> {
+    if (!pass.ended.length && !pass.woken) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        pass.notify = resolve;
+        if (Number.isFinite(slowAt)) timer = setTimeout(resolve, Math.max(0, slowAt - performance.now()) + 1);
+      });
+      pass.notify = null;
       if (timer) clearTimeout(timer);
     }
+    return pass.ended.splice(0);
   }
 
   /** Fast attempts running for slowAfterMs or longer: their endpoint is demoted, they move lane. */
@@ -224,7 +222,11 @@ export class WebhookDeliveryWorker implements Worker {
     const limit = Math.max(32, 4 * (this.concurrency + this.slowConcurrency - fast - slow));
     for (let page = 0; page < PICK_PAGES; page++) {
       if (fast >= this.concurrency && slow >= this.slowConcurrency) break;
-      const rows = await dueDeliveries(this.ctx.db, now, limit, [...exclude]);
+      // The fast lane full: only demoted endpoints can take a slot (none known: nothing to read).
+      const only = fast >= this.concurrency
+        ? [...this.standing].filter(([id, h]) => h.demoted && !exclude.has(id)).slice(-MAX_ONLY).map(([id]) => id)
+        : null;
+      const rows = await dueDeliveries(this.ctx.db, now, limit, [...exclude], only);
       const byEndpoint = new Map<string, DueDelivery[]>();
       for (const d of rows) {
         if (flights.has(d.id)) continue;
@@ -257,7 +259,8 @@ export class WebhookDeliveryWorker implements Worker {
     return picked;
   }
 
-  private startFlight(d: DueDelivery, lane: Lane, flights: Map<string, Flight>, lanes: Lanes): void {
+  private startFlight(d: DueDelivery, lane: Lane, pass: Pass): void {
+    const { flights, lanes } = pass;
     const f: Flight = { endpointId: d.webhook_endpoint_id, lane, started: performance.now(), promise: Promise.resolve() };
     if (lane === 'fast') lanes.fast++;
     else lanes.slow++;
@@ -272,6 +275,8 @@ export class WebhookDeliveryWorker implements Worker {
       const left = (lanes.perEndpoint.get(f.endpointId) ?? 1) - 1;
       if (left > 0) lanes.perEndpoint.set(f.endpointId, left);
       else lanes.perEndpoint.delete(f.endpointId);
+      pass.ended.push(f);
+      pass.notify?.();
     });
   }
 
@@ -385,6 +390,17 @@ interface Flight {
   promise: Promise<void>;
 }
 
+/** One runDue pass: its attempts in flight and how its loop is woken. */
+interface Pass {
+  flights: Map<string, Flight>;
+  lanes: Lanes;
+  /** Flights ended since the loop last looked. */
+  ended: Flight[];
+  /** A kick arrived: look for due deliveries now. */
+  woken: boolean;
+  notify: (() => void) | null;
+}
+
 interface Lanes {
   fast: number;
   slow: number;
@@ -412,6 +428,8 @@ const FAILURES_TO_DEMOTE = 3;
 export const MAX_HEALTH_ENTRIES = 10_000;
 /** Pages of due deliveries one look reads at most (see pick). */
 const PICK_PAGES = 4;
+/** Demoted endpoints one page may be limited to (the most recently judged). */
+const MAX_ONLY = 500;
 
 const MAX_RECORD_BATCH = 200;
 /** How long a finished attempt's record may wait for the attempts still in flight (see gather). */
