@@ -266,9 +266,7 @@ export class WebhookDeliveryWorker implements Worker {
     else lanes.slow++;
     lanes.perEndpoint.set(f.endpointId, (lanes.perEndpoint.get(f.endpointId) ?? 0) + 1);
     flights.set(d.id, f);
-    f.promise = this.attempt(d).then((outcome) => {
-      this.judge(f, outcome, performance.now() - f.started);
-    }).finally(() => {
+    f.promise = this.attempt(d).finally(() => {
       flights.delete(d.id);
       if (f.lane === 'fast') lanes.fast--;
       else lanes.slow--;
@@ -283,16 +281,15 @@ export class WebhookDeliveryWorker implements Worker {
   /**
    * An attempt's outcome updates its endpoint's standing: slow (slowAfterMs or more, a timeout
    * included) demotes it at once, FAILURES_TO_DEMOTE failures in a row too; a prompt success
-   * restores it. Skipped attempts (paused, shutdown) say nothing.
+   * restores it. Skipped attempts (paused, shutdown) are not judged.
    */
-  private judge(f: Flight, outcome: AttemptOutcome | void, ms: number): void {
-    if (!outcome || outcome === 'skipped') return;
-    const slow = ms >= this.slowAfterMs;
+  private judge(endpointId: string, outcome: AttemptOutcome, postMs: number): void {
+    const slow = postMs >= this.slowAfterMs;
     if (outcome === 'succeeded' && !slow) {
-      this.standing.delete(f.endpointId);
+      this.standing.delete(endpointId);
       return;
     }
-    const h = this.standingOf(f.endpointId);
+    const h = this.standingOf(endpointId);
     if (outcome === 'succeeded') h.failures = 0;
     else h.failures++;
     if (slow || h.failures >= FAILURES_TO_DEMOTE) h.demoted = true;
@@ -318,6 +315,8 @@ export class WebhookDeliveryWorker implements Worker {
       posted = true;
       this.posted();
       if (typeof r === 'string') return r;
+      // Judged by the POST alone (our own database work and recording are not the receiver's).
+      this.judge(d.webhook_endpoint_id, r.outcome, r.attempt.duration_ms);
       // For /metrics (server/ops/metrics.ts): outcome and POST duration of every attempt.
       this.ctx.bus.emit('webhook-attempt', { outcome: r.outcome, durationMs: r.attempt.duration_ms });
       await this.record(r);
@@ -387,7 +386,7 @@ interface Flight {
   lane: Lane;
   /** performance.now() when the attempt started. */
   started: number;
-  promise: Promise<void>;
+  promise: Promise<unknown>;
 }
 
 /** One runDue pass: its attempts in flight and how its loop is woken. */

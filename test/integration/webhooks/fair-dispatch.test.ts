@@ -180,7 +180,7 @@ describe('a healthy endpoint does not wait behind hanging ones', () => {
 
   it('more hanging endpoints than slots: their attempts move out of the fast lane once slow, and the healthy one is served', async () => {
     const hanging = await endpoints(24);
-    startDaemonLoop({ slowAfterMs: 300 });
+    startDaemonLoop({ slowAfterMs: 2_000 });
     await eventsArriveOneByOne(4);
     // Every hanging endpoint got its first attempt (none is starved either); none more than the
     // 4 it may have in flight before it is known to hang.
