@@ -36,13 +36,17 @@ export interface AttemptResult {
 }
 
 // One keep-alive agent pair per context: sockets are reused only within one daemon's policy.
+// No per-origin socket cap: the delivery worker bounds the attempts in flight (per endpoint and in
+// all), and a cap here queued requests inside the agent, where hanging receivers sharing an origin
+// (one host, several paths) held every socket and the others' attempts timed out in the queue.
+// Idle kept-alive sockets are capped per origin.
 const agents = new WeakMap<AppContext, { http: http.Agent; https: https.Agent }>();
 function agentsFor(ctx: AppContext) {
   let a = agents.get(ctx);
   if (!a) {
     a = {
-      http: new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 30_000 }),
-      https: new https.Agent({ keepAlive: true, maxSockets: 16, timeout: 30_000 }),
+      http: new http.Agent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }),
+      https: new https.Agent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }),
     };
     agents.set(ctx, a);
   }

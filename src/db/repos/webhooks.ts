@@ -109,16 +109,23 @@ export interface DueDelivery {
 
 /**
  * Deliveries due at `now` whose endpoint is active and not deleted, oldest due first. Paused
- * endpoints' deliveries stay queued untouched until the endpoint is active again.
+ * endpoints' deliveries stay queued untouched until the endpoint is active again. `exclude`:
+ * endpoints the caller has no slot for now (their backlog must not fill the page and hide the
+ * deliveries of the endpoints it does have a slot for); `only`: just these endpoints.
  */
-export async function dueDeliveries(db: Db, now: string, limit: number): Promise<DueDelivery[]> {
-  return db.selectFrom('webhook_deliveries as d').innerJoin('webhook_endpoints as w', 'w.id', 'd.webhook_endpoint_id')
+export async function dueDeliveries(
+  db: Db, now: string, limit: number, exclude: readonly string[] = [], only: readonly string[] | null = null,
+): Promise<DueDelivery[]> {
+  if (only && !only.length) return [];
+  let q = db.selectFrom('webhook_deliveries as d').innerJoin('webhook_endpoints as w', 'w.id', 'd.webhook_endpoint_id')
     .select(['d.id', 'd.webhook_endpoint_id', 'd.event_id', 'd.attempt_number'])
     .where('d.status', 'in', ['pending', 'failed'])
     .where('d.next_retry_at', '<=', now)
     .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', now)]))
-    .where('w.active', '=', 1).where('w.deleted_at', 'is', null)
-    .orderBy('d.next_retry_at').orderBy('d.id').limit(limit).execute();
+    .where('w.active', '=', 1).where('w.deleted_at', 'is', null);
+  if (exclude.length) q = q.where('d.webhook_endpoint_id', 'not in', [...exclude]);
+  if (only) q = q.where('d.webhook_endpoint_id', 'in', [...only]);
+  return q.orderBy('d.next_retry_at').orderBy('d.id').limit(limit).execute();
 }
 
 /**
