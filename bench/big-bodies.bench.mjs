@@ -1,6 +1,6 @@
 // Large request bodies: what 10 concurrent ~33 MB sends (one 24.5 MiB attachment, within the caps)
 // and 12 concurrent ~46 MB sends (attachments over the 25 MB cap) do to everyone else's requests.
-// Usage: node bench/big-bodies.bench.mjs <before build root> <after build root> [rounds, default 2]
+// Usage: [LIFTED=1] node bench/big-bodies.bench.mjs <before build root> <after build root> [rounds, default 2]
 // Each build root is built (npm run build). Builds alternate (A B A B …) in one run, each round on a
 // fresh data dir with a real `mailagent serve`; a test-mode owner key sends (never rate-limited).
 // Per round: GET /v1/health latency (curl's time_total, one poll every 250 ms) while the bodies are
@@ -94,10 +94,11 @@ async function burst(url, key, body, n, pid) {
   return { health, results, peak };
 }
 
-async function round(name, root) {
+async function round(name, root, extraEnv = {}) {
   const home = mkdtempSync(join(tmpdir(), 'big12-'));
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'c'), XDG_DATA_HOME: join(home, 'd') };
   for (const k of Object.keys(env)) if (k.startsWith('MAILAGENT_')) delete env[k];
+  Object.assign(env, extraEnv);
   const dd = join(home, 'data');
   spawnSync(process.execPath, [join(root, 'bin/mailagent'), 'init', '--data-dir', dd], { env });
   const key = JSON.parse(readFileSync(join(home, 'c/mailagent/config.json'), 'utf8')).profiles.default.test_key;
@@ -140,9 +141,13 @@ async function round(name, root) {
 }
 
 console.log(`bodies: within ${(within.length / 1e6).toFixed(1)} MB × ${CONCURRENT}, over ${(over.length / 1e6).toFixed(1)} MB × ${OVER_CONCURRENT}; load ${load()}`);
+// LIFTED=1 adds a third build per round: the after build with the buffered-body budget lifted
+// (httpMaxBufferedBodyBytes 8 GiB), so every body is read and parsed, as in the before build.
+const variants = [['before', beforeRoot, {}], ['after', afterRoot, {}]];
+if (process.env.LIFTED) variants.push(['after, budget lifted', afterRoot, { MAILAGENT_HTTP_MAX_BUFFERED_BODY_BYTES: String(8 * 1024 ** 3) }]);
 for (let k = 0; k < ROUNDS; k++) {
-  for (const [name, root] of [['before', beforeRoot], ['after', afterRoot]]) {
-    console.log(JSON.stringify(await round(name, root), null, 1));
+  for (const [name, root, env] of variants) {
+    console.log(JSON.stringify(await round(name, root, env), null, 1));
   }
 }
 console.log(`load at the end ${load()}`);
