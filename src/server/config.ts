@@ -83,6 +83,8 @@ export interface ResourceLimits {
   sseMaxStreamsPerKey: number;
   /** Bytes queued to one event stream before it is dropped (the client resumes with Last-Event-ID). */
   sseMaxBufferedBytes: number;
+  /** Bytes of HTTP request bodies read or parsed at once, all requests; a body past it gets 429 before it is read (server/http/body-worker.ts). */
+  httpMaxBufferedBodyBytes: number;
 }
 
 /**
@@ -104,6 +106,8 @@ export const DEFAULT_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   sseMaxStreams: STREAM_DEFAULTS.maxStreams,
   sseMaxStreamsPerKey: STREAM_DEFAULTS.maxStreamsPerKey,
   sseMaxBufferedBytes: STREAM_DEFAULTS.maxBufferedBytes,
+  // Two of the largest sends (48 MiB each), or two 33 MB ones (bench/README.md, round 2 session 12).
+  httpMaxBufferedBodyBytes: 96 * 1024 * 1024,
 });
 
 export type ConfigSource = 'flag' | 'env' | 'file' | 'default';
@@ -139,6 +143,7 @@ export interface ConfigInput {
   sseMaxStreams?: string | number;
   sseMaxStreamsPerKey?: string | number;
   sseMaxBufferedBytes?: string | number;
+  httpMaxBufferedBodyBytes?: string | number;
   retentionMessagesDays?: string | number;
   retentionMessagesPerAgent?: string | number;
   retentionEventsDays?: string | number;
@@ -167,7 +172,7 @@ export const CONFIG_KEYS: (keyof ConfigInput)[] = [
   'logLevel', 'allowPrivateWebhooks', 'customDomains', 'pricePerMessage', 'smtpMaxMessageBytes',
   'pipelineWorkers', 'pipelineBudgetMs', 'smtpProcessingDelayMs',
   'smtpMaxClients', 'smtpMaxConnectionsPerAddress', 'smtpMaxCommandsWithoutProgress', 'smtpMaxSessionSeconds',
-  'smtpIdleTimeoutSeconds', 'smtpMaxQueuedMessages', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes',
+  'smtpIdleTimeoutSeconds', 'smtpMaxQueuedMessages', 'sseMaxStreams', 'sseMaxStreamsPerKey', 'sseMaxBufferedBytes', 'httpMaxBufferedBodyBytes',
   'retentionMessagesDays', 'retentionMessagesPerAgent', 'retentionEventsDays', 'retentionWebhookDeliveriesDays',
   'retentionRequestLogDays', 'minFreeDiskMb', 'metricsListen', 'metricsToken', 'backupBeforeMigrate',
   'databaseUrl', 'databasePoolSize', 'databaseStatementTimeout', 'webhookLeaseSeconds', 'trustedNetworks', 'trustedProxies', 'config',
@@ -318,6 +323,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       sseMaxStreams: int('sseMaxStreams', c.sseMaxStreams, DEFAULT_LIMITS.sseMaxStreams, 1, 100_000),
       sseMaxStreamsPerKey: int('sseMaxStreamsPerKey', c.sseMaxStreamsPerKey, DEFAULT_LIMITS.sseMaxStreamsPerKey, 1, 100_000),
       sseMaxBufferedBytes: int('sseMaxBufferedBytes', c.sseMaxBufferedBytes, DEFAULT_LIMITS.sseMaxBufferedBytes, 1024, 1024 * 1024 * 1024),
+      httpMaxBufferedBodyBytes: int('httpMaxBufferedBodyBytes', c.httpMaxBufferedBodyBytes, DEFAULT_LIMITS.httpMaxBufferedBodyBytes, 1024 * 1024, 64 * 1024 * 1024 * 1024),
     }),
     configFile: existsSync(configFile) ? configFile : null,
     trustedNetworks,

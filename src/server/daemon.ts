@@ -120,6 +120,7 @@ export class Daemon {
         requestLogging: config.logLevel === 'debug',
         trustProxy: config.trustedProxies,
         ops,
+        maxBufferedBodyBytes: config.limits.httpMaxBufferedBodyBytes,
       });
       if (!opts.quiet) ctx.log = app.log;
       // What an upgrade did to the database, in the log (traceable afterwards; a new database says nothing).

@@ -23,6 +23,7 @@ import { isLocalRecipient } from './inbound.js';
 import { reserveSend, releaseSend, checkScheduleHorizon } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
 import { ATTACHMENT_TEXT_SCREENED } from '../classifier/quarantine.js';
+import { liftedAttachment } from '../shared/lifted-attachments.js';
 import { buildWireMessage, deliverLocal, relayFor, relayWire, toSentMessage, RelayError } from './outbound-delivery.js';
 import { emitDelivered, recordRcptRefusals, recordRelayDeferral } from './feedback.js';
 import type { RcptRefusal } from '../mail/transport-relay.js';
@@ -126,9 +127,11 @@ export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean;
   const attachments: NormalizedSend['attachments'] = [];
   let total = 0;
   (b.attachments ?? []).forEach((a, i) => {
-    const b64 = a.content_base64 ?? a.content;
+    const field = a.content_base64 !== undefined ? 'content_base64' : 'content';
+    const b64 = a[field];
     if (b64 === undefined) throw Errors.missingField(`attachments[${i}].content_base64`);
-    const content = Buffer.from(b64, 'base64');
+    // A large one was decoded off the main thread (shared/lifted-attachments.ts).
+    const content = liftedAttachment(a, field) ?? Buffer.from(b64, 'base64');
     total += content.length;
     const contentType = a.content_type !== undefined ? a.content_type.trim().toLowerCase() : guessType(a.filename);
     attachments.push({ filename: a.filename, contentType, content });

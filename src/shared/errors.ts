@@ -38,8 +38,8 @@ export const Errors = {
   featureDisabled: (message: string) => bad('feature_not_enabled', message),
   slugInvalid: (message: string) => bad('slug_invalid', message, 'slug'),
   slugReserved: (slug: string) => bad('slug_reserved', `"${slug}" is reserved; choose another slug.`, 'slug'),
-  bodyTooLarge: (limit: number) =>
-    new ApiError(413, 'invalid_request_error', 'body_too_large', `The request body exceeds the limit of ${limit} bytes.`),
+  bodyTooLarge: (limit: number, message?: string) =>
+    new ApiError(413, 'invalid_request_error', 'body_too_large', message ?? `The request body exceeds the limit of ${limit} bytes.`),
   methodNotAllowed: (method: string, path: string, allowed: string[]) =>
     new ApiError(405, 'invalid_request_error', 'method_not_allowed',
       `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`),

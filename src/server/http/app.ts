@@ -17,7 +17,7 @@ import { compileValidator, validationToApiError, warmValidators } from './valida
 import { allHandlers } from './routes/index.js';
 import type { Handler } from './handler.js';
 import { runSendRoute } from './send-route.js';
-import { checkJsonCharset, jsonBodyText, parseJsonBody } from './json-body.js';
+import { BodyBudget, BodyWorker, admitBody, bodyTooLarge, jsonBodyParser, releaseBody } from './body-worker.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpsRoutes } from './ops-routes.js';
 import { DiskGuard, type DiskState, type Ops } from '../ops/index.js';
@@ -25,6 +25,7 @@ import { clientErrorHandler } from './client-error.js';
 import { forSerializer } from './serializer-schema.js';
 import { RouteSuggester } from './route-suggest.js';
 import { redactUrl, requestForLog } from './log-redact.js';
+import { DEFAULT_LIMITS } from '../config.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
@@ -42,7 +43,12 @@ export interface BuildAppOptions {
   ops?: Ops;
   /** fastify's two lines per request (default on); the daemon keeps them for --log-level debug. */
   requestLogging?: boolean;
+  /** Bytes of request bodies read or parsed at once, all requests (config httpMaxBufferedBodyBytes; body-worker.ts). */
+  maxBufferedBodyBytes?: number;
 }
+
+/** Routes whose large base64 attachments are decoded off the main thread (body-lift.ts): the sends' own bodies, read only by services/send.ts. */
+const LIFTED_ROUTES = new Set(['messages.create', 'messages.batch', 'messages.reply', 'messages.forward']);
 
 const V1 = '/v1';
 /** Where an authenticated API route's onRequest notes its path template for onResponse. */
@@ -104,10 +110,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   });
 
   let closing = false;
+  // Large JSON bodies: admitted against one budget, parsed off the main thread (body-worker.ts).
+  const bodyWorker = new BodyWorker(ctx.log);
+  const bodyBudget = new BodyBudget(opts.maxBufferedBodyBytes ?? DEFAULT_LIMITS.httpMaxBufferedBodyBytes);
   app.addHook('preClose', async () => {
     closing = true;
     closeEventStreams(ctx); // open SSE streams would otherwise hold server.close() forever
   });
+  app.addHook('onClose', async () => bodyWorker.close());
 
   const cold: (() => void)[] = [];
   coldValidators.set(app, cold);
@@ -135,6 +145,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     // An API route's own onRequest noted its path template (`routeOf`); fastify's routeOptions
     // getter builds a dozen-field object per call.
     const route = (req as RoutedRequest)[ROUTE] ?? req.routeOptions.url;
+    releaseBody(req);
     const ms = reply.elapsedTime;
     const status = reply.statusCode;
     ops?.metrics.http(req.method, route ?? 'unmatched', status, ms / 1000);
@@ -155,16 +166,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     for (const m of text.matchAll(/name="([^"]+)"\r?\n\r?\n([^\r\n]*)/g)) fields[m[1]] = m[2];
     done(null, fields);
   });
+  // A declared body over the route's cap (413) or past the body budget (429) is refused before it
+  // is read (body-worker.ts admitBody).
+  app.addHook('preParsing', admitBody(bodyBudget, DEFAULT_BODY_LIMIT));
   // Bytes that are not UTF-8 (RFC 8259 §8.1) are refused rather than stored as U+FFFD; nesting
-  // past MAX_JSON_DEPTH and too many items are refused before JSON.parse (json-body.ts).
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    try {
-      checkJsonCharset(req.headers['content-type']);
-      done(null, parseJsonBody(jsonBodyText(body as Buffer)));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
+  // past MAX_JSON_DEPTH and too many items are refused before JSON.parse (json-body.ts); a body
+  // over 1 MiB is parsed on the body worker's thread (body-worker.ts).
+  app.addContentTypeParser('application/json', jsonBodyParser(bodyWorker, bodyBudget, DEFAULT_BODY_LIMIT,
+    (req) => LIFTED_ROUTES.has((req.routeOptions.config as { routeId?: string } | undefined)?.routeId ?? '')));
 
   app.setErrorHandler((error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, req, ctx);
@@ -348,7 +357,7 @@ function toApiError(error: FastifyError | ApiError, req: FastifyRequest, ctx: Ap
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return Errors.bodyTooLarge(Number(req.routeOptions?.bodyLimit ?? DEFAULT_BODY_LIMIT));
+      return bodyTooLarge(req, Number(req.routeOptions?.bodyLimit ?? DEFAULT_BODY_LIMIT));
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return Errors.invalidField('Content-Type', `Content-Type ${req.headers['content-type'] ?? '(none)'} is not supported; send application/json.`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

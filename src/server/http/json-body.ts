@@ -23,6 +23,11 @@ export function jsonBodyText(body: Buffer): string {
   return body.toString('utf8');
 }
 
+/** A JSON body's bytes → its value (jsonBodyText, then parseJsonBody); the body worker's whole job on a small body. */
+export function parseJsonBytes(body: Buffer): unknown {
+  return parseJsonBody(jsonBodyText(body));
+}
+
 /** Parse a JSON request body: empty means absent; too deep, too many items or malformed is a 400 envelope. */
 export function parseJsonBody(text: string, maxDepth = MAX_JSON_DEPTH, maxItems = MAX_JSON_ITEMS): unknown {
   if (!text.trim()) return undefined;
