@@ -44,7 +44,7 @@ async function main() {
   const { smtp } = await d.start();
   const ctx = d.ctx;
   const boot = d.bootstrapped!;
-  const auth = { keyId: boot.keys.live.id, workspaceId: boot.workspace.id, mode: 'live' as const, scopes: ['manage' as const], agentId: null, expiresAt: null };
+  const auth = { keyId: boot.keys.live.id, workspaceId: boot.workspace.id, mode: 'live' as const, scopes: ['manage' as const, 'read' as const], agentId: null, expiresAt: null };
   const sink = await startSink();
   const hook = await createWebhook(ctx, auth, { url: sink.url, event_types: ['message.received', 'message.received.unauthenticated'] });
   console.log(`webhooks bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}; SQLite synchronous=FULL; sink on 127.0.0.1; worker concurrency 16`);
