@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { TestRelay } from '../../helpers/relay.js';
-import { closeRelay } from '../../../src/services/outbound-delivery.js';
+import type { TestApp } from '../../helpers/app.js';
+import type { TestRelay } from '../../helpers/relay.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
-import { startSmtp, transport } from '../inbound/helpers.js';
-import { eventsOfType, fixture, rfcIdOf } from './helpers.js';
+import { transport } from '../inbound/helpers.js';
+import { eventsOfType, fixture, rfcIdOf, startRelayedApp, stopRelayedApp } from './helpers.js';
 
 /**
  * Bounces and complaints end to end: a live send goes out through a real SMTP relay with a signed
@@ -18,16 +17,9 @@ let relay: TestRelay;
 let smtp: SmtpListener;
 
 beforeAll(async () => {
-  relay = await TestRelay.start();
-  t = await createTestApp({ relay: relay.url });
-  smtp = await startSmtp(t);
+  ({ t, relay, smtp } = await startRelayedApp());
 });
-afterAll(async () => {
-  await smtp.stop();
-  closeRelay(t.ctx);
-  await t.close();
-  await relay.stop();
-});
+afterAll(() => stopRelayedApp({ t, relay, smtp }));
 
 async function liveSend(to: string, subject = 'Following up on your order') {
   const r = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to, subject, body_text: 'Hi, could you confirm the delivery address for order 1042? Thanks.' } });
