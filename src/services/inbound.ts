@@ -87,6 +87,8 @@ export interface StoredInbound {
   quarantined: boolean;
   classification: Classification | null;
   overLimit: OverLimit | null;
+  /** Accepted and discarded, never stored (mail at a return path that is not a delivery report): the id names nothing. */
+  dropped?: 'not_a_report';
 }
 
 /** Where an envelope recipient goes (RCPT TO time: unknown → 550 5.1.1, foreign domain → relay denied). */
@@ -431,7 +433,7 @@ async function storeForAgent(
     // answered the envelope sender, RFC 3834 §4; spam to a leaked address) is accepted and
     // dropped, never stored as the agent's mail (docs/outbound.md → Return path).
     ctx.log.info({ agent_id: agent.id, rcpt: route.address, message_id: returnPath?.messageId, from: d.from }, 'return path: not a delivery report, dropped');
-    return { messageId: id, agentId: agent.id, threadId: null, eventId: null, eventType: null, quarantined: false, classification: null, overLimit: null };
+    return { messageId: id, agentId: agent.id, threadId: null, eventId: null, eventType: null, quarantined: false, classification: null, overLimit: null, dropped: 'not_a_report' };
   }
   const at = isoAt(d.now);
   const fromDomain = d.from.split('@')[1] ?? '';

@@ -228,11 +228,17 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
           if (!res.accepted.length) {
             callback(refuse(550, `5.2.2 Not delivered: ${res.refused.map((r) => `${r.rcpt}: ${r.reason}`).join('; ')}`.slice(0, 400), 'not_delivered'));
           } else {
-            const ids = [...new Set(res.accepted.map((a) => a.messageId))];
+            // Mail at a return path that is not a delivery report is accepted and discarded: its id names nothing.
+            const dropped = new Set((res.stored ?? []).filter((st) => st.dropped).map((st) => st.messageId));
+            const ids = [...new Set(res.accepted.map((a) => a.messageId))].filter((id) => !dropped.has(id));
             // Held plus-address mail (only a record is kept) says so in the reply (docs/inbound.md).
             const held = (res.stored ?? []).filter((st) => st.overLimit);
-            const note = held.map((st) => `; ${st.messageId} held, not delivered (${st.overLimit}: ${OVER_LIMIT_REASONS[st.overLimit!]})`).join('');
-            callback(null, `2.0.0 Ok: stored as ${ids.join(' ')}${note}`.slice(0, 480));
+            const notes = [
+              ...(ids.length ? [`stored as ${ids.join(' ')}`] : []),
+              ...held.map((st) => `${st.messageId} held, not delivered (${st.overLimit}: ${OVER_LIMIT_REASONS[st.overLimit!]})`),
+              ...(dropped.size ? ['discarded: a return path takes delivery reports only'] : []),
+            ];
+            callback(null, `2.0.0 Ok: ${notes.join('; ')}`.slice(0, 480));
           }
         }, (err) => {
           if ((err as { responseCode?: number }).responseCode) {
