@@ -12,6 +12,8 @@ import type { Config } from './config.js';
 import { createContext } from './context.js';
 import { purgeMessages, type RetentionCounts } from '../services/retention.js';
 import { agentByEmail, agentsByName, getAgentById } from '../db/repos/agents.js';
+import { listReturnPathKeys, retireReturnPathKey, rotateReturnPathKey, type ReturnPathKeyInfo } from '../services/return-path.js';
+export { ReturnPathKeyError } from '../services/return-path.js';
 
 /**
  * Operator actions on a local data directory (`mailagent admin ...`), run beside or without a
@@ -114,5 +116,31 @@ export async function createKeyInDataDir(config: Config, input: { name: string; 
 export class AgentLookupError extends Error {
   constructor(readonly agent: string) {
     super(`no agent "${agent}" in this data dir (give its id, name or address; \`mailagent agents list\` shows them)`);
+  }
+}
+
+export type ReturnPathKeyAction = { action: 'list' } | { action: 'rotate' } | { action: 'retire'; id: string };
+
+/**
+ * The signing keys of the return paths (`mailagent admin return-path …`; services/return-path.ts):
+ * list them, rotate to a new one, or retire an old one. The result is the key list after the
+ * action; `changed` names the key made or retired. Null: the data directory is not initialised.
+ */
+export async function returnPathKeysInDataDir(config: Config, input: ReturnPathKeyAction): Promise<{ keys: ReturnPathKeyInfo[]; changed: string | null } | null> {
+  const opened = openDatabase(config.database);
+  try {
+    await migrate(opened.db);
+    if (!(await isInitialised(opened.db))) return null;
+    const ctx = createContext(config, opened.db, systemClock);
+    let changed: string | null = null;
+    if (input.action === 'rotate') changed = await rotateReturnPathKey(ctx);
+    if (input.action === 'retire') changed = (await retireReturnPathKey(ctx, input.id)).id;
+    const ws = await firstWorkspace(opened.db);
+    if (changed && ws) {
+      await recordAudit(ctx, opened.db, { workspaceId: ws.id, category: 'workspace', action: `workspace.return_path_key_${input.action === 'rotate' ? 'rotated' : 'retired'}`, targetId: changed, metadata: { by: 'operator' } });
+    }
+    return { keys: await listReturnPathKeys(ctx), changed };
+  } finally {
+    await opened.close();
   }
 }

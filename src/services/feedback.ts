@@ -128,6 +128,8 @@ export async function recordFeedback(ctx: AppContext, tx: Tx, input: FeedbackInp
   if (!report) return null;
   if (report.type === 'feedback' && report.feedbackType !== 'abuse') return null;
   const target = await proved(ctx, tx, input, report);
+  // Counted once committed (mailagent_delivery_reports_total): a retried unit counts once.
+  tx.afterCommit(() => ctx.bus.emit('report', target ? 'applied' : 'unverified'));
   if (!target) {
     // Kept as the agent's mail (its message.received event); no event or suppression about any message.
     ctx.log.info({ agent_id: input.agentId, report: input.receivedId, report_format: report.format, report_type: report.type },

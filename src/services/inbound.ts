@@ -433,6 +433,7 @@ async function storeForAgent(
     // answered the envelope sender, RFC 3834 §4; spam to a leaked address) is accepted and
     // dropped, never stored as the agent's mail (docs/outbound.md → Return path).
     ctx.log.info({ agent_id: agent.id, rcpt: route.address, message_id: returnPath?.messageId, from: d.from }, 'return path: not a delivery report, dropped');
+    tx.afterCommit(() => ctx.bus.emit('report', 'discarded'));
     return { messageId: id, agentId: agent.id, threadId: null, eventId: null, eventType: null, quarantined: false, classification: null, overLimit: null, dropped: 'not_a_report' };
   }
   const at = isoAt(d.now);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { getSentMessageById, type SentMessageRow } from '../db/repos/messages.js';
-import { getSetting, putSetting, putSettingIfAbsent } from '../db/repos/suppression.js';
+import { deleteSetting, getSetting, putSetting, putSettingIfAbsent, settingsWithPrefix } from '../db/repos/suppression.js';
 import { parseMailbox } from '../mail/address.js';
 import { isKeyId, parseReturnPath, returnPathAddress, verifyReturnPath } from '../mail/return-path.js';
 import type { Db } from '../db/schema.js';
@@ -73,6 +73,40 @@ export async function rotateReturnPathKey(ctx: AppContext): Promise<string> {
   keys.current = null;
   keys.byId.delete(next);
   return (await currentKey(ctx)).id;
+}
+
+/** A signing key as an operator sees it (never its secret). */
+export interface ReturnPathKeyInfo {
+  id: string;
+  created_at: string;
+  /** Signs new return paths (every listed key verifies). */
+  current: boolean;
+}
+
+/** The keys that verify return paths, oldest id first; the current one is made if none exists yet. */
+export async function listReturnPathKeys(ctx: AppContext): Promise<ReturnPathKeyInfo[]> {
+  const cur = await currentKey(ctx);
+  const rows = await settingsWithPrefix(ctx.db, keyName(''));
+  return rows.filter((r) => r.name !== CURRENT && isKeyId(r.name.slice(keyName('').length)))
+    .map((r) => ({ id: r.name.slice(keyName('').length), created_at: r.created_at, current: r.name === keyName(cur.id) }));
+}
+
+export class ReturnPathKeyError extends Error {}
+
+/**
+ * Retire an old key: return paths it signed stop verifying at once (reports to them are refused
+ * at RCPT as an unknown mailbox). The current key cannot be retired: rotate first. A running
+ * daemon forgets a retired key at its next start (docs/outbound.md → Return path).
+ */
+export async function retireReturnPathKey(ctx: AppContext, kid: string): Promise<ReturnPathKeyInfo> {
+  const id = kid.trim().toLowerCase();
+  const keys = await listReturnPathKeys(ctx);
+  const key = keys.find((k) => k.id === id);
+  if (!key) throw new ReturnPathKeyError(`no return path key "${kid}" (keys: ${keys.map((k) => k.id).join(', ')})`);
+  if (key.current) throw new ReturnPathKeyError(`key "${id}" signs new return paths; rotate first (mailagent admin return-path rotate), then retire it once its reports have come back`);
+  await deleteSetting(ctx.db, keyName(id));
+  keysOf(ctx).byId.delete(id);
+  return key;
 }
 
 /** The envelope sender of `recipient`'s copy of a live message: on the From address's domain (SPF and DMARC align as before). */

@@ -49,6 +49,27 @@ export function register(program: Command): void {
     'mailagent admin keys create --scopes read --data-dir ./data',
   ]);
 
+  const rp = admin.command('return-path').description('The keys that sign return paths (bounces+…@ envelope senders): list, rotate, retire');
+  const DATA_DIR_HELP = 'data directory (default: $MAILAGENT_DATA_DIR, else $XDG_DATA_HOME/mailagent)';
+  const rpVerbs: [ReturnPathAction['action'], string, string[]][] = [
+    ['list', 'List the signing keys: id, made at, and which one signs new return paths (all of them verify)',
+      ['mailagent admin return-path list', 'mailagent admin return-path list --json | jq -r \'.keys[] | select(.current) | .id\'']],
+    ['rotate', 'Sign new return paths with a new key; older keys keep verifying the reports that come back (a running daemon switches at its next start)',
+      ['mailagent admin return-path rotate', 'mailagent admin return-path rotate --json | jq -r .changed']],
+    ['retire', 'Stop verifying an old key: reports to the return paths it signed are refused from then on (not the current key: rotate first)',
+      ['mailagent admin return-path retire a --yes', 'mailagent admin return-path retire a --yes --json']],
+  ];
+  for (const [verb, description, lines] of rpVerbs) {
+    const cmd = rp.command(verb).description(description).option('--data-dir <dir>', DATA_DIR_HELP);
+    if (verb === 'retire') {
+      cmd.argument('<id>', 'the key id, as listed').option('--yes', 'do not ask for confirmation')
+        .action(run((ctx, id: string, opts: { dataDir?: string; yes?: boolean }) => returnPathAction(ctx, { action: 'retire', id }, opts)));
+    } else {
+      cmd.action(run((ctx, opts: { dataDir?: string }) => returnPathAction(ctx, { action: verb }, opts)));
+    }
+    examples(cmd, lines);
+  }
+
   examples(connect, [
     'mailagent admin connect-app --name "Inbox summariser" --access read',
     'mailagent admin connect-app --name crm-sync --json | jq -r .refresh_token',
@@ -56,6 +77,28 @@ export function register(program: Command): void {
 }
 
 const ACCESS = ['read', 'send', 'full_access'];
+
+type ReturnPathAction = { action: 'list' } | { action: 'rotate' } | { action: 'retire'; id: string };
+
+async function returnPathAction(ctx: CommandContext, what: ReturnPathAction, opts: { dataDir?: string; yes?: boolean }): Promise<void> {
+  if (what.action === 'retire' && !(await ctx.confirm(`Retire return path key "${what.id}"? Reports to the return paths it signed will be refused.`, opts.yes))) return;
+  const config = await loadDataDirConfig(ctx, opts.dataDir);
+  const { returnPathKeysInDataDir, ReturnPathKeyError } = await import('../../server/admin.js');
+  let result: Awaited<ReturnType<typeof returnPathKeysInDataDir>>;
+  try {
+    result = await returnPathKeysInDataDir(config, what);
+  } catch (err) {
+    if (err instanceof ReturnPathKeyError) throw new CliError(err.message);
+    throw err;
+  }
+  if (!result) throw new CliError(`${config.dataDir} is not initialised; run \`mailagent init\` first.`);
+  const r = result;
+  ctx.out.result(r, () => {
+    ctx.out.table(r.keys, [['ID', (k) => k.id], ['MADE', (k) => k.created_at], ['SIGNS NEW', (k) => (k.current ? 'yes' : '')]]);
+    if (what.action === 'rotate') ctx.out.success(`New return paths are signed with key ${r.changed}; the older keys keep verifying. A running daemon switches at its next start.`);
+    if (what.action === 'retire') ctx.out.success(`Key ${r.changed} retired: reports to the return paths it signed are refused (a running daemon forgets it at its next start).`);
+  });
+}
 
 /** The data dir's configuration, loaded the way `serve` loads it (flags > env > config file). */
 export async function loadDataDirConfig(ctx: CommandContext, dataDir: string | undefined, configFile?: string, ports: { port?: string; smtpPort?: string } = {}) {

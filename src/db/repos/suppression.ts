@@ -67,6 +67,18 @@ export async function putSetting(db: Db, name: string, value: string, at: string
   await db.insertInto('instance_settings').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doUpdateSet({ value, created_at: at })).execute();
 }
 
+/** Every setting whose name starts with `prefix`, by name. */
+export async function settingsWithPrefix(db: Db, prefix: string): Promise<{ name: string; value: string; created_at: string }[]> {
+  const rows = await db.selectFrom('instance_settings').select(['name', 'value', 'created_at']).where('name', '>=', prefix).where('name', '<', `${prefix}\u{10ffff}`).orderBy('name').execute();
+  return rows.filter((r) => r.name.startsWith(prefix));
+}
+
+/** Delete a setting; true when it existed. */
+export async function deleteSetting(db: Db, name: string): Promise<boolean> {
+  const r = await db.deleteFrom('instance_settings').where('name', '=', name).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
 /** Insert once; a concurrent first writer wins and everyone reads its value. */
 export async function putSettingIfAbsent(db: Db, name: string, value: string, at: string): Promise<void> {
   await db.insertInto('instance_settings').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute();

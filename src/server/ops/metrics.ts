@@ -48,7 +48,9 @@ export class Metrics {
   private readonly smtpSessions: Counter;
   private readonly smtpOpen: Gauge;
   private readonly httpMetrics: HttpMetrics;
+  private readonly reports: Counter<'outcome'>;
   private readonly onEvent = (e: Event) => this.observeEvent(e);
+  private readonly onReport = (outcome: string) => this.reports.inc({ outcome });
   private readonly threadSources: ThreadHeapSource[] = [];
   private readonly onAttempt = (a: WebhookAttemptReport) => {
     this.webhookOutcomes.inc({ outcome: a.outcome });
@@ -65,6 +67,7 @@ export class Metrics {
     this.quarantined = new Counter({ name: 'mailagent_messages_quarantined_total', help: 'Inbound messages quarantined (injection score >= 0.95)', registers: [r] });
     this.webhookOutcomes = new Counter({ name: 'mailagent_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (succeeded, failed, dlq)', labelNames: ['outcome'], registers: [r] });
     this.webhookLatency = new Histogram({ name: 'mailagent_webhook_delivery_duration_seconds', help: 'Webhook POST duration', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [r] });
+    this.reports = new Counter({ name: 'mailagent_delivery_reports_total', help: 'Delivery and feedback reports received, by outcome: applied (at a signed return path, or carrying one), unverified (proves nothing: stored as mail, not applied), discarded (mail at a return path that is not a report)', labelNames: ['outcome'], registers: [r] });
     this.smtpSessions = new Counter({ name: 'mailagent_smtp_sessions_total', help: 'SMTP connections accepted', registers: [r] });
     this.smtpOpen = new Gauge({ name: 'mailagent_smtp_sessions_open', help: 'SMTP connections open now', registers: [r] });
     // The two metrics every API request feeds: plain counts, exposed like prom-client's (http-metrics.ts).
@@ -134,6 +137,7 @@ export class Metrics {
     });
     ctx.bus.on('event', this.onEvent);
     ctx.bus.on('webhook-attempt', this.onAttempt);
+    ctx.bus.on('report', this.onReport);
   }
 
   private observeEvent(e: Event): void {
@@ -182,6 +186,7 @@ export class Metrics {
   close(): void {
     this.ctx.bus.off('event', this.onEvent);
     this.ctx.bus.off('webhook-attempt', this.onAttempt);
+    this.ctx.bus.off('report', this.onReport);
     this.registry.clear();
   }
 }

@@ -3,7 +3,8 @@ import type { TestApp } from '../../helpers/app.js';
 import type { TestRelay } from '../../helpers/relay.js';
 import { rotateReturnPathKey } from '../../../src/services/return-path.js';
 import type { SmtpListener } from '../../../src/server/smtp/listener.js';
-import { transport } from '../inbound/helpers.js';
+import { Metrics } from '../../../src/server/ops/metrics.js';
+import { transport, untilProcessed } from '../inbound/helpers.js';
 import { eventsOfType, fixture, rfcIdOf, startRelayedApp, stopRelayedApp } from './helpers.js';
 
 /**
@@ -195,6 +196,37 @@ describe('abuse complaints (ARF)', () => {
     expect(ev.map((e) => e.data.recipient)).toEqual(['grumpy.two@example.org']);
     expect(await lookup('grumpy.two@example.org')).toMatchObject({ suppressed: true, type: 'complaint' });
     expect(await lookup('happy.two@example.org')).toMatchObject({ suppressed: false });
+  });
+});
+
+describe('metrics', () => {
+  it('mailagent_delivery_reports_total counts applied, unverified and discarded reports once each, after commit', async () => {
+    const metrics = new Metrics(t.ctx, { dbFile: t.config.dbFile });
+    try {
+      const count = async (outcome: string) => {
+        const m = (await metrics.scrape()).match(new RegExp(`^mailagent_delivery_reports_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm'));
+        return m ? Number(m[1]) : 0;
+      };
+      const sent = await liveSend(['count.one@example.org', 'count.two@example.org']);
+      const rp = sent.returnPath('count.one@example.org');
+      // Genuine, at the return path: applied.
+      expect(await mail(bounceFor(sent, 'count.one@example.org', rp), rp)).toMatch(/^250/);
+      // Forged to the agent's own address: proves nothing, kept as mail.
+      expect(await mail(bounceFor(sent, 'count.two@example.org', AGENT), AGENT)).toMatch(/^250/);
+      // An auto-reply at a return path: discarded.
+      const ooo = Buffer.from(`From: count.one@example.org\r\nTo: ${rp}\r\nSubject: Away\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <away-1@example.org>\r\n\r\nAway.\r\n`);
+      expect(await mail(ooo, rp, 'count.one@example.org')).toMatch(/^250/);
+      // Mail to the agent's own address is acknowledged first and processed after (inbound queue).
+      await untilProcessed(t);
+      expect([await count('applied'), await count('unverified'), await count('discarded')]).toEqual([1, 1, 1]);
+      // An ordinary message is no report.
+      const plain = Buffer.from(`From: friend@example.org\r\nTo: ${AGENT}\r\nSubject: Lunch\r\nMessage-ID: <lunch-1@example.org>\r\n\r\nLunch?\r\n`);
+      expect(await mail(plain, AGENT, 'friend@example.org')).toMatch(/^250/);
+      await untilProcessed(t);
+      expect([await count('applied'), await count('unverified'), await count('discarded')]).toEqual([1, 1, 1]);
+    } finally {
+      metrics.close();
+    }
   });
 });
 
