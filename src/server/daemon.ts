@@ -174,7 +174,7 @@ export class Daemon {
     }
     const addr = { http: this.httpUrl(), smtp: this.listeners.find((l) => l.name === 'smtp')?.address() ?? null };
     // The relay in use (password redacted) for `doctor`, which cannot see this process's flags.
-    this.lock.update({ api: addr.http, smtp: addr.smtp, relay: this.config.relayUrl ? redact(this.config.relayUrl) : null });
+    this.lock.update({ api: addr.http, smtp: addr.smtp, relay: this.config.relayUrl ? redact(this.config.relayUrl) : null, public_url: this.config.publicUrl });
     // Starting below the low-disk guard: the daemon serves reads but refuses mail and sends; say so
     // now rather than at the first refusal.
     const disk = await this.ops.disk.check();

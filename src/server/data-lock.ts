@@ -21,6 +21,8 @@ export interface LockInfo {
    * own environment names (`serve --relay` is seen by nobody else).
    */
   relay?: string | null;
+  /** The daemon's public URL (absent in an older daemon's lock): with `relay`, what its SPF advice names. */
+  public_url?: string;
 }
 
 export class DataDirLocked extends Error {
@@ -61,7 +63,7 @@ export function runningDaemon(dataDir: string): LockInfo | null {
 export interface DataLock {
   file: string;
   /** Record the bound addresses, so a second daemon can name them. */
-  update(addr: { api: string; smtp: string | null; relay?: string | null }): void;
+  update(addr: { api: string; smtp: string | null; relay?: string | null; public_url?: string }): void;
   release(): void;
 }
 

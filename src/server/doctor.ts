@@ -78,6 +78,14 @@ export async function httpDateReference(url = 'https://www.cloudflare.com/', tim
 export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promise<DoctorCheck[]> {
   const out: DoctorCheck[] = [];
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  // A daemon running on this data dir (its lock) may have been started with other flags than this
+  // process sees: its relay and public URL are what its DNS advice (SPF, MX) names.
+  const running = runningDaemon(config.dataDir);
+  const daemonConfig: Config = {
+    ...config,
+    relayUrl: running && running.relay !== undefined ? running.relay : config.relayUrl,
+    publicUrl: running?.public_url ?? config.publicUrl,
+  };
 
   // Data dir: exists and writable, the database opens, its schema is not from a newer binary.
   try {
@@ -129,7 +137,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
           : { check: 'database', status: 'ok', detail: `${where}, schema up to date (${state.applied.length} migrations)` });
       if (!state.pending.length && (await isInitialised(opened.db))) {
         const ws = await firstWorkspace(opened.db);
-        const ctx = createContext(config, opened.db, systemClock);
+        const ctx = createContext(daemonConfig, opened.db, systemClock);
         domains = ws ? (await listDomains(opened.db, ws.id, { limit: 100 })).rows.map((r) => toDomain(ctx, r)) : [];
       }
     } catch (err) {
@@ -143,7 +151,6 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
 
   // Ports: free, or held by a mailagent that answers /v1/health. A daemon running on this data
   // dir (its lock) may listen elsewhere than the configuration says: check what it really uses.
-  const running = runningDaemon(config.dataDir);
   const hostPort = (addr: string | null) => {
     const m = addr ? /^(?:[a-z]+:\/\/)?\[?([^\]]*?)\]?:(\d+)$/i.exec(addr) : null;
     return m ? { host: m[1], port: Number(m[2]) } : null;
@@ -202,7 +209,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   // DNS for each custom domain: what is published versus what is needed.
   const resolver = opts.resolver ?? systemDoctorResolver;
   for (const d of domains) {
-    out.push(...await domainChecks(d, resolver, config));
+    out.push(...await domainChecks(d, resolver, daemonConfig));
   }
 
   // Clock skew: signatures, tokens and schedules all assume a right clock.

@@ -147,4 +147,26 @@ describe('mailagent doctor', () => {
       await ok.stop();
     }
   }, 120_000);
+
+  it('a custom domain\'s SPF and MX advice names the running daemon\'s relay and public host (its flags), not the doctor\'s own', async () => {
+    const d = await startDaemon({ args: ['--relay', 'smtp://user:pw-not-to-print@smtp.relay-provider.example:587', '--public-url', 'https://mail-api.example.net'] });
+    try {
+      const add = await d.api('POST', '/v1/domains', { domain: 'agents.example.org' });
+      const spf = add.records.find((r: { purpose: string }) => r.purpose === 'spf');
+      expect(spf.value).toContain('smtp.relay-provider.example');
+      const resolver: DoctorResolver = {
+        async txt(name) { return name === 'agents.example.org' ? [['v=spf1 include:_spf.other.example ~all']] : []; },
+        async mx() { return []; },
+      };
+      // The doctor's own configuration names neither the relay nor the public URL.
+      const config = loadConfig({ dataDir: d.dataDir, port: 0, smtpPort: 0, minFreeDiskMb: 1, databaseUrl: d.env.MAILAGENT_DATABASE_URL }, {});
+      expect(config.relayUrl).toBeNull();
+      const checks = await runDoctor(config, { resolver, freeSpace: async () => 50 * 1024 ** 3, referenceTime: async () => Date.now(), timeoutMs: 2_000 });
+      expect(byName(checks, 'agents.example.org SPF')).toMatchObject({ status: 'fail', fix: `publish: agents.example.org. TXT "${spf.value}"` });
+      expect(byName(checks, 'agents.example.org MX')).toMatchObject({ status: 'warn', fix: 'add: agents.example.org. MX 10 mail-api.example.net.' });
+      expect(JSON.stringify(checks)).not.toContain('pw-not-to-print');
+    } finally {
+      await d.stop();
+    }
+  }, 120_000);
 });
