@@ -34,6 +34,20 @@ export function normalizeAddress(raw: string): string | null {
   return `${local}@${domain}`;
 }
 
+/**
+ * RFC 5321 §4.1.2: a quoted-string local part whose content needs no quoting is the same mailbox
+ * as the plain dot-atom (`"agent"@x` is `agent@x`, `"a\.b"@x` is `a.b@x`). Such an address comes
+ * back unquoted; any other (no quotes, or content that needs them: a space, an `@`, a leading,
+ * trailing or doubled dot) comes back unchanged, so it still names no agent.
+ */
+export function unquoteLocalPart(address: string): string {
+  // eslint-disable-next-line no-control-regex
+  const m = /^"((?:[^"\\\u0000-\u001f\u007f]|\\[\u0020-\u007e])*)"(@[^@"\s]+)$/.exec(address);
+  if (!m) return address;
+  const local = m[1].replace(/\\(.)/g, '$1');
+  return local.length <= 64 && LOCAL_RE.test(local) ? local + m[2] : address;
+}
+
 /** `Name <addr>` or `addr`; null when it is not exactly one valid mailbox. */
 export function parseMailbox(raw: string): Mailbox | null {
   if (typeof raw !== 'string' || CONTROL_RE.test(raw)) return null;

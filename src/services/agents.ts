@@ -193,8 +193,9 @@ export type AgentRefPurpose = 'route' | 'filter' | 'send';
 /**
  * Resolve an agent named by id, name or address (spec: Errors → agent_name_conflict).
  * Order: the calling key's own agent, then a live agent over an archived one. Two live agents
- * with the name: a send picks the oldest; routes and filters answer 409. A bound key asking
- * for another agent: routes 404, filters (and reputation, the simulator) 403.
+ * with the name: a send picks the oldest; routes and filters answer 409. A bound key naming any
+ * agent but its own — existing or not, the answer is the same: routes and sends 404, filters (and
+ * reputation, the simulator) 403.
  */
 export async function resolveAgent(
   ctx: AppContext, auth: AuthContext, ref: string, purpose: AgentRefPurpose, param: string | null = 'agent',
@@ -204,12 +205,14 @@ export async function resolveAgent(
   if (auth.agentId) {
     const own = candidates.find((a) => a.id === auth.agentId);
     if (own) return own;
-    if (candidates.length && purpose === 'filter') {
-      throw Errors.insufficientScope(`This key is bound to agent ${auth.agentId} and cannot act on agent "${raw}".`);
-    }
-    // Isolation: 404 whether or not the agent exists, in words true either way.
+    // Isolation: the same answer whether or not the named agent exists, in words true either way
+    // (a filter 403, a route or send 404), so a bound key cannot probe for other agents.
     const bound = await getAgent(ctx.db, auth.workspaceId, auth.agentId);
-    throw Errors.agentNotVisible(raw, param, bound ? `${bound.name} <${bound.email}>` : auth.agentId);
+    const boundTo = bound ? `${bound.name} <${bound.email}>` : auth.agentId;
+    if (purpose === 'filter') {
+      throw Errors.insufficientScope(`This key is bound to agent ${boundTo} and cannot act on agent "${raw}".`, param);
+    }
+    throw Errors.agentNotVisible(raw, param, boundTo);
   }
   if (!candidates.length) throw Errors.agentNotFound(raw, param);
   const live = candidates.filter((a) => a.status !== 'archived');

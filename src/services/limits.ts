@@ -176,6 +176,19 @@ export async function releaseSend(db: Db, messageId: string): Promise<void> {
 }
 
 /**
+ * How far in the past a send's `scheduled_at` may be and still be sent at once: a client whose
+ * clock runs behind, scheduling "in a few seconds". Further back it is a client bug (a stale or
+ * wrongly parsed time), refused by checkSchedulePast. Documented in docs/outbound.md.
+ */
+export const SCHEDULE_PAST_TOLERANCE_S = 60;
+
+/** A send's `scheduled_at` more than SCHEDULE_PAST_TOLERANCE_S in the past is a 400 naming `param`. */
+export function checkSchedulePast(now: number, at: number, param: string): void {
+  if (at >= now - SCHEDULE_PAST_TOLERANCE_S * SECOND) return;
+  throw Errors.invalidParam(param, `\`${param}\` ${isoAt(at)} is in the past (the server's time is ${isoAt(now)}); give a future time to schedule the send, or leave \`${param}\` out to send it now. A time up to ${SCHEDULE_PAST_TOLERANCE_S} seconds in the past is taken as clock skew and sent at once.`);
+}
+
+/**
  * A scheduled time past the horizon (SEND_LIMITS.scheduleHorizonDays from now) is a 400 naming
  * `param`: sends, reschedules and drafts alike.
  */

@@ -261,8 +261,13 @@ export async function simulateInbound(ctx: AppContext, auth: AuthContext, body: 
   if (body.in_reply_to_message_id) {
     const ref = await ctx.db.selectFrom('message_refs').select(['rfc_message_id', 'agent_id'])
       .where('workspace_id', '=', auth.workspaceId).where('message_id', '=', body.in_reply_to_message_id).executeTakeFirst();
+    // A bound key sees only its own agent's mail: another agent's id reads as unknown.
     if (!ref || (auth.agentId && ref.agent_id !== auth.agentId)) {
       throw Errors.invalidParam('in_reply_to_message_id', `No message ${body.in_reply_to_message_id} of this workspace is known to reply to.`);
+    }
+    // Mail answering another agent's message reaches that agent, not this one (its thread is there).
+    if (ref.agent_id !== agent.id) {
+      throw Errors.invalidParam('in_reply_to_message_id', `Message ${body.in_reply_to_message_id} belongs to another agent (${ref.agent_id}), not to ${agent.name}: simulate the reply with "agent": "${ref.agent_id}", or name a message of ${agent.name}.`);
     }
     inReplyTo = ref.rfc_message_id;
     references = [ref.rfc_message_id];

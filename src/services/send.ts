@@ -20,7 +20,7 @@ import { emitEvent, type EmitInput } from './events.js';
 import { assignThread, bareMessageId } from './threads.js';
 import { findSuppression } from './suppression.js';
 import { isLocalRecipient } from './inbound.js';
-import { reserveSend, releaseSend, checkScheduleHorizon } from './limits.js';
+import { reserveSend, releaseSend, checkScheduleHorizon, checkSchedulePast } from './limits.js';
 import { contentHash, isContentCleared } from './appeals.js';
 import { ATTACHMENT_TEXT_SCREENED } from '../classifier/quarantine.js';
 import { liftedAttachment } from '../shared/lifted-attachments.js';
@@ -294,6 +294,7 @@ export { replySubject };
 
 /** The send pipeline shared by send, batch items, drafts, reply and forward. */
 export async function performSend(ctx: AppContext, auth: AuthContext, n: NormalizedSend, x: SendExtras): Promise<SentMessage> {
+  if (!x.immediate && n.scheduledAt !== null) checkSchedulePast(ctx.clock.now(), n.scheduledAt, 'scheduled_at');
   const ws = await requireWorkspace(ctx, auth.workspaceId);
   const resolved = x.agent ? { agent: x.agent, create: null } : await resolveSendAgent(ctx, auth, ws, n);
   let agent = resolved.agent;

@@ -72,7 +72,7 @@ export const Errors = {
     'The access token is not valid or has expired.'),
 
   // ---- permission (403)
-  insufficientScope: (message: string) => new ApiError(403, 'permission_error', 'insufficient_scope', message),
+  insufficientScope: (message: string, param: string | null = null) => new ApiError(403, 'permission_error', 'insufficient_scope', message, param ? { param } : undefined),
   liveModeRequired: (what: string) => new ApiError(403, 'permission_error', 'live_mode_required',
     `A test key cannot ${what}; use a live key.`),
   testModeRequired: (what: string) => new ApiError(403, 'permission_error', 'test_mode_required',

@@ -312,9 +312,10 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
       else done();
     },
     // An absent body on a route with a body schema is treated as {} so `required` names the field.
+    // A JSON `null` is a body, and not an object: it gets the same 400 as `[]` or `"text"`.
     preValidation: def.body
       ? (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-        if (req.body === undefined || req.body === null) req.body = {};
+        if (req.body === undefined) req.body = {};
         done();
       }
       : undefined,

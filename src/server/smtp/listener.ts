@@ -8,6 +8,7 @@ import { OVER_LIMIT_REASONS } from '../../contract/received.js';
 import { authenticateInbound, createDnsResolver, trustedNetworkOf, type AuthCheckInput, type DNSResolver } from '../../mail/auth.js';
 import { workOf } from '../../services/message-work.js';
 import { MAX_HEADER_BYTES, MAX_HEADER_FIELDS, readHeaders } from '../../mail/parse.js';
+import { unquoteLocalPart } from '../../mail/address.js';
 import { FastGreetingSMTPServer, type SessionLimits } from './fast-greeting.js';
 import type { SmtpObserver } from '../ops/metrics.js';
 import { DiskGuard } from '../ops/disk-guard.js';
@@ -147,6 +148,9 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
         callback(refuse(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`, 'too_many_recipients'));
         return;
       }
+      // "agent"@domain is agent@domain (RFC 5321 §4.1.2): the envelope keeps the plain form, so
+      // the queue and the store route the same mailbox.
+      address.address = unquoteLocalPart(address.address);
       routeRecipient(ctx, address.address).then((r) => {
         if (r.kind === 'agent') callback();
         else if (r.kind === 'foreign') callback(refuse(550, `5.7.1 Relaying denied: ${r.reason}`, 'relay_denied'));

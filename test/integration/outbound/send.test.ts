@@ -177,7 +177,12 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     const bidi = await send({ to: 'bob@example.com', subject: 's', body_text: 'b', from: '"Bank \u202eytiruces\u202c" <agent@local.mailagent.localhost>' });
     expect(bidi.status, bidi.text).toBe(400);
     expect(bidi.body.error.param).toBe('from');
-    const r2 = await send({ to: 'bob@example.com', subject: evil, body_text: 'b', attachments: [{ filename: 'x\r\nX-Evil: 1.txt', content_base64: 'aGk=', content_type: 'text/plain' }] });
+    // A subject with CR/LF is refused as well (the wire would fold it to one line, and the stored
+    // message and its events would then say another subject than was sent).
+    const subj = await send({ to: 'bob@example.com', subject: evil, body_text: 'b' });
+    expect(subj.status, subj.text).toBe(400);
+    expect(subj.body.error.param).toBe('subject');
+    const r2 = await send({ to: 'bob@example.com', subject: 'Hello', body_text: 'b', attachments: [{ filename: 'x\r\nX-Evil: 1.txt', content_base64: 'aGk=', content_type: 'text/plain' }] });
     expect(r2.status, r2.text).toBe(201);
     const wire = relay.messages[0];
     expect(wire.rcptTo).toEqual(['bob@example.com']);
@@ -187,7 +192,7 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     expect(text).not.toMatch(/^X-Evil:/im);
     const p = await simpleParser(wire.raw);
     expect(p.headers.has('x-injected')).toBe(false);
-    expect(p.subject).toBe('Hello Bcc: victim@evil.example X-Injected: yes');
+    expect(p.subject).toBe('Hello');
     const ct = await send({ to: 'bob@example.com', subject: 's', body_text: 'b', attachments: [{ filename: 'a.txt', content_base64: 'aGk=', content_type: 'text/plain\r\nX-Evil: 1' }] });
     expect(ct.status).toBe(400);
     expect(ct.body.error.param).toBe('attachments[0].content_type');
