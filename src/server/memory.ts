@@ -103,7 +103,6 @@ export async function threadsOnline(waitMs = 5_000): Promise<void> {
       whenNoneStarting = whenNoneStarting.filter((f) => f !== resolve);
       resolve();
     }, waitMs);
-    timer.unref();
   });
   clearTimeout(timer);
 }
