@@ -20,7 +20,8 @@
  *          threads); RSS_BASE=1 measures the --base build too, RSS_LAUNCHER=1 adds a row per build
  *          with the systemd unit's node settings; RSS_ROW_ENV='K=V K2=V2' adds a row per build with
  *          those environment variables (a lever measured beside the same build without it);
- *          RSS_ROUNDS=N repeats the whole set N times, alternating (A B A B …).
+ *          RSS_ROUNDS=N repeats the whole set N times, alternating (A B A B …); RSS_BUILDS='label=DIR[,K=V…];…'
+ *          measures those builds instead (each with those environment variables): a lever per row.
  *   list   the lists clients page through (received, threads, sent, events; plain, second page and
  *          filtered: LIST_ENDPOINTS), p50 at 1,000 stored messages (500 over SMTP, 500 test-mode
  *          sends), then at 1,000,000 (those rows copied in SQL: bulkCopy, an equivalent bulk path);
@@ -576,7 +577,13 @@ async function benchRss() {
   // Each build plain (`mailagent serve` as the README's quickstart runs it), then with the unit's
   // and the Dockerfile's node settings (RSS_LAUNCHER=1), alternating the builds.
   const rowEnv: Record<string, string> = Object.fromEntries((process.env.RSS_ROW_ENV ?? '').split(/\s+/).filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-  const set = [
+  // RSS_BUILDS='label=DIR[,K=V…];…': these builds instead (e.g. one per lever, each beside the one without it).
+  const listed = (process.env.RSS_BUILDS ?? '').split(';').filter((x) => x.includes('=')).map((x) => {
+    const [head, ...kv] = x.trim().split(',');
+    const label = head.slice(0, head.indexOf('='));
+    return { name: 'listed', root: resolve(head.slice(head.indexOf('=') + 1)), label, env: Object.fromEntries(kv.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) };
+  });
+  const set = listed.length ? listed : [
     ...builds.map((b) => ({ ...b, label: b.name, env: {} as Record<string, string> })),
     ...(Object.keys(rowEnv).length ? builds.map((b) => ({ ...b, label: `${b.name} + ${process.env.RSS_ROW_ENV!.trim()}`, env: rowEnv })) : []),
     ...(process.env.RSS_LAUNCHER === '1' ? builds.map((b) => ({ ...b, label: `${b.name} + launcher settings`, env: LAUNCHER_ENV })) : []),

@@ -46,7 +46,7 @@ const AGENT = 'agent@local.mailagent.localhost';
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function one(root: string): Promise<Record<string, number> & { rate: number }> {
+async function one(root: string): Promise<Record<string, number> & { rate: number; young: string }> {
   const home = mkdtempSync(join(tmpdir(), 'mailagent-cpm-'));
   const dir = join(home, 'data');
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'xdg') };
@@ -55,11 +55,11 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
   Object.assign(env, rootEnv(root));
   const child = spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250'] : []), join(rootDir(root), 'bin', 'mailagent'), 'serve', '--port', '0', '--smtp-port', '0', '--data-dir', dir, '--log-level', 'silent'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  const port = await new Promise<number>((res, rej) => {
+  const [api, port] = await new Promise<[string, number]>((res, rej) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       err += d;
-      const m = /ready: API \S+ · SMTP (\S+)/.exec(err);
-      if (m) res(Number(m[1].split(':').pop()));
+      const m = /ready: API (\S+) · SMTP (\S+)/.exec(err);
+      if (m) res([m[1], Number(m[2].split(':').pop())]);
     });
     child.on('exit', (c) => rej(new Error(`serve exited ${c}: ${err}`)));
   });
@@ -87,7 +87,10 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
     // main (tid = pid) and every other thread, the busiest listed as t1, t2… (thread-cpu.ts; the two
     // pool workers are usually the top two, the queue writer next).
     const per = perThread(before, after, pid, N);
-    return Object.assign(per, { rate: N / secs });
+    // Each thread's new space at the end (mailagent_thread_heap_bytes, builds that have it), MB.
+    const metrics = await fetch(`${api}/metrics`).then((r) => r.text()).catch(() => '');
+    const young = [...metrics.matchAll(/^mailagent_thread_heap_bytes\{thread="([^"]+)",kind="young"\} (\S+)$/gm)].map((m) => `${m[1]} ${(Number(m[2]) / 1048576).toFixed(0)}`).join(', ');
+    return Object.assign(per, { rate: N / secs, young });
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -96,23 +99,23 @@ async function one(root: string): Promise<Record<string, number> & { rate: numbe
 }
 
 console.log(`# CPU per message, ${N} messages after ${WARM} not counted, ${SESSIONS} sessions, ${reuse ? 'reused connections (-d)' : 'new connection per message'}${untrusted ? ', no trusted network (SPF/DKIM/DMARC on)' : ''}, ${ROUNDS} rounds; load ${load()}`);
-const all: Record<string, (Record<string, number> & { rate: number })[]> = {};
+const all: Record<string, (Record<string, number> & { rate: number; young: string })[]> = {};
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 ? [...roots].reverse() : roots;
   for (const root of order) {
     const res = await one(root);
     (all[root] ??= []).push(res);
-    const cols = Object.entries(res).filter(([k]) => k !== 'rate');
+    const cols = Object.entries(res).filter((kv): kv is [string, number] => kv[0] !== 'rate' && kv[0] !== 'young');
     const total = res.main + res.others;
-    console.log(`round ${r + 1} ${label(root)}: ${res.rate.toFixed(0)} msg/s, CPU ms/message: total ${total.toFixed(2)}, ${cols.filter(([, v]) => v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} (load ${load()})`);
+    console.log(`round ${r + 1} ${label(root)}: ${res.rate.toFixed(0)} msg/s, CPU ms/message: total ${total.toFixed(2)}, ${cols.filter(([, v]) => v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}${res.young ? `; new space at the end (MB): ${res.young}` : ''} (load ${load()})`);
   }
 }
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 console.log('\n| build | msg/s (median) | main ms/msg | all threads ms/msg | other threads (median ms/msg) |\n|---|---|---|---|---|');
 for (const root of roots) {
   const rs = all[root];
-  const names = [...new Set(rs.flatMap((x) => Object.keys(x)))].filter((k) => k !== 'rate');
-  const med = Object.fromEntries(names.map((k) => [k, median(rs.map((x) => x[k] ?? 0))]));
+  const names = [...new Set(rs.flatMap((x) => Object.keys(x)))].filter((k) => k !== 'rate' && k !== 'young');
+  const med = Object.fromEntries(names.map((k) => [k, median(rs.map((x) => (x[k] as number | undefined) ?? 0))]));
   const total = median(rs.map((x) => x.main + x.others));
   const detail = Object.entries(med).filter(([k, v]) => k !== 'main' && v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
   console.log(`| ${label(root)} | ${median(rs.map((x) => x.rate)).toFixed(0)} | ${med.main.toFixed(2)} | ${total.toFixed(2)} | ${detail} |`);

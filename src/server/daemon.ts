@@ -20,6 +20,8 @@ import { startEventRelay, type EventRelay } from './event-relay.js';
 import { configureEventStream } from '../services/event-stream.js';
 import { acquireDataLock, type DataLock } from './data-lock.js';
 import { logMessages } from './message-log.js';
+import { threadsOnline } from './memory.js';
+import type { Logger } from '../shared/log.js';
 
 /**
  * The log stream: human-readable lines on a terminal (pino-pretty), JSON lines otherwise (a
@@ -33,6 +35,13 @@ async function logStream(env: NodeJS.ProcessEnv = process.env): Promise<NodeJS.W
 }
 
 export { DataDirLocked } from './data-lock.js';
+
+/** ctx.log as it is when a line is written (the pipeline starts before the HTTP app's logger replaces the first one). */
+function currentLog(ctx: AppContext): Logger {
+  return {
+    info: (o, m) => ctx.log.info(o, m), warn: (o, m) => ctx.log.warn(o, m), error: (o, m) => ctx.log.error(o, m), debug: (o, m) => ctx.log.debug(o, m),
+  };
+}
 
 export interface DaemonOptions {
   clock?: Clock;
@@ -106,9 +115,17 @@ export class Daemon {
     let pipeline: Pipeline | null = null;
     try {
       const upgrade = await migrateWithBackup(opened, config);
+      const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
+      // The long-lived threads start first, and the main thread waits, idle, until they are online
+      // before it loads the HTTP server: V8 resets the young-generation hold at each thread's start,
+      // and a scavenge in that moment would double the main thread's new space (server/memory.ts).
       // WAL checkpoints on a worker thread, not inside the main thread's COMMITs (db/checkpointer.ts).
       const checkpointerHeap = checkpointOffThread(opened);
-      const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
+      // Parsing and classification leave the main thread (src/server/pipeline); the workers load
+      // while the rest boots, and a worker that cannot start fails the boot below. Their log is
+      // the daemon's (app.log, once built), looked up when they write.
+      pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: currentLog(ctx), workerUrl: opts.pipelineWorkerUrl });
+      await threadsOnline();
       configureEventStream(ctx, {
         maxStreams: config.limits.sseMaxStreams, maxStreamsPerKey: config.limits.sseMaxStreamsPerKey, maxBufferedBytes: config.limits.sseMaxBufferedBytes,
       });
@@ -126,9 +143,6 @@ export class Daemon {
       // What an upgrade did to the database, in the log (traceable afterwards; a new database says nothing).
       if (upgrade.upgraded) ctx.log.info({ migrations: upgrade.applied, backup: upgrade.backup }, upgrade.backup ? `database migrated; the copy taken before is ${upgrade.backup}` : 'database migrated');
       logMessages(ctx, config.logLevel);
-      // Parsing and classification leave the main thread (src/server/pipeline); the workers start
-      // while the rest boots, and a worker that cannot start fails the boot here.
-      pipeline = createPipeline({ workers: config.pipelineWorkers, budgetMs: config.pipelineBudgetMs, log: ctx.log, workerUrl: opts.pipelineWorkerUrl });
       await pipeline.ready();
       ctx.work = pipeline.work;
       const pool = pipeline;

@@ -17,12 +17,14 @@ export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type
 export const DEFAULT_BUDGET_MS = 5_000;
 export const DEFAULT_WORKER_HEAP_MB = 512;
 /**
- * A worker's young generation (new space 2/3 of it: 4 MB instead of V8's 32 MB; pool.ts): ~4 MB
- * less resident per worker than 12 MB (bench/README.md round 2 sessions 11 and 12). Hostile HTML
- * parses slower with it (20,000 nested divs: ~1.6–2.2 s instead of ~1.1–1.6 s, at load 16), so a
- * loaded machine may cut that parse at the budget; the safe pass then still gives the text (mail/parse.ts).
+ * A worker's young generation (new space 2/3 of it: 2 MB instead of V8's 32 MB; pool.ts): ~2 MB
+ * less resident per worker than 6 MB, ~6 MB less than 12 MB, CPU time per message within what
+ * the runs resolve (bench/README.md round 2 sessions 11, 12 and 13). Hostile HTML parses slower
+ * with a smaller one (20,000 nested divs: ~1.6–2.2 s at 6 MB instead of ~1.1–1.6 s at 12 MB, at
+ * load 16), so a loaded machine may cut that parse at the budget; the safe pass then still gives
+ * the text (mail/parse.ts).
  */
-export const DEFAULT_WORKER_YOUNG_MB = 6;
+export const DEFAULT_WORKER_YOUNG_MB = 3;
 /** One worker per core, at least two: a message that holds one worker for its whole budget leaves another for the rest. */
 export function defaultWorkerCount(): number {
   return Math.max(2, availableParallelism());
