@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
-import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles, isFreshCheck13, sinceAtMost, type ColdStyleRecord } from './lib-classifier/corpora.js';
+import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles, isFreshCheck13, isFreshCheck14, sinceAtMost, type ColdStyleRecord } from './lib-classifier/corpora.js';
 import { coldItems, trainCold, COLD_DATA_LATEST, COLD_OPTS } from './lib-classifier/cold.js';
 import { toLinear, featuresOf } from './lib-classifier/lr.js';
 import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
@@ -345,7 +345,7 @@ if (only('cold')) {
   const argOf = (name: string) => (process.argv.indexOf(name) >= 0 ? process.argv[process.argv.indexOf(name) + 1] : undefined);
   const fresh = process.argv.includes('--fresh');
   const cacheDir = argOf('--cold-cache');
-  const recs = coldStyles().filter((r) => fresh || !isFreshCheck13(r.rec));
+  const recs = coldStyles().filter((r) => fresh || !isFreshCheck14(r.rec));
   // --cold-part i/n: every n-th style from the i-th (filling the cache from several processes)
   const part = argOf('--cold-part')?.split('/').map(Number);
   const styles = [...new Set(recs.map((r) => r.rec.style))].filter((_, i) => !part || i % part[1] === part[0]);
