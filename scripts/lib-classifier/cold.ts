@@ -7,7 +7,7 @@ import { trainLR, type FloatModel, type TrainItem } from './lr.js';
 import { docText, COLD_CHARS } from './items.js';
 
 /** The newest version that added styles to cold-styles.jsonl. */
-export const COLD_DATA_LATEST = '2.13';
+export const COLD_DATA_LATEST = '2.14';
 export const COLD_OPTS = { bits: 16, epochs: 12, lr: 0.15, l2: 1e-5, seed: 4, balance: true };
 
 /** Real ham sampled as transactional-side negatives. */

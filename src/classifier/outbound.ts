@@ -167,9 +167,10 @@ const CLOSING_ASK_CHARS = 100;
  * Evaluation-only switch (scripts/eval-classifier.ts scores the screen of
  * 2.4 beside this one in one run): `rules26` = the closing question and
  * EXTRA_26; `rules213` = the rules of 2.13 (scripts/eval-classifier.ts scores the screen of 2.12
- * beside 2.13's). Always true outside the evaluation.
+ * beside 2.13's); `rules214` = the rules of 2.14 (it scores the screen of 2.13 beside 2.14's).
+ * Always true outside the evaluation.
  */
-export const SCREEN_OPTIONS = { rules26: true, rules213: true };
+export const SCREEN_OPTIONS = { rules26: true, rules213: true, rules214: true };
 
 function qParticle(body: string, particle: string): number {
   const i = body.lastIndexOf(particle + '\u3002');
