@@ -338,7 +338,7 @@ if (only('cold')) {
 // train-classifier.ts) and the style's mail goes through the real
 // screenOutbound with that model in place.
 // BEFORE = the screen of 2.13 (the 2.13 style set, `rules214` off), AFTER = 2.14 (its style set and
-// rules); --cold-data adds the middle run (2.14 data, 2.13 rules). 2.14's fresh check (never trained)
+// rules); --cold-data adds the middle run (2.14 data, 2.13 rules), --cold-rules the other (2.13 data, 2.14 rules). 2.14's fresh check (never trained)
 // is scored and printed only with --fresh; 2.13's fresh check trains from 2.14 on (held out style by
 // style in AFTER, never trained in BEFORE). --cold-cache DIR keeps each fold's cold model on disk,
 // keyed by a hash of its training items and options (training is deterministic).
@@ -375,6 +375,7 @@ if (only('cold')) {
   const runs = [
     { name: 'BEFORE (2.13: 2.13 data and rules)', upTo: '2.13', rules214: false },
     ...(process.argv.includes('--cold-data') ? [{ name: `DATA (${COLD_DATA_LATEST} data, 2.13 rules)`, upTo: COLD_DATA_LATEST, rules214: false }] : []),
+    ...(process.argv.includes('--cold-rules') ? [{ name: `RULES (2.13 data, ${COLD_DATA_LATEST} rules)`, upTo: '2.13', rules214: true }] : []),
     { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules214: true },
   ]
     // --cold-run BEFORE|AFTER: one run only (filling the cache of --cold-cache from two processes)

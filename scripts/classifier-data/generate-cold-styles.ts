@@ -977,5 +977,52 @@ const TRANSACTIONAL_214: Record<string, Core13[]> = {
 };
 for (const [style, cores] of Object.entries(PITCH_214)) emit(1, style, cores, 3, '2.14');
 for (const [style, cores] of Object.entries(TRANSACTIONAL_214)) emit(0, style, cores, 3, '2.14');
+// 2.14: more of the languages whose script no earlier style had (Greek, Vietnamese, Indonesian,
+// Hebrew, Thai, Ukrainian, Arabic) and of Finnish, Czech and Hungarian, pitches and transactional
+// mail in equal numbers, so that the language itself says nothing.
+const PITCH_214B: Record<string, Core13[]> = {
+  foreign_pitch_more14: [
+    ['Βελτίωση της ιστοσελίδας σας', 'Καλησπέρα {n}, ονομάζομαι Νίκος και είμαι σύμβουλος SEO. Είδα ότι η ιστοσελίδα σας δεν εμφανίζεται στην πρώτη σελίδα της Google για βασικές αναζητήσεις. Μπορώ να σας στείλω μια σύντομη αναφορά με προτάσεις;'],
+    ['Επενδυτικό ενδιαφέρον', 'Γεια σας {n}, εκπροσωπώ ένα ταμείο επιχειρηματικών κεφαλαίων που επενδύει σε ελληνικές νεοφυείς εταιρείες. Θα χαρούμε να γνωριστούμε. Έχετε χρόνο για έναν καφέ την επόμενη εβδομάδα;'],
+    ['Tăng lượt khách cho nhà hàng', 'Chào anh {n}, bên em là agency quảng cáo chuyên cho nhà hàng và quán cà phê. Tháng trước bên em giúp một quán ở quận 3 tăng gấp đôi lượt đặt bàn. Anh có muốn nghe thử kế hoạch cho quán mình không ạ?'],
+    ['Lời mời tham dự hội thảo', 'Kính gửi anh/chị {n}, công ty chúng tôi trân trọng mời anh/chị tham dự hội thảo về chuyển đổi số trong bán lẻ vào ngày 20 tháng 5. Số lượng chỗ có hạn. Anh/chị có muốn đăng ký giữ chỗ không?'],
+    ['Tawaran jasa desain', 'Halo {n}, saya Rina, desainer grafis lepas. Saya melihat logo perusahaan Anda belum diperbarui sejak lama. Saya bisa membuatkan tiga konsep baru dengan harga khusus. Mau saya kirimkan portofolio saya?'],
+    ['Kesempatan karier', 'Halo {n}, saya konsultan rekrutmen dan sedang membantu perusahaan fintech besar di Jakarta mencari kepala tim engineering. Profil Anda sangat cocok. Apakah Anda terbuka untuk diskusi singkat?'],
+    ['שיתוף פעולה בתוכן', 'היי {n}, אני כותבת תוכן בתחום הבריאות ואשמח לכתוב מאמר אורח לבלוג שלכם בחינם, בתמורה לקישור אחד לאתר שלי. אפשר לשלוח כמה רעיונות?'],
+    ['הזמנה לכנס', 'שלום {n}, אנחנו מזמינים אותך לכנס השנתי של מנהלי הרכש, שיתקיים בתל אביב בחודש הבא. ההשתתפות ללא עלות למנהלים בכירים. לשריין לך מקום?'],
+    ['บริการด้านบัญชี', 'เรียนคุณ{n} ดิฉันชื่อมาลี จากสำนักงานบัญชีพรีเมียร์ เราให้บริการทำบัญชีและยื่นภาษีสำหรับธุรกิจขนาดเล็ก ในราคาเริ่มต้นเพียง 2,500 บาทต่อเดือน ท่านสนใจนัดคุยรายละเอียดสัก 15 นาทีไหมคะ'],
+    ['โอกาสร่วมลงทุน', 'สวัสดีครับคุณ{n} ผมเป็นผู้จัดการกองทุนร่วมลงทุนที่ลงทุนในสตาร์ทอัพด้านอาหาร ผมติดตามธุรกิจของคุณมาสักพักแล้ว อยากขอนัดพูดคุยสั้นๆ สัปดาห์หน้าได้ไหมครับ'],
+    ['Просування вашого сайту', 'Добрий день, {n}! Ми SEO-агенція і допомагаємо інтернет-магазинам потрапити в топ пошуку. Можемо безкоштовно проаналізувати ваш сайт. Надіслати вам звіт?'],
+    ['Запрошення на конференцію', 'Добрий день, {n}! Запрошуємо вас на конференцію з кібербезпеки, яка відбудеться у Львові 14 травня. Для керівників участь безкоштовна. Забронювати для вас місце?'],
+    ['خدمات التسويق الرقمي', 'مرحباً {n}، أنا سارة من وكالة تسويق رقمي في الرياض. نساعد المتاجر الإلكترونية على زيادة مبيعاتها عبر الإعلانات. هل لديكم وقت لمكالمة قصيرة لمدة 15 دقيقة هذا الأسبوع؟'],
+    ['فرصة عمل', 'مرحباً {n}، أعمل في شركة توظيف، ولدينا عميل كبير في دبي يبحث عن مدير مالي. خبرتك تبدو مناسبة جداً. هل أنت منفتح على محادثة سرية؟'],
+    ['Tapahtumakutsu', 'Hei {n}, kutsumme sinut maksuttomaan aamiaistilaisuuteen, jossa kerromme uusista tietoturvaratkaisuista. Paikkoja on rajoitetusti. Varaanko sinulle paikan?'],
+    ['Nabídka pro váš e-shop', 'Dobrý den, {n}, jsme agentura na tvorbu webů a všimli jsme si, že váš e-shop se na mobilu načítá pomalu. Rádi vám zdarma připravíme návrh řešení. Můžeme si zavolat?'],
+    ['Együttműködés', 'Kedves {n}! Marketingügynökség vagyunk, és éttermeknek segítünk több vendéget szerezni. Szívesen bemutatnám, hogyan dolgozunk. Lenne 15 perce egy rövid hívásra?'],
+  ],
+};
+const TRANSACTIONAL_214B: Record<string, Core13[]> = {
+  foreign_tx_more14: [
+    ['Η κράτησή σας', 'Αγαπητή {n}, η κράτησή σας για δύο άτομα στο ξενοδοχείο μας από 12 έως 15 Ιουνίου επιβεβαιώθηκε. Αριθμός κράτησης: 44120. Η άφιξη είναι από τις 14:00.', false],
+    ['Μετά τη συνάντησή μας', 'Καλησπέρα {n}, ευχαριστώ για τη σημερινή συνάντηση. Σας στέλνω τη συμφωνία όπως τη συζητήσαμε. Μπορούμε να μιλήσουμε την Πέμπτη για τις τελευταίες λεπτομέρειες;', false],
+    ['Nhắc lịch hẹn', 'Chào chị {n}, phòng khám xin nhắc chị lịch hẹn khám răng vào 10 giờ sáng thứ Năm. Nếu cần đổi lịch, chị vui lòng gọi lại cho chúng tôi.', false],
+    ['Re: Hợp đồng thuê văn phòng', 'Chào anh {n}, bên em đã nhận được hợp đồng anh ký. Bản gốc em sẽ gửi chuyển phát nhanh ngày mai. Anh cần thêm giấy tờ gì không ạ?', true],
+    ['Pengingat pembayaran', 'Halo {n}, kami ingin mengingatkan bahwa tagihan nomor INV-2231 sebesar Rp1.200.000 jatuh tempo pada hari Jumat. Abaikan pesan ini jika Anda sudah membayar.', false],
+    ['Setelah rapat kita', 'Halo {n}, terima kasih atas waktunya di rapat tadi. Terlampir proposal yang sudah kami revisi sesuai masukan Anda. Bisakah kita bicara lagi hari Senin?', false],
+    ['תזכורת לתור', 'שלום {n}, זוהי תזכורת לתור שלך למרפאה ביום רביעי בשעה 16:30. אם אינך יכול להגיע, נא לעדכן אותנו.', false],
+    ['Re: חוזה השכירות', 'היי {n}, קיבלנו את החוזה החתום, תודה. המפתחות יהיו מוכנים לאיסוף ביום חמישי בבוקר. מתאים לך?', true],
+    ['ยืนยันการจองห้องพัก', 'เรียนคุณ{n} การจองห้องพักของท่านวันที่ 12-14 มิถุนายน ได้รับการยืนยันแล้ว หมายเลขการจอง 55210 เช็กอินได้ตั้งแต่ 14.00 น.', false],
+    ['Re: เอกสารสัญญา', 'สวัสดีครับคุณ{n} ผมได้รับเอกสารสัญญาที่เซ็นแล้วครับ ขอบคุณมาก จะส่งฉบับจริงให้ทางไปรษณีย์พรุ่งนี้ ต้องการเอกสารอื่นเพิ่มเติมไหมครับ', true],
+    ['Нагадування про оплату', 'Добрий день, {n}! Нагадуємо, що рахунок № 2231 на суму 4 800 грн потрібно оплатити до п’ятниці. Якщо ви вже оплатили, проігноруйте це повідомлення.', false],
+    ['Re: Договір оренди', 'Добрий день, {n}! Отримали підписаний договір, дякуємо. Ключі можна забрати в четвер зранку. Вам зручно?', true],
+    ['تذكير بالموعد', 'مرحباً {n}، نذكركم بموعدكم في العيادة يوم الأربعاء الساعة الرابعة والنصف مساءً. يرجى إبلاغنا إذا لم تتمكنوا من الحضور.', false],
+    ['رد: العقد', 'شكراً {n}، استلمنا العقد الموقع. سنرسل النسخة الأصلية بالبريد غداً. هل تحتاجون أي مستندات أخرى؟', true],
+    ['Varausvahvistus', 'Hei {n}, pöytävarauksesi neljälle hengelle lauantaille klo 19 on vahvistettu. Varausnumero 3391. Tervetuloa!', false],
+    ['Připomínka platby', 'Dobrý den, {n}, připomínáme, že faktura č. 2231 je splatná v pátek. Pokud jste již zaplatili, tuto zprávu prosím ignorujte.', false],
+    ['Időpont-emlékeztető', 'Kedves {n}! Emlékeztetjük, hogy fogorvosi időpontja csütörtökön 10 órakor lesz. Ha nem tud eljönni, kérjük, jelezze.', false],
+  ],
+};
+for (const [style, cores] of Object.entries(PITCH_214B)) emit(1, style, cores, 3, '2.14');
+for (const [style, cores] of Object.entries(TRANSACTIONAL_214B)) emit(0, style, cores, 3, '2.14');
 writeFileSync(path.join(here, 'cold-styles.jsonl'), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
 process.stdout.write(`wrote ${out.length} records (${out.filter((r) => r.label).length} pitches, ${Object.keys(PITCH).length + Object.keys(PITCH_21).length + Object.keys(PITCH_22).length + Object.keys(PITCH_23).length + Object.keys(PITCH_26).length + Object.keys(PITCH_26_CHECK).length} pitch styles, ${Object.keys(TRANSACTIONAL).length + Object.keys(TRANSACTIONAL_21).length + Object.keys(TRANSACTIONAL_23).length + Object.keys(TRANSACTIONAL_26).length + Object.keys(TRANSACTIONAL_26_CHECK).length} transactional styles)\n`);
