@@ -148,7 +148,7 @@ const EXTRA_214: Record<string, RegExp> = {
       String.raw`είμαστε (μια |ένα )?(εταιρεία|γραφείο|ομάδα)|ονομάζομαι|θα ήθελα να σας παρουσιάσω|firmamız|şirketimiz|benim adım|мы (компания|агентство|производим|поставляем)|мене звати|ми (компанія|агенція|виробляємо|допомагаємо)|я представляю`,
       // vi, id, he, th, ar
       'em là [^,.\\n]{1,30} (từ|của) (công ty|bên)|bên em (cung cấp|chuyên|đang có)|công ty (em|chúng tôi) chuyên|chúng tôi chuyên cung cấp|kami adalah (perusahaan|distributor|agensi|tim)|saya [^,.\\n]{1,30} dari (pt|perusahaan)|perkenalkan,? saya',
-      'אנחנו (חברה|משרד|סוכנות)|אני [^,.\\n]{1,20} מ(חברת|משרד|סוכנות)|ผมชื่อ|ดิฉันชื่อ|บริษัท(ของเรา|เรา)(ให้บริการ|ช่วย|เป็น)|نحن شركة|يسعدنا أن نقدم لكم|اسمي [^،.\\n]{1,20} من شركة',
+      'أنا [^،.\\n]{1,20} من (وكالة|شركة)|(أعمل|اعمل) في شركة توظيف|نساعد [^،.\\n]{0,20}على زيادة|εκπροσωπώ|είμαι σύμβουλος|ผมเป็น(ผู้จัดการ|ที่ปรึกษา|ตัวแทน)|ดิฉันเป็น(ผู้จัดการ|ที่ปรึกษา|ตัวแทน)|керую відділом|я (консультант|рекрутер)|saya (konsultan|desainer|perwakilan)|אני (כותבת|כותב|יועצת|יועץ) |אנחנו (חברה|משרד|סוכנות)|אני [^,.\\n]{1,20} מ(חברת|משרד|סוכנות)|ผมชื่อ|ดิฉันชื่อ|บริษัท(ของเรา|เรา)(ให้บริการ|ช่วย|เป็น)|نحن شركة|يسعدنا أن نقدم لكم|اسمي [^،.\\n]{1,20} من شركة',
       // a catalogue and price list offered, a headhunter or "my client is looking for", "I noticed that your …", "who is responsible for …", "we help … / we offer … free" — kept
       // out of the pretext check's stranger set: a real follow-up may send a catalogue or a quote
       String.raw`(unseren? (katalog|preisliste)|notre catalogue|nuestro catálogo|il nostro (catalogo|listino)|o nosso catálogo|onze (catalogus|prijslijst)|vår (katalog|prislista)|vores (katalog|prisliste)|katalog(ue)? (und|a|i|és|and|dan|ve|и|і) (preisliste|ceník|cenník|cjenik|árlist|daftar harga|fiyat listesi|прайс)|(przesłać|wysłać) katalog|(elküld|küldjük) [^.?!\n]{0,30}katalógus|fiyat listemizi|kataloğumuzu|каталог и прайс|каталог і прайс|τιμοκατάλογ|bảng giá|daftar harga|קטלוג|מחירון|แคตตาล็อก|كتالوج|قائمة الأسعار|カタログと価格表|产品目录|카탈로그와 가격표|hinnasto)`,
@@ -159,8 +159,8 @@ const EXTRA_214: Record<string, RegExp> = {
       '我们专门|专注于为|希望(能)?与您(简单)?(沟通|交流|聊)|希望(能)?有机会(和|与)您|专业生产|欢迎(随时)?联系我们获取报价|我是\\S{2,12}的(销售|市场|商务)(经理|总监|代表)|giúp (các )?(doanh nghiệp|cửa hàng|công ty)|אנחנו עוזרים ל|เราช่วย|نساعد (الشركات|المطاعم|الفنادق)',
     ].join('|'),
   ),
-  invitation: /(plätze sind begrenzt|places (sont )?limitées|plazas (son )?limitadas|posti (sono )?limitati|lugares (são )?limitados|plekken zijn beperkt|platserna är begränsade|liczba miejsc (jest )?ograniczona|počet míst je omezen|a helyek száma korlátozott|paikkoja on rajoitetusti|οι θέσεις είναι περιορισμένες|tempat terbatas|количество мест ограничено|кількість місць обмежена|koltuk sayısı sınırlı|numărul de locuri este limitat|ที่นั่งมีจำนวนจำกัด|המקומות מוגבלים|الأماكن محدودة|名额有限|席数に限り|좌석이 한정|(reserviere|reservieren) ich ihnen einen platz|vous réserve une place|le reserve una plaza|le riservi un posto|reservar(-lhe)? um lugar|voor je reserveren|foglalhatok [^.?!\n]{0,20}helyet|rezervovat (vám )?(místo|jednu|jedno)|mám vám (jednu |jedno )?rezervovat|να σας κρατήσω|зарезервировать для вас|для вас место|zarezerwować (dla pana|dla pani|miejsce)|为您预留|お席をご用意)/,
-  meeting_ask: /(kto (w państwa firmie |u państwa )?odpowiada za|wer ist bei ihnen (für|zuständig)|qui s.occupe (des|de la|du|de l)|quién se encarga de|chi si occupa (di|del|della|dei)|quem (é responsável|trata) (por|de|pela|pelo)|wie is (er )?bij jullie verantwoordelijk|vem (ansvarar|är ansvarig) för|kdo (má|je) (u vás )?na starosti|kdo (ve vaší firmě|u vás) (odpovídá|zodpovídá)|kto (vo vašej spoločnosti |u vás )?zodpovedá za|kuka (teillä )?vastaa|ki felel|kim sorumlu|кто (у вас )?отвечает за|хто (у вас )?відповідає за|ai (là người )?phụ trách|siapa yang (bertanggung jawab|menangani))/,
+  invitation: /(σας προσκαλ(ούμε|ώ)|trân trọng (kính )?mời|kính mời (anh|chị|quý)|kami mengundang|mengundang anda|מזמינ(ים|ה) אות(ך|כם)|ขอเรียนเชิญ|ขอเชิญ(คุณ|ท่าน|เข้าร่วม)|يسرنا دعوتكم|ندعوكم|запрошуємо вас|приглашаем вас|zveme vás|rádi bychom vás pozvali|pozývame vás|meghívjuk|vă invităm|pozivamo vas|zapraszamy (pana|panią|państwa|na)|kutsumme (sinut|teidät)|(laden|möchten) sie [^.?!\n]{0,20}(ein|einladen)|vous inviter à|le invitamos a|la invitiamo|convidamos|nodigen (je|u) (graag )?uit|vi bjuder in|초대합니다|초대드립니다|邀请您|plätze sind begrenzt|places (sont )?limitées|plazas (son )?limitadas|posti (sono )?limitati|lugares (são )?limitados|plekken zijn beperkt|platserna är begränsade|liczba miejsc (jest )?ograniczona|počet míst je omezen|a helyek száma korlátozott|paikkoja on rajoitetusti|οι θέσεις είναι περιορισμένες|tempat terbatas|количество мест ограничено|кількість місць обмежена|koltuk sayısı sınırlı|numărul de locuri este limitat|ที่นั่งมีจำนวนจำกัด|המקומות מוגבלים|الأماكن محدودة|名额有限|席数に限り|좌석이 한정|(reserviere|reservieren) ich ihnen einen platz|vous réserve une place|le reserve una plaza|le riservi un posto|reservar(-lhe)? um lugar|voor je reserveren|foglalhatok [^.?!\n]{0,20}helyet|rezervovat (vám )?(místo|jednu|jedno)|mám vám (jednu |jedno )?rezervovat|να σας κρατήσω|зарезервировать для вас|для вас место|zarezerwować (dla pana|dla pani|miejsce)|为您预留|お席をご用意)/,
+  meeting_ask: /((\d{1,2}|δεκαπέντε|δέκα)\s?(λεπτά|λεπτών|phút|menit|דקות|นาที|دقيقة|دقائق|хвилин\w*|минут\w*|perc\w*|minuutti\w*)[^.!?;\n]{0,80}[?？؟;]|kto (w państwa firmie |u państwa )?odpowiada za|wer ist bei ihnen (für|zuständig)|qui s.occupe (des|de la|du|de l)|quién se encarga de|chi si occupa (di|del|della|dei)|quem (é responsável|trata) (por|de|pela|pelo)|wie is (er )?bij jullie verantwoordelijk|vem (ansvarar|är ansvarig) för|kdo (má|je) (u vás )?na starosti|kdo (ve vaší firmě|u vás) (odpovídá|zodpovídá)|kto (vo vašej spoločnosti |u vás )?zodpovedá za|kuka (teillä )?vastaa|ki felel|kim sorumlu|кто (у вас )?отвечает за|хто (у вас )?відповідає за|ai (là người )?phụ trách|siapa yang (bertanggung jawab|menangani))/,
   link_building: /(article invité|gastartikel|gastbeitrag|artículo invitado|articolo ospite|artigo convidado|gastartikel|artykuł gościnny|(výměnou|vymenou) (za|bychom) [^.?!\n]{0,40}odkaz|en échange d.un lien|in ruil [^.?!\n]{0,40}link|im gegenzug [^.?!\n]{0,40}link|a cambio de un enlace|in cambio di un link|em troca de um link)/,
   offer_ask: new RegExp(
     [
@@ -173,6 +173,9 @@ const EXTRA_214: Record<string, RegExp> = {
       String.raw`\b(thanks? (you )?for (your|the) (enquiry|inquiry|application|booking request|call this morning|call today)|(the|your) (quote|quotation|proposal|documents?|details) you asked for|as you (asked|requested)|(we have |we've )?received your (application|payment|order|enquiry|inquiry))\b`,
       // a thank-you for an application, a registration or an order; "as agreed" — in the languages of the style set
       String.raw`kiitos (hakemuksestasi|ilmoittautumisestasi)|kuten sovimme|děkujeme za (registraci|objednávku|přihlášku|poptávku)|ďakujeme za (registráciu|objednávku)|köszönjük (a )?(megrendelését|regisztráció|jelentkezés)|ahogy megbeszéltük|ευχαριστούμε για (την παραγγελία|το βιογραφικό|την εγγραφή)|όπως συμφωνήσαμε|başvuru(nuz)? için teşekkür|bedankt voor je sollicitatie|obrigad[oa] pela (sua )?candidatura|dziękujemy za (przesłanie|zgłoszenie|rejestracj)`,
+      // "as we discussed", "thank you for the meeting"
+      String.raw`όπως (το |τη |τα )?(συζητήσαμε|είπαμε)|ευχαριστώ για τη (σημερινή )?συνάντηση|kuten (keskustelimme|sovittiin)|kiitos (tämänpäiväisestä |eilisestä )?tapaamisesta|jak jsme (se )?(domluvili|probírali)|děkuji za (dnešní |včerejší )?schůzku|ahogy (egyeztettünk|megállapodtunk)|köszönöm a (mai |tegnapi )?megbeszélést|как (мы )?обсуждали|спасибо за встречу|як (ми )?обговорювали|дякую за (сьогоднішню |вчорашню )?зустріч`,
+      'như đã trao đổi|đã dành thời gian (họp|gặp)|seperti yang (kita )?(bahas|diskusikan|bicarakan)|terima kasih atas waktunya di rapat|כפי שדיברנו|תודה על הפגישה|ตามที่คุยกัน|ขอบคุณสำหรับการประชุม|كما (ناقشنا|تحدثنا)|(شكراً|شكرا) على (الاجتماع|اللقاء)',
       'đã (đặt hàng|ứng tuyển|đăng ký)|như đã thống nhất|terima kasih (telah mendaftar|atas pesanan|atas lamaran)|seperti yang disepakati|תודה (על הזמנתך|שנרשמת|על מועמדותך)|כפי שסיכמנו|ขอบคุณ(ที่ลงทะเบียน|สำหรับการสั่งซื้อ)|ตามที่ตกลงกัน|(спасибо|дякуємо) за (заказ|замовлення|регистрацию|реєстрацію)|(как|як) (договорились|домовлялися|домовились)|(شكراً|شكرا) (لطلبكم|لتقديمك|لتسجيلك)|كما اتفقنا|vă mulțumim pentru (înregistrare|comandă)|după cum am stabilit|kako smo dogovorili|感谢您报名|지원해 주셔서 감사',
     ].join('|'),
   ),
@@ -236,11 +239,24 @@ function qParticle(body: string, particle: string): number {
   return i < 0 ? -1 : i + 1;
 }
 
+/**
+ * 2.14: the question marks of other scripts — Arabic "؟", the Greek question mark (U+037E, or ";"
+ * after a Greek letter) — and the Thai question particles (ไหม, มั้ย, หรือไม่, หรือเปล่า, with a polite
+ * ending), which close a question without a mark.
+ */
+function otherQuestionMark(body: string): number {
+  let q = Math.max(body.lastIndexOf('\u061f'), body.lastIndexOf('\u037e'));
+  const semi = body.lastIndexOf(';');
+  if (semi > 0 && /[\u0370-\u03ff\u1f00-\u1fff]/.test(body[semi - 1])) q = Math.max(q, semi);
+  for (const m of body.matchAll(/(ไหม|มั้ย|หรือไม่|หรือเปล่า)(ครับ|คะ|ค่ะ|นะคะ|นะครับ)?/g)) q = Math.max(q, m.index + m[0].length - 1);
+  return q;
+}
+
 /** True when the body's last sentence (before a short sign-off) is a question. */
 function endsWithQuestion(text: string): boolean {
   const body = text.length > 4000 ? text.slice(-4000) : text;
   // a question mark, or a full stop after a question particle (Japanese ka, Chinese ma: "…でしょうか。", "…吗。")
-  const q = Math.max(body.lastIndexOf('?'), body.lastIndexOf('\uff1f'), qParticle(body, '\u304b'), qParticle(body, '\u5417'));
+  const q = Math.max(body.lastIndexOf('?'), body.lastIndexOf('\uff1f'), qParticle(body, '\u304b'), qParticle(body, '\u5417'), SCREEN_OPTIONS.rules214 ? otherQuestionMark(body) : -1);
   if (q < 0) return false;
   const tail = body.slice(q + 1);
   // what follows may be a sign-off (a few short lines: "Best,\nRachel Kim"), not more sentences
@@ -363,6 +379,9 @@ function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input), wi
   if (!isReply && tx === 0 && coldN >= 1) {
     if (pCold >= 0.5) z += 0.5;
     z += 0.4 * (coldN - 1);
+    // 2.14: a stranger's named pitch (not only the soft signals) that ends by asking — the shape of a
+    // first message to someone who never wrote, in any language, whatever the model knows of it
+    if (SCREEN_OPTIONS.rules214 && fired.includes(CLOSING_ASK) && fired.some((s) => s.kind === 'cold' && !SOFT.has(s.id))) z += 0.4;
   }
   const score = sigmoid(z);
   return { score, z, fired, pCold, pSpam, recipients, isReply };
