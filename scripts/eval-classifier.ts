@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requireDataDir, dedupAndSplit, ownDataDir, readJsonl, type Example } from './lib-classifier/data.js';
-import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles, isFreshCheck13, sinceAtMost, type ColdStyleRecord } from './lib-classifier/corpora.js';
+import { spamTask, parakweet, coldOwn, enronSpam, spamAssassin, berkeley, shortOwn, coldStyles, isFreshCheck13, isFreshCheck14, sinceAtMost, type ColdStyleRecord } from './lib-classifier/corpora.js';
 import { coldItems, trainCold, COLD_DATA_LATEST, COLD_OPTS } from './lib-classifier/cold.js';
 import { toLinear, featuresOf } from './lib-classifier/lr.js';
 import { auc, prf, recallAtFpr, percentile } from './lib-classifier/metrics.js';
@@ -337,15 +337,16 @@ if (only('cold')) {
 // For each style, the cold model is retrained without it (the same recipe as
 // train-classifier.ts) and the style's mail goes through the real
 // screenOutbound with that model in place.
-// BEFORE = the screen of 2.12 (the 2.6 style set, `rules213` off), AFTER = 2.13 (its style set and
-// rules); --cold-data adds the middle run (2.13 data, 2.12 rules), --cold-rules the other (2.6 data, 2.13 rules). 2.13's fresh check (never trained)
-// is scored and printed only with --fresh. --cold-cache DIR keeps each fold's cold model on disk,
+// BEFORE = the screen of 2.13 (the 2.13 style set, `rules214` off), AFTER = 2.14 (its style set and
+// rules); --cold-data adds the middle run (2.14 data, 2.13 rules), --cold-rules the other (2.13 data, 2.14 rules). 2.14's fresh check (never trained)
+// is scored and printed only with --fresh; 2.13's fresh check trains from 2.14 on (held out style by
+// style in AFTER, never trained in BEFORE). --cold-cache DIR keeps each fold's cold model on disk,
 // keyed by a hash of its training items and options (training is deterministic).
 if (only('cold')) {
   const argOf = (name: string) => (process.argv.indexOf(name) >= 0 ? process.argv[process.argv.indexOf(name) + 1] : undefined);
   const fresh = process.argv.includes('--fresh');
   const cacheDir = argOf('--cold-cache');
-  const recs = coldStyles().filter((r) => fresh || !isFreshCheck13(r.rec));
+  const recs = coldStyles().filter((r) => fresh || !isFreshCheck14(r.rec));
   // --cold-part i/n: every n-th style from the i-th (filling the cache from several processes)
   const part = argOf('--cold-part')?.split('/').map(Number);
   const styles = [...new Set(recs.map((r) => r.rec.style))].filter((_, i) => !part || i % part[1] === part[0]);
@@ -372,19 +373,19 @@ if (only('cold')) {
     return m;
   };
   const runs = [
-    { name: 'BEFORE (2.12: 2.6 data and rules)', upTo: '2.6', rules213: false },
-    ...(process.argv.includes('--cold-data') ? [{ name: `DATA (${COLD_DATA_LATEST} data, 2.12 rules)`, upTo: COLD_DATA_LATEST, rules213: false }] : []),
-    ...(process.argv.includes('--cold-rules') ? [{ name: `RULES (2.6 data, ${COLD_DATA_LATEST} rules)`, upTo: '2.6', rules213: true }] : []),
-    { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules213: true },
+    { name: 'BEFORE (2.13: 2.13 data and rules)', upTo: '2.13', rules214: false },
+    ...(process.argv.includes('--cold-data') ? [{ name: `DATA (${COLD_DATA_LATEST} data, 2.13 rules)`, upTo: COLD_DATA_LATEST, rules214: false }] : []),
+    ...(process.argv.includes('--cold-rules') ? [{ name: `RULES (2.13 data, ${COLD_DATA_LATEST} rules)`, upTo: '2.13', rules214: true }] : []),
+    { name: `AFTER (${COLD_DATA_LATEST} data and rules)`, upTo: COLD_DATA_LATEST, rules214: true },
   ]
     // --cold-run BEFORE|AFTER: one run only (filling the cache of --cold-cache from two processes)
     .filter((r) => !argOf('--cold-run') || r.name.startsWith(argOf('--cold-run')!))
-    .map(({ name, upTo, rules213 }) => {
+    .map(({ name, upTo, rules214 }) => {
     const hits = new Map<string, number>();
     const missed: string[] = [];
     for (const st of styles) {
       setModelOverride('cold', foldCold(st, upTo));
-      SCREEN_OPTIONS.rules213 = rules213;
+      SCREEN_OPTIONS.rules214 = rules214;
       try {
         let hit = 0;
         for (const { rec } of recs.filter((r) => r.rec.style === st)) {
@@ -395,7 +396,7 @@ if (only('cold')) {
         hits.set(st, hit);
       } finally {
         setModelOverride('cold', null);
-        SCREEN_OPTIONS.rules213 = true;
+        SCREEN_OPTIONS.rules214 = true;
       }
     }
     return { name, hits, missed };
@@ -403,6 +404,7 @@ if (only('cold')) {
   // a set of styles: label, and which styles (by their record)
   const isForeign = (r: ColdStyleRecord) => r.style.startsWith('foreign');
   const old = (r: ColdStyleRecord) => sinceAtMost(r.since, '2.12');
+  const of213 = (r: ColdStyleRecord) => sinceAtMost(r.since, '2.13') && !isFreshCheck13(r);
   const tally = (hits: Map<string, number>, label: 0 | 1, which: (r: ColdStyleRecord) => boolean) => {
     let h = 0, n = 0;
     for (const st of styles) {
@@ -415,12 +417,13 @@ if (only('cold')) {
   };
   out(`COLD-EMAIL SCREEN — leave-one-style-out (headline; ${styles.length} styles of hand-written mail, each scored by a model trained without it)`);
   for (const r of runs) {
-    const trains = (x: ColdStyleRecord) => !isFreshCheck13(x);
-    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, trains)} (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, trains)} (goal ≤ 1%)`);
+    const trains = (x: ColdStyleRecord) => !isFreshCheck14(x);
+    out(`  ${r.name}: pitches caught ${tally(r.hits, 1, trains)} (goal ≥ 95%)   transactional refused ${tally(r.hits, 0, trains)} (goal ≤ 1%)   [all styles but 2.14's fresh check; 2.13's check trains only in 2.14]`);
     out(`      the styles of 2.12: pitches in English ${tally(r.hits, 1, (x) => old(x) && !isForeign(x))}, in other languages ${tally(r.hits, 1, (x) => old(x) && isForeign(x))}; transactional refused ${tally(r.hits, 0, old)}`);
-    out(`      2.6's fresh check: pitches ${tally(r.hits, 1, (x) => old(x) && x.check === true)}, transactional refused ${tally(r.hits, 0, (x) => old(x) && x.check === true)}`);
-    out(`      the styles added in 2.13: pitches ${tally(r.hits, 1, (x) => !old(x) && trains(x))}, transactional refused ${tally(r.hits, 0, (x) => !old(x) && trains(x))}`);
-    if (fresh) out(`      FRESH CHECK of 2.13 (never trained): pitches ${tally(r.hits, 1, isFreshCheck13)} [English pretexts ${tally(r.hits, 1, (x) => isFreshCheck13(x) && !isForeign(x))}, other languages ${tally(r.hits, 1, (x) => isFreshCheck13(x) && isForeign(x))}]; transactional refused ${tally(r.hits, 0, isFreshCheck13)} [English look-alikes ${tally(r.hits, 0, (x) => isFreshCheck13(x) && !isForeign(x))}, other languages ${tally(r.hits, 0, (x) => isFreshCheck13(x) && isForeign(x))}]`);
+    out(`      the training styles of 2.13 (2.12's and those added in 2.13): pitches ${tally(r.hits, 1, of213)} [other languages ${tally(r.hits, 1, (x) => of213(x) && isForeign(x))}], transactional refused ${tally(r.hits, 0, of213)}`);
+    out(`      2.13's fresh check: pitches ${tally(r.hits, 1, isFreshCheck13)} [English pretexts ${tally(r.hits, 1, (x) => isFreshCheck13(x) && !isForeign(x))}, other languages ${tally(r.hits, 1, (x) => isFreshCheck13(x) && isForeign(x))}]; transactional refused ${tally(r.hits, 0, isFreshCheck13)} [English look-alikes ${tally(r.hits, 0, (x) => isFreshCheck13(x) && !isForeign(x))}, other languages ${tally(r.hits, 0, (x) => isFreshCheck13(x) && isForeign(x))}]`);
+    out(`      the styles added in 2.14: pitches ${tally(r.hits, 1, (x) => !of213(x) && !isFreshCheck13(x) && trains(x))}, transactional refused ${tally(r.hits, 0, (x) => !of213(x) && !isFreshCheck13(x) && trains(x))}`);
+    if (fresh) out(`      FRESH CHECK of 2.14 (never trained): pitches ${tally(r.hits, 1, isFreshCheck14)} [English ${tally(r.hits, 1, (x) => isFreshCheck14(x) && !isForeign(x))}, other languages ${tally(r.hits, 1, (x) => isFreshCheck14(x) && isForeign(x))}]; transactional refused ${tally(r.hits, 0, isFreshCheck14)} [English look-alikes ${tally(r.hits, 0, (x) => isFreshCheck14(x) && !isForeign(x))}, other languages ${tally(r.hits, 0, (x) => isFreshCheck14(x) && isForeign(x))}]`);
   }
   for (const st of styles) {
     const mine = recs.filter((r) => r.rec.style === st);

@@ -181,9 +181,22 @@ export function sinceAtMost(since: string | undefined, v: string): boolean {
   for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
   return true;
 }
-/** 2.13's fresh check: a test set only, never in a training set (docs/classifier.md, 2.13). */
+/** 2.13's fresh check: a test set only in 2.13 (docs/classifier.md, 2.13); scored once there, it trains from 2.14 on. */
 export function isFreshCheck13(rec: ColdStyleRecord): boolean {
-  return rec.check === true && !sinceAtMost(rec.since, '2.12');
+  return rec.check === true && !sinceAtMost(rec.since, '2.12') && sinceAtMost(rec.since, '2.13');
+}
+/** 2.14's fresh check: a test set only, never in a training set (docs/classifier.md, 2.14). */
+export function isFreshCheck14(rec: ColdStyleRecord): boolean {
+  return rec.check === true && !sinceAtMost(rec.since, '2.13');
+}
+/**
+ * Whether a style-set record trains the cold model of the style set as of `upTo`: 2.6's fresh check
+ * trains from 2.6 on, 2.13's from 2.14 on (each after its one scoring), 2.14's never.
+ */
+export function checkTrains(rec: ColdStyleRecord, upTo: string): boolean {
+  if (isFreshCheck14(rec)) return false;
+  if (isFreshCheck13(rec)) return !sinceAtMost(upTo, '2.13');
+  return true;
 }
 /** Own hand-written pitches and transactional mail by style (generate-cold-styles.ts), for leave-one-style-out. */
 export function coldStyles(): { ex: Example; rec: ColdStyleRecord }[] {

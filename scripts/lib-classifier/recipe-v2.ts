@@ -225,8 +225,10 @@ export const RECIPE_212: Recipe = { ...RECIPE_211, name: '2.12', foldObfuscation
 // leaves the name out, so 2.12's fold cache serves it); the version names the cold screen's new data
 // (cold-styles.jsonl styles since 2.13) and rules.
 export const RECIPE_213: Recipe = { ...RECIPE_212, name: '2.13' };
-export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11a': RECIPE_211A, '2.11': RECIPE_211, '2.11f': RECIPE_211F, '2.12': RECIPE_212, '2.13': RECIPE_213 };
-export const SHIPPED_RECIPE = RECIPE_213;
+// 2.14: the same again; the version names the cold screen's 2.14 data and rules.
+export const RECIPE_214: Recipe = { ...RECIPE_213, name: '2.14' };
+export const RECIPES: Record<string, Recipe> = { '2.0': RECIPE_20, '2.1': RECIPE_21, '2.2': RECIPE_22, '2.3': RECIPE_23, '2.4': RECIPE_24, '2.5': RECIPE_25, '2.6': RECIPE_26, '2.7': RECIPE_27, '2.8a': RECIPE_28A, '2.8b': RECIPE_28B, '2.9c': RECIPE_29C, '2.7w': RECIPE_27W, '2.9cw': RECIPE_29CW, '2.10': RECIPE_210, '2.11a': RECIPE_211A, '2.11': RECIPE_211, '2.11f': RECIPE_211F, '2.12': RECIPE_212, '2.13': RECIPE_213, '2.14': RECIPE_214 };
+export const SHIPPED_RECIPE = RECIPE_214;
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();

@@ -127,6 +127,68 @@ const EXTRA_213: Record<string, RegExp> = {
   offer_ask: /(unverbindlich|kostenlos|gratuit|sans engagement|sin compromiso|sin coste|senza impegno|sem compromisso|vrijblijvend|bezpłatn|kostnadsfri|uforplig?tende|maksuton|ilmai|veloituksetta|bezplatn|ingyenes|díjmentes|ücretsiz|無料|免费|무료|бесплатн)/,
   self_intro: /(wir sind (eine?|ein) |wir helfen |nous (sommes une?|aidons|accompagnons) |somos una? |ayudamos a |siamo una? |aiutiamo |somos uma? |ajudamos |wij (zijn een|helpen) |jesteśmy |pomagamy |vi (är en|är ett|hjälper) |vi (er et|er en|hjælper|hjelper) |autamme |pomáháme |cégünk |suntem o |ajutăm |şirketimiz|弊社は|弊社では|我们是|저희는|мы (помогаем|занимаемся|предлагаем)|наша компания)/,
 };
+// 2.14 (issue #12, session 13): the conventions of a stranger's first message in more languages,
+// written per language from how cold mail is worded there (not from the misses of a held-out
+// style): a business introducing itself or a recruiter ("olemme …yritys", "jsme výrobce",
+// "είμαστε εταιρεία", "kami adalah", "אנחנו חברה", "нас звати"/"меня зовут" …) as `cold_intl`; an
+// offer to send a catalogue and price list as `supplier`; a headhunter or "my client is looking
+// for" as `recruiter`; limited places and "shall I reserve a place for you" as `invitation`; a
+// guest article in exchange for a link as `link_building`; the closing offer ("would you be
+// interested?", "shall I send …?") as the soft `offer_ask`. And transactional evidence of a message
+// the recipient asked for ("thanks for your enquiry / application", "the quote you asked for").
+const EXTRA_214: Record<string, RegExp> = {
+  cold_intl: new RegExp(
+    [
+      // fi, cs, sk, hu, ro, hr, pl
+      String.raw`olemme (suomalainen |pieni |kasvava )?[a-zåäö-]*(yritys|talo|toimisto|yhtiö)|olen [a-zåäö-]*(konsultti|rekrytoija|myyjä)|haluaisimme (tarjota|esitellä|tehdä teille)|saanko (lähettää|soittaa|esitellä)`,
+      String.raw`jsme (výrobce|dodavatel|[a-zěščřžýáíéúů]+ (agentura|firma|společnost))|sme (výrobca|dodávateľ|[a-zľščťžýáíéúô]+ (agentúra|firma|spoločnosť))|dovolte mi před(stavit|stavil)|rádi bychom vám (nabídli|představili)|radi by sme vám (ponúkli|predstavili)`,
+      String.raw`(cégünk|vállalatunk) [^.?!\n]{0,60}(kínál|fejleszt|forgalmaz|gyárt|foglalkozik)|szeretném bemutatni|szívesen (elküld|bemutat)`,
+      String.raw`suntem o (firmă|agenție|companie)|permiteți-mi să vă prezint|vodim (malu )?(agenciju|tvrtku)|mi smo (tvrtka|agencija)|jesteśmy (firmą|agencją|producentem|dostawcą)|nazywam się \S+ i (reprezentuję|pracuję)`,
+      // el, tr, ru, uk
+      String.raw`είμαστε (μια |ένα )?(εταιρεία|γραφείο|ομάδα)|ονομάζομαι|θα ήθελα να σας παρουσιάσω|firmamız|şirketimiz|benim adım|мы (компания|агентство|производим|поставляем)|мене звати|ми (компанія|агенція|виробляємо|допомагаємо)|я представляю`,
+      // vi, id, he, th, ar
+      'em là [^,.\\n]{1,30} (từ|của) (công ty|bên)|bên em (cung cấp|chuyên|đang có)|công ty (em|chúng tôi) chuyên|chúng tôi chuyên cung cấp|kami adalah (perusahaan|distributor|agensi|tim)|saya [^,.\\n]{1,30} dari (pt|perusahaan)|perkenalkan,? saya',
+      'أنا [^،.\\n]{1,20} من (وكالة|شركة)|(أعمل|اعمل) في شركة توظيف|نساعد [^،.\\n]{0,20}على زيادة|εκπροσωπώ|είμαι σύμβουλος|ผมเป็น(ผู้จัดการ|ที่ปรึกษา|ตัวแทน)|ดิฉันเป็น(ผู้จัดการ|ที่ปรึกษา|ตัวแทน)|керую відділом|я (консультант|рекрутер)|saya (konsultan|desainer|perwakilan)|אני (כותבת|כותב|יועצת|יועץ) |אנחנו (חברה|משרד|סוכנות)|אני [^,.\\n]{1,20} מ(חברת|משרד|סוכנות)|ผมชื่อ|ดิฉันชื่อ|บริษัท(ของเรา|เรา)(ให้บริการ|ช่วย|เป็น)|نحن شركة|يسعدنا أن نقدم لكم|اسمي [^،.\\n]{1,20} من شركة',
+      // a catalogue and price list offered, a headhunter or "my client is looking for", "I noticed that your …", "who is responsible for …", "we help … / we offer … free" — kept
+      // out of the pretext check's stranger set: a real follow-up may send a catalogue or a quote
+      String.raw`(unseren? (katalog|preisliste)|notre catalogue|nuestro catálogo|il nostro (catalogo|listino)|o nosso catálogo|onze (catalogus|prijslijst)|vår (katalog|prislista)|vores (katalog|prisliste)|katalog(ue)? (und|a|i|és|and|dan|ve|и|і) (preisliste|ceník|cenník|cjenik|árlist|daftar harga|fiyat listesi|прайс)|(przesłać|wysłać) katalog|(elküld|küldjük) [^.?!\n]{0,30}katalógus|fiyat listemizi|kataloğumuzu|каталог и прайс|каталог і прайс|τιμοκατάλογ|bảng giá|daftar harga|קטלוג|מחירון|แคตตาล็อก|كتالوج|قائمة الأسعار|カタログと価格表|产品目录|카탈로그와 가격표|hinnasto)`,
+      String.raw`(headhunter|rekrytointikonsultti|personalberater|chasseur de têtes|cazatalentos|cacciatore di teste|consultor de recrutamento|recruiter (bij|voor|für|pour)|(mój|nasz) klient (szuka|poszukuje)|asiakkaani [^.?!\n]{0,60}etsii|müşterimiz [^.?!\n]{0,80}arıyor|il mio cliente (cerca|sta cercando)|mon client (recherche|cherche)|mi cliente (busca|está buscando)|mein (kunde|mandant) (sucht|ist auf der suche)|ons cliënt zoekt|klient (hledá|hľadá)|ügyfelünk [^.?!\n]{0,40}keres|клиент [^.?!\n]{0,40}(ищет|в поиске)|клієнт [^.?!\n]{0,40}шукає|chuyên viên tư vấn tuyển dụng|חברת השמה|מגייס|헤드헌터|고객사[^.?!\n]{0,40}찾고|猎头|人材紹介)`,
+      String.raw`mir ist aufgefallen, dass|j.ai remarqué que (votre|vous)|me he fijado en que|ho notato che|reparei que|het viel me op dat|zauważył(em|am),? że|všiml(a)? jsem si|všimol som si|všimla som si|huomasin,? että|észrevettem|fark ettim|я (заметил|заметила|обратил внимание)|я помітив|παρατήρησα ότι|שמתי לב|لاحظت أن|primijetio sam|primijetila sam|am observat că`,
+      String.raw`(votre entreprise|votre société) a été sélectionnée|(ihr unternehmen|ihre firma) wurde [^.?!\n]{0,60}ausgewählt|su empresa ha sido seleccionada|la sua azienda è stata selezionata|gerne? (erstelle|mache|schicke|sende) ich ihnen [^.?!\n]{0,20}(angebot|preisliste|katalog)|chętnie (pokażę|przedstawię|zaprezentuję)|krótkiej prezentacji`,
+      String.raw`wir helfen (unternehmen|firmen|händlern|betrieben)|nous aidons (les )?(entreprises|pme|restaurants|commerçants|artisans)|ayudamos a (empresas|pymes|clínicas|negocios)|aiutiamo (le )?(aziende|imprese|attività)|ajudamos (empresas|clínicas|negócios)|wij helpen (bedrijven|ondernemers)|pomagamy (firmom|przedsiębiorstwom|sklepom)|vi hjälper (företag|\S+företag)|vi (hjælper|hjelper) (virksomheder|bedrifter)|autamme \S+ (kasvattamaan|digitalisoimaan|säästämään|vähentämään|löytämään)|pomáháme (firmám|e-shopům|společnostem)|segítünk (cégeknek|vállalatoknak)|ajutăm (firmele|companiile)|допомагаємо|βοηθάμε (επιχειρήσεις|ξενοδοχεία|εταιρείες)|membantu (perusahaan|bisnis|umkm)|tarjoamme [^.?!\n]{0,40}(ilmai|maksuttom|veloituksetta)`,
+      '我们专门|专注于为|希望(能)?与您(简单)?(沟通|交流|聊)|希望(能)?有机会(和|与)您|专业生产|欢迎(随时)?联系我们获取报价|我是\\S{2,12}的(销售|市场|商务)(经理|总监|代表)|giúp (các )?(doanh nghiệp|cửa hàng|công ty)|אנחנו עוזרים ל|เราช่วย|نساعد (الشركات|المطاعم|الفنادق)',
+    ].join('|'),
+  ),
+  invitation: /(σας προσκαλ(ούμε|ώ)|trân trọng (kính )?mời|kính mời (anh|chị|quý)|kami mengundang|mengundang anda|מזמינ(ים|ה) אות(ך|כם)|ขอเรียนเชิญ|ขอเชิญ(คุณ|ท่าน|เข้าร่วม)|يسرنا دعوتكم|ندعوكم|запрошуємо вас|приглашаем вас|zveme vás|rádi bychom vás pozvali|pozývame vás|meghívjuk|vă invităm|pozivamo vas|zapraszamy (pana|panią|państwa|na)|kutsumme (sinut|teidät)|(laden|möchten) sie [^.?!\n]{0,20}(ein|einladen)|vous inviter à|le invitamos a|la invitiamo|convidamos|nodigen (je|u) (graag )?uit|vi bjuder in|초대합니다|초대드립니다|邀请您|plätze sind begrenzt|places (sont )?limitées|plazas (son )?limitadas|posti (sono )?limitati|lugares (são )?limitados|plekken zijn beperkt|platserna är begränsade|liczba miejsc (jest )?ograniczona|počet míst je omezen|a helyek száma korlátozott|paikkoja on rajoitetusti|οι θέσεις είναι περιορισμένες|tempat terbatas|количество мест ограничено|кількість місць обмежена|koltuk sayısı sınırlı|numărul de locuri este limitat|ที่นั่งมีจำนวนจำกัด|המקומות מוגבלים|الأماكن محدودة|名额有限|席数に限り|좌석이 한정|(reserviere|reservieren) ich ihnen einen platz|vous réserve une place|le reserve una plaza|le riservi un posto|reservar(-lhe)? um lugar|voor je reserveren|foglalhatok [^.?!\n]{0,20}helyet|rezervovat (vám )?(místo|jednu|jedno)|mám vám (jednu |jedno )?rezervovat|να σας κρατήσω|зарезервировать для вас|для вас место|zarezerwować (dla pana|dla pani|miejsce)|为您预留|お席をご用意)/,
+  meeting_ask: /((\d{1,2}|δεκαπέντε|δέκα)\s?(λεπτά|λεπτών|phút|menit|דקות|นาที|دقيقة|دقائق|хвилин\w*|минут\w*|perc\w*|minuutti\w*)[^.!?;\n]{0,80}[?？؟;]|kto (w państwa firmie |u państwa )?odpowiada za|wer ist bei ihnen (für|zuständig)|qui s.occupe (des|de la|du|de l)|quién se encarga de|chi si occupa (di|del|della|dei)|quem (é responsável|trata) (por|de|pela|pelo)|wie is (er )?bij jullie verantwoordelijk|vem (ansvarar|är ansvarig) för|kdo (má|je) (u vás )?na starosti|kdo (ve vaší firmě|u vás) (odpovídá|zodpovídá)|kto (vo vašej spoločnosti |u vás )?zodpovedá za|kuka (teillä )?vastaa|ki felel|kim sorumlu|кто (у вас )?отвечает за|хто (у вас )?відповідає за|ai (là người )?phụ trách|siapa yang (bertanggung jawab|menangani))/,
+  link_building: /(article invité|gastartikel|gastbeitrag|artículo invitado|articolo ospite|artigo convidado|gastartikel|artykuł gościnny|(výměnou|vymenou) (za|bychom) [^.?!\n]{0,40}odkaz|en échange d.un lien|in ruil [^.?!\n]{0,40}link|im gegenzug [^.?!\n]{0,40}link|a cambio de un enlace|in cambio di un link|em troca de um link)/,
+  offer_ask: new RegExp(
+    [
+      String.raw`olisitko kiinnostunut|kiinnostaako|haluaisitko|máte zájem|mali by ste záujem|mohu vám (poslat|zaslat|rezervovat)|môžem vám poslať|érdekelné|érdekli|elküldhetem|θα θέλατε|ενδιαφέρεστε|tertarik|berminat|boleh saya (kirim|hubungi)|מעוניינ|אשמח לשלוח|สนใจ|вам (интересно|цікаво)|чи цікаво|могу ли я (прислать|отправить)|можу (надіслати|надіслать)|هل (أنتم|انتم) مهتمون|هل تودون|ilgilenir misiniz|ister misiniz|받아보시겠|관심 있으시|如有兴趣|是否有兴趣|いかがでしょうか`,
+      String.raw`czy (mogę|moglibyśmy) (przesłać|wysłać)|czy byliby państwo zainteresowani|interesse\?|zal ik [^.?!\n]{0,40}(sturen|reserveren)|hätten sie interesse|cela vous intéresse|souhaitez-vous (que je|recevoir)|¿le interesa|¿quiere que le|le interessa|desidera che|posso inviarle|tem interesse|posso enviar(-lhe)?|sunteți interesat|doriți să vă|jeste li zainteresirani|smijem li vam poslati`,
+    ].join('|'),
+  ),
+  account_action: new RegExp(
+    [
+      String.raw`\b(thanks? (you )?for (your|the) (enquiry|inquiry|application|booking request|call this morning|call today)|(the|your) (quote|quotation|proposal|documents?|details) you asked for|as you (asked|requested)|(we have |we've )?received your (application|payment|order|enquiry|inquiry))\b`,
+      // a thank-you for an application, a registration or an order; "as agreed" — in the languages of the style set
+      String.raw`kiitos (hakemuksestasi|ilmoittautumisestasi)|kuten sovimme|děkujeme za (registraci|objednávku|přihlášku|poptávku)|ďakujeme za (registráciu|objednávku)|köszönjük (a )?(megrendelését|regisztráció|jelentkezés)|ahogy megbeszéltük|ευχαριστούμε για (την παραγγελία|το βιογραφικό|την εγγραφή)|όπως συμφωνήσαμε|başvuru(nuz)? için teşekkür|bedankt voor je sollicitatie|obrigad[oa] pela (sua )?candidatura|dziękujemy za (przesłanie|zgłoszenie|rejestracj)`,
+      // "as we discussed", "thank you for the meeting"
+      String.raw`όπως (το |τη |τα )?(συζητήσαμε|είπαμε)|ευχαριστώ για τη (σημερινή )?συνάντηση|kuten (keskustelimme|sovittiin)|kiitos (tämänpäiväisestä |eilisestä )?tapaamisesta|jak jsme (se )?(domluvili|probírali)|děkuji za (dnešní |včerejší )?schůzku|ahogy (egyeztettünk|megállapodtunk)|köszönöm a (mai |tegnapi )?megbeszélést|как (мы )?обсуждали|спасибо за встречу|як (ми )?обговорювали|дякую за (сьогоднішню |вчорашню )?зустріч`,
+      'như đã trao đổi|đã dành thời gian (họp|gặp)|seperti yang (kita )?(bahas|diskusikan|bicarakan)|terima kasih atas waktunya di rapat|כפי שדיברנו|תודה על הפגישה|ตามที่คุยกัน|ขอบคุณสำหรับการประชุม|كما (ناقشنا|تحدثنا)|(شكراً|شكرا) على (الاجتماع|اللقاء)',
+      'đã (đặt hàng|ứng tuyển|đăng ký)|như đã thống nhất|terima kasih (telah mendaftar|atas pesanan|atas lamaran)|seperti yang disepakati|תודה (על הזמנתך|שנרשמת|על מועמדותך)|כפי שסיכמנו|ขอบคุณ(ที่ลงทะเบียน|สำหรับการสั่งซื้อ)|ตามที่ตกลงกัน|(спасибо|дякуємо) за (заказ|замовлення|регистрацию|реєстрацію)|(как|як) (договорились|домовлялися|домовились)|(شكراً|شكرا) (لطلبكم|لتقديمك|لتسجيلك)|كما اتفقنا|vă mulțumim pentru (înregistrare|comandă)|după cum am stabilit|kako smo dogovorili|感谢您报名|지원해 주셔서 감사',
+    ].join('|'),
+  ),
+};
+// 2.14: a claimed thank-you — "Thank you for your interest …", "dziękujemy za zainteresowanie" — over
+// a commercial offer (a discount, a free or complimentary item, a launch price, "reply YES", places
+// that go quickly) with nothing the recipient did named in the body (an application, a registration,
+// an order or receipt number, something they requested): the recipient's interest is claimed, not
+// shown; the message is a pretext like an unthreaded "Re:".
+const CLAIMED_THANKS = /(\bthanks? (you )?for (your interest|choosing us|checking out|stopping by|visiting)|dziękujemy za (zainteresowanie|wybór)|d[ěe]kujeme za (v[áa][šs] )?(zájem|zajem)|ďakujeme za (váš )?záujem|köszönjük (az )?érdeklődés|dank für ihr interesse|merci (de|pour) (votre|l.)intérêt|gracias por su interés|grazie per (il suo |l.)interesse|obrigad[oa] pelo (seu )?interesse|bedankt voor (je|uw) interesse|tack för ditt intresse|tak for din interesse|takk for din interesse|kiitos kiinnostuksesta|ilginiz için teşekkür|спасибо за (ваш )?интерес|дякуємо за (ваш )?інтерес|terima kasih atas minat|đã quan tâm|ευχαριστούμε για το ενδιαφέρον|תודה על (ההתעניינות|התעניינותך|העניין)|ขอบคุณที่สนใจ|شكرا(ً)? لاهتمام|ご興味をお持ちいただき|感谢您的关注|관심 가져 주셔서)/;
+const OFFER_TERMS = /(\d{1,2}\s?% (off|discount)|\bdiscount|\bcomplimentary|\bfree (trial|month|months|upgrade|audit|seat|pass|consultation|demo|sample|processing)|(early[- ]bird|launch|special|introductory) (price|offer|rate)|\breply (yes|today|now)\b|\b(spaces|seats|places) (are )?(limited|go quickly)|only a few (remain|left)|first (ten|twenty|\d+) (sign-?ups|customers|clients)|\block in\b|\bclaim (it|your|the offer)|\bactivate (the|your) (offer|trial)|\(usually \d|\bworth \d|rabat|zniżk|darmow|bezpłatn|specjalne warunki|rabatt|gratis|kostenlos|remise|réduction|gratuit|descuento|sconto|desconto|korting|alennus|ilmai|veloituksetta|sleva|slevu|zdarma|zľav|kedvezmény|ingyenes|indirim|ücretsiz|скидк|знижк|бесплатн|безкоштовн|diskon|giảm \d|ưu đãi|miễn phí|έκπτωση|δωρεάν|הנחה|חינם|ส่วนลด|ฟรี|خصم|مجان|割引|無料|优惠|免费|할인|무료)/;
+/** Something the recipient did, named in the body: the thank-you is then for that. */
+const REAL_REFERENCE = /(\b(your|the) application\b|\bapplied\b|\bregist(ered|ration)\b|\byou (requested|asked)\b|\b(order|receipt|invoice|booking|ticket|reference) (number |no\.? ?|#|nr\.? ?)?[a-z]*-?\d|přihlášk|jelentkezés|zgłoszeni|aplikac|candidatura|bewerbung|candidature|solicitud de empleo)/;
 // 2.13: a pretext — a first message that dresses a pitch as an existing
 // conversation or a transaction ("Re: our call", "Invoice #4411", "Your order
 // has shipped" over a pitch). The screen knows whether a thread exists: the
@@ -152,7 +214,7 @@ const STRANGER = new Set(['cold_opener', 'value_pitch', 'social_proof', 'followu
 function pretext(fired: Signal[], subject: string, body: string): Signal[] {
   const cold = fired.filter((s) => s.kind === 'cold');
   if (!cold.length) return fired;
-  const inBody = (s: Signal) => s.re?.test(body) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(body));
+  const inBody = (s: Signal) => s.re?.test(body) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(body)) || (SCREEN_OPTIONS.rules214 && EXTRA_214[s.id]?.test(body));
   const kept = fired.filter((s) => s.kind !== 'tx' || inBody(s));
   const replySubject = REPLY_SUBJECT.test(subject);
   // (under a reply subject with no thread, any request of a pitch's own kind will do: a call, an invitation, a stranger's phrases in another language)
@@ -167,20 +229,34 @@ const CLOSING_ASK_CHARS = 100;
  * Evaluation-only switch (scripts/eval-classifier.ts scores the screen of
  * 2.4 beside this one in one run): `rules26` = the closing question and
  * EXTRA_26; `rules213` = the rules of 2.13 (scripts/eval-classifier.ts scores the screen of 2.12
- * beside 2.13's). Always true outside the evaluation.
+ * beside 2.13's); `rules214` = the rules of 2.14 (it scores the screen of 2.13 beside 2.14's).
+ * Always true outside the evaluation.
  */
-export const SCREEN_OPTIONS = { rules26: true, rules213: true };
+export const SCREEN_OPTIONS = { rules26: true, rules213: true, rules214: true };
 
 function qParticle(body: string, particle: string): number {
   const i = body.lastIndexOf(particle + '\u3002');
   return i < 0 ? -1 : i + 1;
 }
 
+/**
+ * 2.14: the question marks of other scripts — Arabic "؟", the Greek question mark (U+037E, or ";"
+ * after a Greek letter) — and the Thai question particles (ไหม, มั้ย, หรือไม่, หรือเปล่า, with a polite
+ * ending), which close a question without a mark.
+ */
+function otherQuestionMark(body: string): number {
+  let q = Math.max(body.lastIndexOf('\u061f'), body.lastIndexOf('\u037e'));
+  const semi = body.lastIndexOf(';');
+  if (semi > 0 && /[\u0370-\u03ff\u1f00-\u1fff]/.test(body[semi - 1])) q = Math.max(q, semi);
+  for (const m of body.matchAll(/(ไหม|มั้ย|หรือไม่|หรือเปล่า)(ครับ|คะ|ค่ะ|นะคะ|นะครับ)?/g)) q = Math.max(q, m.index + m[0].length - 1);
+  return q;
+}
+
 /** True when the body's last sentence (before a short sign-off) is a question. */
 function endsWithQuestion(text: string): boolean {
   const body = text.length > 4000 ? text.slice(-4000) : text;
   // a question mark, or a full stop after a question particle (Japanese ka, Chinese ma: "…でしょうか。", "…吗。")
-  const q = Math.max(body.lastIndexOf('?'), body.lastIndexOf('\uff1f'), qParticle(body, '\u304b'), qParticle(body, '\u5417'));
+  const q = Math.max(body.lastIndexOf('?'), body.lastIndexOf('\uff1f'), qParticle(body, '\u304b'), qParticle(body, '\u5417'), SCREEN_OPTIONS.rules214 ? otherQuestionMark(body) : -1);
   if (q < 0) return false;
   const tail = body.slice(q + 1);
   // what follows may be a sign-off (a few short lines: "Best,\nRachel Kim"), not more sentences
@@ -263,7 +339,7 @@ function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input), wi
   const fired: Signal[] = [];
   for (const s of SIGNALS) {
     const t = s.id === 'merge_tags' || s.id === 'promo' ? text + '\n' + hidden : all;
-    if ((s.re && s.re.test(t)) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(t)) || (SCREEN_OPTIONS.rules213 && EXTRA_213[s.id]?.test(t))) fired.push(s);
+    if ((s.re && s.re.test(t)) || (SCREEN_OPTIONS.rules26 && EXTRA_26[s.id]?.test(t)) || (SCREEN_OPTIONS.rules213 && EXTRA_213[s.id]?.test(t)) || (SCREEN_OPTIONS.rules214 && EXTRA_214[s.id]?.test(t))) fired.push(s);
   }
   // (not in a few words: "Salut, ça va ?" is a greeting, not a proposal)
   if (SCREEN_OPTIONS.rules26 && !isReply && lower.length >= CLOSING_ASK_CHARS && endsWithQuestion(text)) fired.push(CLOSING_ASK);
@@ -279,8 +355,12 @@ function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input), wi
   if (recipients >= BULK_RECIPIENTS) fired.push({ id: 'many_recipients', kind: 'bulk', w: recipients >= 100 ? 2.5 : 1.2, hint: `${recipients} recipients on one message` });
   if (SCREEN_OPTIONS.rules213 && withPretext && !isReply) {
     const cut = lower.indexOf('\n');
-    const kept = pretext(fired, cut < 0 ? lower : lower.slice(0, cut), cut < 0 ? '' : lower.slice(cut + 1));
+    const body = cut < 0 ? '' : lower.slice(cut + 1);
+    const kept = pretext(fired, cut < 0 ? lower : lower.slice(0, cut), body);
     fired.splice(0, fired.length, ...kept);
+    // 2.14: a claimed thank-you over a commercial offer, with nothing the recipient did named
+    if (SCREEN_OPTIONS.rules214 && CLAIMED_THANKS.test(body) && OFFER_TERMS.test(body) && !REAL_REFERENCE.test(body))
+      fired.splice(0, fired.length, ...fired.filter((s) => s.kind !== 'tx' && s !== PRETEXT), PRETEXT);
   }
   if (isReply) fired.push({ id: 'existing_conversation', kind: 'tx', w: -2.5, hint: 'a reply in an existing conversation' });
 
@@ -299,6 +379,9 @@ function analyse(input: OutboundInput, html: HtmlText | null = htmlOf(input), wi
   if (!isReply && tx === 0 && coldN >= 1) {
     if (pCold >= 0.5) z += 0.5;
     z += 0.4 * (coldN - 1);
+    // 2.14: a stranger's named pitch (not only the soft signals) that ends by asking — the shape of a
+    // first message to someone who never wrote, in any language, whatever the model knows of it
+    if (SCREEN_OPTIONS.rules214 && fired.includes(CLOSING_ASK) && fired.some((s) => s.kind === 'cold' && !SOFT.has(s.id))) z += 0.4;
   }
   const score = sigmoid(z);
   return { score, z, fired, pCold, pSpam, recipients, isReply };

@@ -93,7 +93,7 @@ describe('hidden text (2.1)', () => {
 describe('the shipped weights (2.1 and later)', () => {
   it('carry the document model, graded hidden text and a calibration', () => {
     const b = injectionBundle();
-    expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-2\.13\+[0-9a-f]{8}$/);
+    expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-2\.14\+[0-9a-f]{8}$/);
     expect(b.ngram).not.toBeNull();
     expect(b.doc).not.toBeNull();
     expect(b.trees).not.toBeNull();

@@ -50,8 +50,8 @@ describe('foldObfuscation', () => {
     expect(obfuscationReadings('привет, встреча завтра')).toEqual([]);
   });
 
-  it('ships since 2.12: the 2.11 models with the readings on (a run-time option, the same fold models; 2.13 changed the cold screen only)', () => {
-    expect(['2.12', '2.13']).toContain(SHIPPED_RECIPE.name);
+  it('ships since 2.12: the 2.11 models with the readings on (a run-time option, the same fold models; 2.13 and 2.14 changed the cold screen only)', () => {
+    expect(['2.12', '2.13', '2.14']).toContain(SHIPPED_RECIPE.name);
     expect(injectionBundle().foldObfuscation).toBe(true);
     expect(foldKey(RECIPES['2.12'])).toBe(foldKey(RECIPES['2.11']));
     const r = classifyInbound(inbound({ classifyIntent: false, text: wrap(rot13(ATTACK)) }), NOW);

@@ -10,12 +10,15 @@ import { RECIPES, SHIPPED_RECIPE } from '../../../scripts/lib-classifier/recipe-
 import { sinceAtMost, isFreshCheck13, type ColdStyleRecord } from '../../../scripts/lib-classifier/corpora.js';
 
 const send = (subject: string, text: string, isReply = false) => screenOutbound({ subject, text, to: ['someone@example.com'], isReply });
+// (the screen of 2.12: 2.14's rules, which read more wordings, off as well)
 const without213 = <T>(f: () => T): T => {
   SCREEN_OPTIONS.rules213 = false;
+  SCREEN_OPTIONS.rules214 = false;
   try {
     return f();
   } finally {
     SCREEN_OPTIONS.rules213 = true;
+    SCREEN_OPTIONS.rules214 = true;
   }
 };
 
@@ -77,10 +80,10 @@ describe('cold screen: other languages (2.13)', () => {
 });
 
 describe('the 2.13 version and the style set', () => {
-  it('ships 2.13: the injection recipe of 2.12 (the same fold models), a new cold model and screen rules', () => {
-    expect(SHIPPED_RECIPE.name).toBe('2.13');
+  it('ships since 2.13: the injection recipe of 2.12 (the same fold models), a new cold model and screen rules (2.14: again)', () => {
+    expect(['2.13', '2.14']).toContain(SHIPPED_RECIPE.name);
     expect(foldKey(RECIPES['2.13'])).toBe(foldKey(RECIPES['2.12']));
-    expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-2\.13\+[0-9a-f]{8}$/);
+    expect(CLASSIFIER_MODEL).toMatch(/^mailagent-clf-2\.1[34]\+[0-9a-f]{8}$/);
   });
   it('compares style versions part by part, and keeps 2.13\'s fresh check out of training', () => {
     expect(sinceAtMost('2.13', '2.6')).toBe(false);
