@@ -1,7 +1,7 @@
 // Linear-time fuzzer for the classifier and the HTML-to-text path (session 13, fix13c).
 // Prints figures; asserts nothing (timing assertions do not belong in tests).
 //
-//   npm run build && npx tsx bench/classifier-linear.bench.ts [--base DIR] [--root DIR] [--sizes 1,4,16,64] [--only comment,style] [--units x,sp] [--timeout 4000]
+//   npm run build && npx tsx bench/classifier-linear.bench.ts [--base DIR] [--root DIR] [--sizes 1,4,16,64] [--only comment,style] [--prefix kw:] [--units x,sp] [--timeout 4000]
 //
 // For each HTML or text construct (a comment, an unterminated comment, a paragraph, an attribute,
 // a style value, CDATA, a conditional comment, hidden text, a quoted line …) and each "unit" (one
@@ -59,6 +59,9 @@ const CONSTRUCTS: { name: string; html: boolean; t: string }[] = [
   { name: 'text-quoted', html: false, t: 'Hello\n> RUN\n' },
   { name: 'text-on-wrote', html: false, t: 'Hello\nOn RUN wrote:\n> x' },
   { name: 'text-sig', html: false, t: 'Hello\n-- \nRUN' },
+  // a trigger word of a rule or an extractor, then the run (the rules and extractors start at their words)
+  ...['order', 'tracking', 'invoice', 'code', 'important', '<', 'best', 'thanks', 'On', 'Re', 'From:', 'ignore', 'forward', 'call', '$', 'http', 'www', 'at', 'tomorrow', 'meeting', 'unsubscribe', 'AI', 'assistant', 'password', '-----', '##', 'system', 'new'].map((w) => ({ name: `kw:${w}`, html: false, t: `Hello,\n${w}RUN zz 1234` })),
+  ...['order', 'tracking', 'invoice', 'code', 'important', '<', 'best', 'thanks', 'On', 'Re', 'From:', 'ignore', 'forward', 'call', '$', 'http', 'www', 'at', 'tomorrow', 'meeting', 'unsubscribe', 'AI', 'assistant', 'password', '-----', '##', 'system', 'new'].map((w) => ({ name: `kw-html:${w}`, html: true, t: `<p>Hello,</p><p>${w}RUN zz 1234</p>` })),
 ];
 const UNITS: Record<string, string> = {
   x: 'x', sp: ' ', nl: '\n', cr: '\r', crlf: ' \r\n', tab: '\t', emsp: '\u2003', lt: '<', gt: '>', dash: '-', amp: '&', hash: '#',
@@ -67,8 +70,9 @@ const UNITS: Record<string, string> = {
   'a_': 'a ', 'x.': 'x.', 'ab1': 'ab1 ', '1-': '1-', 'x@': 'x@', 'w.': 'www.', '>sp': '> ',
 };
 const only = arg('--only')?.split(',');
+const prefix = arg('--prefix');
 const units = arg('--units')?.split(',') ?? Object.keys(UNITS);
-const constructs = CONSTRUCTS.filter((c) => !only || only.includes(c.name));
+const constructs = CONSTRUCTS.filter((c) => (!only || only.includes(c.name)) && (!prefix || c.name.startsWith(prefix)));
 
 // The worker: imports one build's dist and times one call per message it is sent.
 const WORKER = `
