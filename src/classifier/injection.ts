@@ -98,7 +98,7 @@ const RULES: readonly Rule[] = [
   ['boundary_manipulation', 0.75, /<\/?\s*(system|instructions?|admin|system_prompt|user_input|assistant)\s*>/, ['<']],
   ['boundary_manipulation', 0.7, /(?<!#)#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/, ['##']],
   ['boundary_manipulation', 0.55, /\b(end of (email|message|document|context|user input|conversation|prompt)|begin (system|admin|new) (prompt|instructions?|message))\b/, ['end of', 'begin ']],
-  ['boundary_manipulation', 0.45, /(^|\n)\s*(system|assistant|human|ai|admin)\s*:\s*\S/, [':']],
+  ['boundary_manipulation', 0.45, /(^|\n)[^\S\n]*(system|assistant|human|ai|admin)\s*:\s*\S/, [':']],
   // (2.6) a separator then "end" / "begin" alone or of an input, "new instructions", "system": a claimed boundary.
   // Not a newsletter template's section labels ("--------- New Patterns ----", "START COPY"), which quarantined real HTML ham.
   ['boundary_manipulation', 0.45, /((?<!=)={5,}|(?<!-)-{5,}|(?<!\*)\*{5,})\s*(?:(?:end|begin|start)(?:\s*(?:[-=*]|$)|\s+(?:of\s+)?(?:the\s+)?(?:system|instructions?|prompt|input|context|e-?mail|message|user|admin|conversation|document|text|data)\b)|new\s+(?:instructions?|task|prompt|rules|system|directives?|role)\b|(?:system|trusted)\b)/m, ['=====', '-----', '*****']],
