@@ -1,7 +1,7 @@
 // Inbound classification and the outbound cold-email screen.
 // Pure and synchronous: no I/O, no network, no node: imports; the learned
 // weights are compiled in (weights.ts). See README.md in this folder.
-import { bounded, freshText } from './text.js';
+import { bounded, collapseWhitespace, freshText, MAX_HTML_CHARS, MAX_INPUT_CHARS, MAX_SCAN_CHARS } from './text.js';
 import { extractEntities, type Entities } from './entities.js';
 import { classifyIntent, modelProbs, requestProb, type Intent } from './intent.js';
 import { injectionInputOf, scanInjection, type InjectionResult, type SenderStanding } from './injection.js';
@@ -20,7 +20,9 @@ export type { ColdReason, OutboundInput, ScreenResult, AppealOutcome, AppealResu
 /** Prefix read by the document-level models (spam, cold); training uses the same. */
 export const DOC_CHARS = 6000;
 
-export { QUARANTINE_THRESHOLD, isQuarantined } from './quarantine.js';
+export { QUARANTINE_THRESHOLD, isQuarantined, failClosed } from './quarantine.js';
+export { MAX_SCAN_CHARS } from './text.js';
+import { QUARANTINE_THRESHOLD } from './quarantine.js';
 
 /** "mailagent-clf-<version>+<first 8 hex of the SHA-256 of the weights>". */
 export const CLASSIFIER_MODEL: string = `mailagent-clf-${MODEL_VERSION}+${WEIGHTS_HASH.slice(0, 8)}`;
@@ -236,6 +238,11 @@ function withAttachmentNames(inj: InjectionResult, names: unknown, sender: Sende
   return out;
 }
 
+/** A scan's score raised to the quarantine point with `hidden_content` (quarantine.ts failClosed, on the scan's shape). */
+function failedClosed(inj: InjectionResult): { score: number; categories: InjectionResult['categories'] } {
+  return { score: Math.max(inj.score, QUARANTINE_THRESHOLD), categories: inj.categories.includes('hidden_content') ? inj.categories : [...inj.categories, 'hidden_content'] };
+}
+
 /** The higher of two scans of one message, with both scans' categories. */
 function higher(inj: InjectionResult, other: InjectionResult): InjectionResult {
   if (other.score <= inj.score) return inj;
@@ -261,10 +268,22 @@ function withAttachments(inj: InjectionResult, attachments: unknown, sender: Sen
   return out;
 }
 
+/** Most of a text that is collapsed (whitespace) before MAX_SCAN_CHARS is cut: bounds that pass too. */
+const COLLAPSE_CHARS = 8 * MAX_SCAN_CHARS;
+
 function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const subjectRaw = bounded(input?.subject ?? '', 2000);
-  const textRaw = bounded(input?.text ?? '');
-  const htmlRaw = bounded(input?.html ?? '', 128 * 1024);
+  // (session 13) The injection scan reads the whole text up to MAX_SCAN_CHARS, a long text with its
+  // whitespace runs collapsed first; what lies past the bound is not read, and fails closed (below).
+  // Text and HTML under the old bounds (64 KB, 128 KB) are read exactly as before.
+  const textIn = typeof input?.text === 'string' ? input.text : bounded(input?.text);
+  const textLong = textIn.length > MAX_INPUT_CHARS;
+  const textScan = textLong ? collapseWhitespace(textIn.length > COLLAPSE_CHARS ? textIn.slice(0, COLLAPSE_CHARS) : textIn) : textIn;
+  const textRaw = bounded(textScan, MAX_SCAN_CHARS);
+  const htmlIn = typeof input?.html === 'string' ? input.html : bounded(input?.html ?? '', MAX_HTML_CHARS);
+  const htmlLong = htmlIn.length > MAX_HTML_CHARS;
+  const htmlRaw = bounded(htmlIn, MAX_SCAN_CHARS);
+  const unread = textScan.length > MAX_SCAN_CHARS || textIn.length > COLLAPSE_CHARS || htmlIn.length > MAX_SCAN_CHARS;
   const headersIn = input?.headers && typeof input.headers === 'object' ? input.headers : {};
   const headers: Record<string, string> = {};
   for (const k of Object.keys(headersIn).slice(0, 200)) {
@@ -272,15 +291,19 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     if (typeof v === 'string') headers[k.toLowerCase()] = v.slice(0, 2000);
   }
 
-  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw);
+  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw, true, MAX_SCAN_CHARS);
+  if (textLong || htmlLong) prep.input.long = true;
   const subject = prep.subject;
-  const visible = prep.visibleText;
+  // intent and entities read what they read before: the first 64 KB of the text
+  const visible = textLong || htmlLong ? prep.visibleText.slice(0, MAX_INPUT_CHARS) : prep.visibleText;
   const history = input?.history;
   const sender = senderStanding(history, input?.knownCorrespondent, input?.auth);
-  const inj = withAttachmentNames(
+  const scanned = withAttachmentNames(
     withAttachments(withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender), input?.attachments, sender),
     input?.attachmentNames, sender,
   );
+  // Text past MAX_SCAN_CHARS was not read: the message fails closed (quarantine.ts failClosed).
+  const inj = unread ? { ...scanned, ...failedClosed(scanned) } : scanned;
 
   const reputation = senderReputation(history);
   const base = {
@@ -299,7 +322,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   }
 
   // entities come from the top of the message (bounded for speed)
-  const entities: Entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now, htmlRaw);
+  const entities: Entities = extractEntities(subject + '\n' + visible.slice(0, 8 * 1024), input?.fromName ?? null, now, htmlLong ? htmlRaw.slice(0, MAX_HTML_CHARS) : htmlRaw);
   if (inj.actions.length) entities.action_requests = inj.actions.map((action, i) => ({ action, text: inj.actionText[i] ?? '' }));
   const lowerAll = subjectLower + '\n' + bodyLower;
   const [spam, cold] = modelProbs(['spam', 'cold'], lowerAll, DOC_CHARS);

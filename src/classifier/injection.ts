@@ -6,9 +6,9 @@
 // comments, zero-width / bidi / tag characters) is evidence of its own.
 import { featurize, MAX_FEATURES, sigmoid } from './features.js';
 import { decodeBase64, injectionBundle, type Combiner, type InjectionBundle } from './model.js';
-import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, FEATURES, MAX_SEGMENTS, F_HIDDEN, N_FEATURES, type RequestedAction, type SegFeatures, type Segment, type Window } from './signals.js';
+import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, FEATURES, MAX_SEGMENTS, F_HIDDEN, F_SUBJECT, N_FEATURES, type RequestedAction, type SegFeatures, type Segment, type Window } from './signals.js';
 import { treeMargin } from './trees.js';
-import { htmlToText, scanInvisible, unseenSentences, MAX_HIDDEN_CHARS } from './text.js';
+import { htmlToText, scanInvisible, unseenSentences, MAX_HIDDEN_CHARS, MAX_HTML_CHARS } from './text.js';
 
 export const INJECTION_CATEGORIES = [
   'instruction_override',
@@ -54,7 +54,7 @@ const RULES: readonly Rule[] = [
   ['instruction_override', 0.9, /(تجاهل|انس|أهمل)[^.\n]{0,40}(التعليمات|الأوامر|الإرشادات|القواعد|التوجيهات)/, ['تجاهل', 'انس', 'أهمل']],
   ['instruction_override', 0.85, /\b(ignora|ignorate|dimentica|dimenticate)\b[^.\n]{0,30}\b(istruzioni|indicazioni|precedenti)\b/, ['ignora', 'dimentica']],
   ['data_exfiltration', 0.75, /(转发|发送|发给|перешли|переслать|перешлите|отправь|отправьте|отправить|أرسل|أرسلي|إرسال|حوّل|حول)[^\n]{0,40}(所有|全部|все|всех|جميع|كل)[^\n]{0,20}(邮件|消息|信息|验证码|密码|联系人|文件|附件|メール|メッセージ|コード|認証|パスワード|連絡先|ファイル|пис[ье]м|сообщени|код|парол|контакт|файл|الرسائل|الرموز|رموز|كلمات المرور|جهات الاتصال|الملفات|메일|메시지|코드|비밀번호|연락처|파일)[^\n]{0,60}[\w.+-]+@[\w-]+\.[\w.]+|(すべて|全て|全部|모든)[^\n]{0,20}(邮件|消息|信息|验证码|密码|联系人|文件|附件|メール|メッセージ|コード|認証|パスワード|連絡先|ファイル|пис[ье]м|сообщени|код|парол|контакт|файл|الرسائل|الرموز|رموز|كلمات المرور|جهات الاتصال|الملفات|메일|메시지|코드|비밀번호|연락처|파일)[^\n]{0,40}[\w.+-]+@[\w-]+\.[\w.]+[^\n]{0,20}(転送|送信|送って|送る|전달|보내)|(所有|全部)[^\n]{0,10}(邮件|消息|信息|验证码|密码|联系人|文件|附件|メール|メッセージ|コード|認証|パスワード|連絡先|ファイル|пис[ье]м|сообщени|код|парол|контакт|файл|الرسائل|الرموز|رموز|كلمات المرور|جهات الاتصال|الملفات|메일|메시지|코드|비밀번호|연락처|파일)[^\n]{0,20}(转发|发送|发给)[^\n]{0,20}[\w.+-]+@[\w-]+\.[\w.]+/, ['@']],
-  ['instruction_override', 0.45, /\b(important|urgent|attention)\s*(!|:)?\s*(new )?(instructions?|message) (for|to) (the )?(ai|assistant|model|agent|llm|bot)\b/, ['important', 'urgent', 'attention']],
+  ['instruction_override', 0.45, /\b(important|urgent|attention)\s*(?:(!|:)\s*)?(new )?(instructions?|message) (for|to) (the )?(ai|assistant|model|agent|llm|bot)\b/, ['important', 'urgent', 'attention']],
   ['instruction_override', 0.55, /\b(dear|hey|hi|attention|note to( the)?)\s+(ai|assistant|chatbot|llm|language model|ai agent|email agent|gpt|claude|copilot)\b/, ['ai', 'assistant', 'chatbot', 'llm', 'language model', 'gpt', 'claude', 'copilot']],
   ['instruction_override', 0.5, /\b(if you are|if you're|as) an? (ai|llm|language model|assistant|ai agent)\b[^.\n]{0,40}\b(you must|you should|please|ignore|do not)\b/, ['ai', 'llm', 'language model', 'assistant']],
   ['instruction_override', 0.75, /\b(attention|note|message|instructions?|p\.?s\.?|reminder|notice|memo)\s*(to|for)\s+(the |any |all )?(ai|llm|assistant|language model|ai agent|email agent|agent|bot|gpt|copilot|model)s?\b/, ['ai', 'llm', 'assistant', 'model', 'agent', 'bot', 'gpt', 'copilot']],
@@ -86,7 +86,7 @@ const RULES: readonly Rule[] = [
   ['tool_invocation', 0.5, /\b(call|invoke|execute|run|use|trigger|activate)\s+(the\s+)?[`'"]?[a-z_]{3,30}[`'"]?\s+(function|tool|command|api|plugin|action)\b/, ['call', 'invoke', 'execute', 'run', 'use', 'trigger', 'activate']],
   ['tool_invocation', 0.45, /\b(call|invoke|execute|trigger)\s+(the\s+)?(function|tool|plugin|action)s?\b/, ['call', 'invoke', 'execute', 'trigger']],
   ['tool_invocation', 0.85, /\b(send_?e?mail|forward_?e?mail|delete_?e?mails?|execute_?command|run_?shell|http_?request|transfer_?funds)\s*\(/, ['(']],
-  ['tool_invocation', 0.85, /<\s*\/?\s*(tool_call|function_call|tool_use|invoke|function_calls)\b/, ['<']],
+  ['tool_invocation', 0.85, /<\s*(?:\/\s*)?(tool_call|function_call|tool_use|invoke|function_calls)\b/, ['<']],
   ['tool_invocation', 0.75, /"(tool|function|name|action)"\s*:\s*"(send|exec|run|delete|forward|transfer|http|shell|email)[a-z_]*"/, ['"']],
   ['tool_invocation', 0.45, /\b(rm -rf|curl\s+-[a-z]|wget\s+https?:|powershell\s+-|bash\s+-c|os\.system\(|subprocess\.|eval\()/, ['rm -rf', 'curl', 'wget', 'powershell', 'bash', 'os.system', 'subprocess', 'eval(']],
   ['tool_invocation', 0.85, /\b(curl|wget)\s[^\n|]{0,200}\|\s*(sudo\s+)?(ba|z)?sh\b/, ['curl', 'wget']],
@@ -96,12 +96,12 @@ const RULES: readonly Rule[] = [
   ['boundary_manipulation', 0.9, /<\|\s*(im_start|im_end|endoftext|system|assistant|user|eot_id|start_header_id)\s*\|>/, ['<', '']],
   ['boundary_manipulation', 0.85, /\[\/?(system|inst|sys)\]|<<\/?sys>>/, ['[', '<<']],
   ['boundary_manipulation', 0.75, /<\/?\s*(system|instructions?|admin|system_prompt|user_input|assistant)\s*>/, ['<']],
-  ['boundary_manipulation', 0.7, /#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/, ['##']],
+  ['boundary_manipulation', 0.7, /(?<!#)#{2,}\s*(system|instruction|new instruction|admin|end of (email|input|context))\b/, ['##']],
   ['boundary_manipulation', 0.55, /\b(end of (email|message|document|context|user input|conversation|prompt)|begin (system|admin|new) (prompt|instructions?|message))\b/, ['end of', 'begin ']],
-  ['boundary_manipulation', 0.45, /(^|\n)\s*(system|assistant|human|ai|admin)\s*:\s*\S/, [':']],
+  ['boundary_manipulation', 0.45, /(^|\n)[^\S\n]*(system|assistant|human|ai|admin)\s*:\s*\S/, [':']],
   // (2.6) a separator then "end" / "begin" alone or of an input, "new instructions", "system": a claimed boundary.
   // Not a newsletter template's section labels ("--------- New Patterns ----", "START COPY"), which quarantined real HTML ham.
-  ['boundary_manipulation', 0.45, /(={5,}|-{5,}|\*{5,})\s*(?:(?:end|begin|start)(?:\s*(?:[-=*]|$)|\s+(?:of\s+)?(?:the\s+)?(?:system|instructions?|prompt|input|context|e-?mail|message|user|admin|conversation|document|text|data)\b)|new\s+(?:instructions?|task|prompt|rules|system|directives?|role)\b|(?:system|trusted)\b)/m, ['=====', '-----', '*****']],
+  ['boundary_manipulation', 0.45, /((?<!=)={5,}|(?<!-)-{5,}|(?<!\*)\*{5,})\s*(?:(?:end|begin|start)(?:\s*(?:[-=*]|$)|\s+(?:of\s+)?(?:the\s+)?(?:system|instructions?|prompt|input|context|e-?mail|message|user|admin|conversation|document|text|data)\b)|new\s+(?:instructions?|task|prompt|rules|system|directives?|role)\b|(?:system|trusted)\b)/m, ['=====', '-----', '*****']],
   ['boundary_manipulation', 0.35, /%%%/, ['%%%']],
   // encoding_tricks
   ['encoding_tricks', 0.65, /\b(decode|decrypt|deobfuscate|translate|reverse)\b[^.\n]{0,30}\b(base64|rot-?13|hex|binary|morse|caesar|leetspeak|the following (string|code|text))\b[^.\n]{0,40}\b(and|then)\b[^.\n]{0,20}\b(follow|execute|do|run|obey|perform)\b/, ['decode', 'decrypt', 'deobfuscate', 'translate', 'reverse']],
@@ -188,6 +188,12 @@ export interface InjectionInput {
   tagChars: number;
   /** absent = an unknown, unauthenticated sender */
   sender?: SenderStanding;
+  /**
+   * (session 13) The text is longer than the old bounds (classifyInbound: a text part over 64 KB or
+   * an HTML part over 128 KB): the windows read past the head too (`tailWindows`). Absent (training,
+   * the evaluation's sets, every message under those bounds): the head only, as before.
+   */
+  long?: boolean;
 }
 
 // A text with no rule evidence, no word of the attack vocabulary and no
@@ -231,6 +237,8 @@ export interface WindowScores {
   nHidden: number;
   nVisibleHigh: number;
   doc0: number;
+  /** (session 13) where in the visible text the windows stopped: the end of the last visible segment read (segment cap or MODEL_SCAN_CHARS) */
+  visibleEnd: number;
 }
 
 /** n-gram margin of segments i..j from the per-segment sums. */
@@ -299,6 +307,15 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
   const doc0 = dm ? (docN0 ? dm.bias + (docSum0 * dm.scale) / Math.sqrt(docN0) : dm.bias) : 0;
   const doc1 = dm ? (docN1 ? dm.bias + (docSum1 * dm.scale) / Math.sqrt(docN1) : dm.bias) : 0;
   const wins = pairWindows(segs, winBuf);
+  // where the visible segments stopped (the tail of a long text starts there: tailWindows)
+  const v0 = subjectLower.length + 2;
+  let visibleEnd = Math.min(visibleLower.length, MODEL_SCAN_CHARS);
+  for (let s = segs.length - 1; s >= 0; s--) {
+    if (!(segs[s].flags & (F_HIDDEN | F_SUBJECT))) {
+      visibleEnd = segs[s].b - v0;
+      break;
+    }
+  }
   let visible = 0;
   let hidden = 0;
   let hiddenInstr = 0;
@@ -363,7 +380,50 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       }
     }
   }
-  return { visible, hidden, hiddenInstr, actions, actionText, visibleRaw, visible2, nVisible, nHidden, nVisibleHigh, doc0 };
+  return { visible, hidden, hiddenInstr, actions, actionText, visibleRaw, visible2, nVisible, nHidden, nVisibleHigh, doc0, visibleEnd };
+}
+
+/**
+ * Most chunks of a long text's tail that the windows read (session 13): each is at most
+ * MODEL_SCAN_CHARS and MAX_SEGMENTS sentences, ~0.9 ms, so the tail costs at most ~0.1 s; text of
+ * very short lines past them is read by the rules only (docs/classifier.md "What is scanned").
+ */
+export const MAX_TAIL_CHUNKS = 128;
+
+/**
+ * (session 13) The windows of a long text past the head `ws` read: the rest of `visibleLower` in
+ * chunks, each segmented and windowed as the visible text of a message of its own, merged into
+ * `ws`: the message keeps the highest window of all, lowered by the window-count correction for
+ * the number of all its visible windows, as one message's maximum is.
+ * Until session 13 only the head was windowed and text past 64 KB was not read at all.
+ */
+export function tailWindows(ws: WindowScores, visibleLower: string, bundle: InjectionBundle, ruleCue: boolean): WindowScores {
+  let at = ws.visibleEnd;
+  for (let k = 0; k < MAX_TAIL_CHUNKS && at < visibleLower.length; k++) {
+    const piece = visibleLower.slice(at, at + MODEL_SCAN_CHARS);
+    const t = windowScores('', piece, '', bundle, ruleCue);
+    for (const p of [t.visibleRaw, t.visible2]) {
+      if (p > ws.visibleRaw) {
+        ws.visible2 = ws.visibleRaw;
+        ws.visibleRaw = p;
+      } else if (p > ws.visible2) ws.visible2 = p;
+    }
+    ws.nVisible += t.nVisible;
+    ws.nVisibleHigh += t.nVisibleHigh;
+    t.actions.forEach((a, i) => {
+      if (ws.actions.includes(a)) return;
+      ws.actions.push(a);
+      ws.actionText.push(t.actionText[i] ?? '');
+    });
+    at += t.visibleEnd > 0 ? t.visibleEnd : piece.length;
+  }
+  ws.visibleEnd = at;
+  // One maximum over all the windows, corrected for all of them (2.7's windowCountCorrection, as
+  // windowScores does for the head): a long benign text has many windows, and its highest one
+  // reaches the top of the scale more often than a short one's.
+  const c = bundle.windowCountCorrection ?? 0;
+  ws.visible = c > 0 && ws.nVisible > WINDOWS_FREE && ws.visibleRaw > 0 ? sigmoid(logitOf(ws.visibleRaw) - c * Math.log(ws.nVisible / WINDOWS_FREE)) : ws.visibleRaw;
+  return ws;
 }
 
 const ACTION_INDEX = new Map<RequestedAction, number>(ACTIONS.map((a, i) => [a, i]));
@@ -754,7 +814,9 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
   const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
-  const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);
+  const visibleLower = inp.visible.toLowerCase();
+  const head = windowScores(subjectLower, visibleLower, hidLower, bundle, ruleCue);
+  const ws = inp.long ? tailWindows(head, visibleLower, bundle, ruleCue) : head;
 
   const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, bundle.hiddenNeedsInstruction ? ws.hiddenInstr : ws.hidden, bundle.gradedHidden);
   if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
@@ -801,13 +863,13 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
  * plain part only when their lengths differ by over 200 characters — which the training of the shipped
  * models uses (docs/classifier.md "Classifier 2.10", section 1). Run time always passes true.
  */
-export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string, unseenHtml = true): { input: InjectionInput; subject: string; visibleText: string } {
+export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string, unseenHtml = true, maxHtml = MAX_HTML_CHARS): { input: InjectionInput; subject: string; visibleText: string } {
   let visible = textRaw;
   let hidden = '';
   let techniques: string[] = [];
   let htmlExtra = '';
   if (htmlRaw) {
-    const h = htmlToText(htmlRaw);
+    const h = htmlToText(htmlRaw, maxHtml);
     hidden = h.hidden;
     techniques = h.techniques;
     if (!visible.trim()) visible = h.visible;

@@ -10,6 +10,29 @@ export const MAX_HTML_CHARS = 128 * 1024;
 /** Longest hidden-text buffer kept. */
 export const MAX_HIDDEN_CHARS = 8 * 1024;
 
+/**
+ * (session 13) Most characters of a text part, and of an HTML part, that classifyInbound's
+ * injection scan reads: the parse's body bound (mail/parse.ts MAX_BODY_CHARS), so every body an
+ * agent can read from the daemon is scanned whole. Until session 13 only the first 64 KB of text and
+ * 128 KB of HTML were read (docs/classifier.md "What is scanned").
+ */
+export const MAX_SCAN_CHARS = 1024 * 1024;
+
+/**
+ * A long text's whitespace runs made one character (session 13): a run holding two line ends or
+ * more becomes a blank line (the sentence segmenter's paragraph break), one line end a newline,
+ * anything else a space. Whitespace padding then costs no part of MAX_SCAN_CHARS ("\r\n" × 40,000
+ * put an injection past the 64 KB the scan read: an outside tester's finding). Linear.
+ */
+export function collapseWhitespace(s: string): string {
+  return s.replace(/\s+/g, (m) => {
+    if (m.length === 1) return m === '\n' ? m : ' ';
+    const first = m.indexOf('\n');
+    if (first < 0) return ' ';
+    return m.indexOf('\n', first + 1) >= 0 ? '\n\n' : '\n';
+  });
+}
+
 export function bounded(s: unknown, max = MAX_INPUT_CHARS): string {
   if (typeof s !== 'string') return s == null ? '' : safeString(s);
   return s.length > max ? s.slice(0, max) : s;
@@ -177,7 +200,7 @@ function hidingTechnique(attrs: string, parentBg: string): { hidden: string | nu
   const st = sm[2] ?? sm[3] ?? '';
   const bgv = styleProp(st, 'background-color') ?? styleProp(st, 'background');
   if (bgv) {
-    const first = bgv.split(/\s+(?![^(]*\))/)[0];
+    const first = firstCssToken(bgv);
     if (first && (first[0] === '#' || /^[a-z]+$/.test(first) || first.startsWith('rgb'))) bg = normColor(first);
   }
   const display = styleProp(st, 'display');
@@ -208,12 +231,97 @@ function hidingTechnique(attrs: string, parentBg: string): { hidden: string | nu
   return { hidden: null, bg };
 }
 
+// Session 13 (fix13c): the helpers below replace regular expressions whose backtracking made
+// htmlToText superlinear on crafted input (bench/classifier-linear.bench.ts): the comment test
+// `/[a-z]{3,}.*\s.*[a-z]{3,}/i` was cubic on a comment of one long word (4,000 characters: over
+// 5 s, and the message was stored as clean), `/<[^>]*>/g` quadratic on a comment of '<', and
+// `/\s*\n\s*/g` quadratic on a run of whitespace without a newline (\r, U+2003). Each gives the
+// same result as the expression it replaces (test/unit/classifier/linear-text.test.ts compares them).
+
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isLineEnd = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+/** JavaScript's `\s`. */
+export function isJsSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * `/[a-z]{3,}.*\s.*[a-z]{3,}/i.test(s)` in one pass each way: some whitespace character w with a
+ * run of three ASCII letters ending before it on its line (no line end between them) and one
+ * starting after it on the same line (w itself may be the line end). Prose, not a template id.
+ */
+export function twoWords(s: string): boolean {
+  const n = s.length;
+  // after[i]: a run of three letters starts at or after i with no line end in between
+  const after = new Uint8Array(n + 1);
+  let run = 0;
+  for (let i = n - 1; i >= 0; i--) {
+    const c = s.charCodeAt(i);
+    run = isLetter(c) ? run + 1 : 0;
+    after[i] = run >= 3 ? 1 : isLineEnd(c) ? 0 : after[i + 1];
+  }
+  run = 0;
+  let before = false; // a run of three letters has ended on this line, before i
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (before && isJsSpace(c) && after[i + 1]) return true;
+    if (isLineEnd(c)) before = false;
+    run = isLetter(c) ? run + 1 : 0;
+    if (run >= 3) before = true;
+  }
+  return false;
+}
+
+/** `s.replace(/<[^>]*>/g, ' ')` without rescanning: a '<' with no '>' after it ends the work. */
+export function stripTags(s: string): string {
+  let lt = s.indexOf('<');
+  if (lt < 0) return s;
+  let out = '';
+  let i = 0;
+  while (lt >= 0) {
+    const gt = s.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    out += s.slice(i, lt) + ' ';
+    i = gt + 1;
+    lt = s.indexOf('<', i);
+  }
+  return out + s.slice(i);
+}
+
+/**
+ * The visible text's two replaces (runs of space, tab and no-break space made one space, then any
+ * whitespace run around a newline made one newline; the second expression backtracked) in one linear pass: a run of
+ * whitespace holding a newline becomes one newline, any other run keeps its characters with each
+ * run of spaces, tabs and no-break spaces made one space.
+ */
+export function squeezeLines(s: string): string {
+  return s.replace(/\s+/g, (m) => (m.indexOf('\n') >= 0 ? '\n' : m.length === 1 && m !== '\t' && m !== '\u00a0' ? m : m.replace(/[ \t\u00a0]+/g, ' ')));
+}
+
+/**
+ * `v.split(/\s+(?![^(]*\))/)[0]`, linear: `v` up to its first whitespace that is not inside
+ * parentheses (a ')' ahead before any '('). The lookahead rescanned the rest of the value at every
+ * space: quadratic on a long `background` of words.
+ */
+export function firstCssToken(v: string): string {
+  // closeAhead: the next parenthesis at or after i is ')'
+  const closeAhead = new Uint8Array(v.length + 1);
+  for (let i = v.length - 1; i >= 0; i--) {
+    const c = v.charCodeAt(i);
+    closeAhead[i] = c === 41 ? 1 : c === 40 ? 0 : closeAhead[i + 1];
+  }
+  for (let i = 0; i < v.length; i++) if (isJsSpace(v.charCodeAt(i)) && !closeAhead[i]) return v.slice(0, i);
+  return v;
+}
+
 /**
  * One pass over the HTML: visible text, hidden text (by style, attribute, or
  * comment) and which techniques carried it. Tolerates any garbage.
  */
-export function htmlToText(htmlIn: string): HtmlText {
-  const html = htmlIn.length > MAX_HTML_CHARS ? htmlIn.slice(0, MAX_HTML_CHARS) : htmlIn;
+export function htmlToText(htmlIn: string, maxHtml = MAX_HTML_CHARS): HtmlText {
+  const html = htmlIn.length > maxHtml ? htmlIn.slice(0, maxHtml) : htmlIn;
   const vis: string[] = [];
   const hid: string[] = [];
   let hiddenChars = 0;
@@ -245,9 +353,9 @@ export function htmlToText(htmlIn: string): HtmlText {
       const end = html.indexOf('-->', lt + 4);
       const body = html.slice(lt + 4, end < 0 ? n : end);
       // Conditional comments carry Outlook markup, not prose.
-      if (!/^\s*\[(if|endif)/i.test(body)) {
-        const txt = decodeEntities(body.replace(/<[^>]*>/g, ' ')).trim();
-        if (/[a-z]{3,}.*\s.*[a-z]{3,}/i.test(txt) && hiddenChars < MAX_HIDDEN_CHARS) {
+      if (!/^\s*\[(if|endif)/i.test(body) && hiddenChars < MAX_HIDDEN_CHARS) {
+        const txt = decodeEntities(stripTags(body)).trim();
+        if (twoWords(txt)) {
           hid.push(txt);
           hiddenChars += txt.length;
           techniques.add('comment');
@@ -307,7 +415,7 @@ export function htmlToText(htmlIn: string): HtmlText {
       top = frame;
     }
   }
-  const visible = vis.join('').replace(/[ \t\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+  const visible = squeezeLines(vis.join('')).trim();
   const hidden = hid.join(' ').replace(/\s+/g, ' ').trim();
   return { visible, hidden, techniques: [...techniques], hiddenChars: hidden.length, links };
 }

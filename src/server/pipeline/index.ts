@@ -9,6 +9,7 @@ import type { Logger } from '../../shared/log.js';
 import type { ThreadHeap } from '../../shared/thread-heap.js';
 import type { SanitizedHtml, SanitizeOptions } from '../../mail/html-sanitize.js';
 import { Errors } from '../../shared/errors.js';
+import { failClosed } from '../../classifier/quarantine.js';
 import { authWorkers, PoolClosed, WorkerPool, type PoolStats } from './pool.js';
 
 export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
@@ -128,14 +129,22 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       } catch (err) {
         cutShort('classification', err);
       }
+      // Fail closed (session 13): a retry that could not read every body's text must not leave the
+      // message reading as clean (an unscanned injection would reach an agent's model): its score is
+      // raised to the quarantine point (classifier/quarantine.ts failClosed). A retry that read the
+      // bodies whole (both within RETRY_TEXT_CHARS) stands as it is.
+      const whole = input.text.length <= RETRY_TEXT_CHARS && (input.html ?? '').length <= RETRY_TEXT_CHARS;
       try {
         const bounded: ClassifierInput = { ...input, text: input.text.slice(0, RETRY_TEXT_CHARS), html: input.html ? input.html.slice(0, RETRY_TEXT_CHARS) : null };
-        return { classification: await pool.run({ kind: 'classify', input: bounded, now }) as Classification, truncated: true };
+        const c = await pool.run({ kind: 'classify', input: bounded, now }) as Classification;
+        return { classification: whole ? c : failClosed(c), truncated: true };
       } catch (err) {
         cutShort('bounded classification', err);
       }
       const minimal: ClassifierInput = { ...input, subject: input.subject.slice(0, LAST_RESORT_SUBJECT_CHARS), text: '', html: null, headers: {} };
-      return { classification: (await lastResort()).classifyInbound(minimal, new Date(now)), truncated: true };
+      const c = (await lastResort()).classifyInbound(minimal, new Date(now));
+      const unread = Boolean(input.text.trim() || input.html?.trim()) || input.subject.length > LAST_RESORT_SUBJECT_CHARS;
+      return { classification: unread ? failClosed(c) : c, truncated: true };
     },
 
     async screen(input: OutboundInput): Promise<ScreenResult> {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { tarEntries } from '../../helpers/tar.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,21 +18,6 @@ const DATA = resolve(ROOT, process.env.MAILAGENT_CORPUS_DIR ?? join('..', 'share
 const CORPUS = join(DATA, 'spamassassin', 'messages.tar.gz');
 const MISSING = existsSync(CORPUS) ? null : `corpus not found at ${CORPUS} (set MAILAGENT_CORPUS_DIR, or place the shared data beside the clone at ../shared/data)`;
 if (MISSING) console.warn(`skipping the SpamAssassin corpus test: ${MISSING}`);
-
-/** The regular files of a (gzipped) ustar archive, read with node:zlib and a 512-byte-block walk. */
-function* tarEntries(gz: Buffer): Generator<{ name: string; data: Buffer }> {
-  const tar = gunzipSync(gz);
-  for (let off = 0; off + 512 <= tar.length;) {
-    const h = tar.subarray(off, off + 512);
-    if (h.every((b) => b === 0)) break;
-    const str = (a: number, b: number) => h.subarray(a, b).toString('utf8').replace(/\0.*$/s, '');
-    const size = parseInt(str(124, 136).trim() || '0', 8);
-    const type = String.fromCharCode(h[156] || 48);
-    const name = (str(345, 500) ? str(345, 500) + '/' : '') + str(0, 100);
-    if (type === '0') yield { name, data: tar.subarray(off + 512, off + 512 + size) };
-    off += 512 + Math.ceil(size / 512) * 512;
-  }
-}
 
 let t: TestApp;
 let smtp: SmtpListener;

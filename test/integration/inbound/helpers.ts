@@ -2,6 +2,7 @@ import net from 'node:net';
 import nodemailer from 'nodemailer';
 import { startSmtpListener, type SmtpListener, type SmtpListenerOptions } from '../../../src/server/smtp/listener.js';
 import type { TestApp } from '../../helpers/app.js';
+import type { TestDaemon } from '../../helpers/daemon.js';
 
 /** An offline DNS: answers only what the test put in; everything else is NXDOMAIN. */
 export function fakeResolver(records: Record<string, string[][] | string[]> = {}) {
@@ -94,4 +95,16 @@ export function eml(o: { from?: string; to?: string; subject?: string; body?: st
     o.body ?? 'Hi there.',
     '',
   ].join('\r\n');
+}
+
+/** GET a received message from a real daemon, retrying while it is still being processed (404). */
+export async function receivedSoon(d: TestDaemon, id: string, tries = 60): Promise<any> {
+  for (let i = 0; ; i++) {
+    try {
+      return await d.api('GET', `/v1/messages/received/${id}`, undefined, d.liveKey);
+    } catch (err) {
+      if (i >= tries || !/: 404 /.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type TestDaemon } from '../../helpers/daemon.js';
+import { receivedSoon } from './helpers.js';
 import { MAX_BODY_CHARS } from '../../../src/mail/parse.js';
 import { FROZEN_MS, healthProbe } from '../../helpers/health-probe.js';
 
@@ -42,16 +43,6 @@ afterAll(async () => {
 const transport = () => nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, socketTimeout: 60_000 });
 const idOf = (response: string) => /rcv_[0-9a-z]+/.exec(response)![0];
 
-async function receivedSoon(id: string): Promise<any> {
-  for (let i = 0; ; i++) {
-    try {
-      return await d.api('GET', `/v1/messages/received/${id}`, undefined, d.liveKey);
-    } catch (err) {
-      if (i >= 30 || !/: 404 /.test(String(err))) throw err;
-    }
-  }
-}
-
 describe('pipeline: one message cannot freeze the daemon', () => {
   it('over SMTP: health keeps answering (no freeze), other mail is delivered, the message is stored and flagged', async () => {
     const probe = healthProbe(d.url);
@@ -66,7 +57,7 @@ describe('pipeline: one message cannot freeze the daemon', () => {
     expect(info.response).toMatch(/^250 /);
     // The 250 follows the durable raw commit; the parse runs after it. The probe covers both, until
     // the message is stored (ending it at the 250 gave it ~300 ms and three answers on a fast run).
-    const msg = await receivedSoon(idOf(info.response));
+    const msg = await receivedSoon(d, idOf(info.response));
     const { worst, answers } = await probe.end();
     expect(answers).toBeGreaterThan(0);
     expect(worst, 'slowest /v1/health answer while the message was received and processed (ms)').toBeLessThan(FROZEN_MS);
@@ -103,7 +94,7 @@ describe('pipeline: one message cannot freeze the daemon', () => {
       // A read after the 250 waits up to 2 s for the message to be processed (services/inbound-queue.ts
       // settled); a 3.3 MB message on a loaded machine may take longer: this test is about what is
       // stored, so it asks again until the message is there.
-      const msg = await receivedSoon(idOf(info.response));
+      const msg = await receivedSoon(d, idOf(info.response));
       expect(msg.extraction_truncated, subject).toBe(true);
       expect(msg.body_html.startsWith('<div>'), subject).toBe(true);
       if (n === 300_000) expect(msg.body_html.length).toBe(MAX_BODY_CHARS);

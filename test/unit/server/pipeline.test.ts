@@ -8,6 +8,7 @@ import {
   authWorkers, createPipeline, WorkerPool, BudgetExceeded, PoolClosed, DEFAULT_WORKER_YOUNG_MB, type Pipeline,
 } from '../../../src/server/pipeline/index.js';
 import { silentLogger } from '../../../src/shared/log.js';
+import { QUARANTINE_THRESHOLD } from '../../../src/classifier/quarantine.js';
 
 const HISTORY = {
   messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
@@ -20,6 +21,28 @@ function eml(body: string, type = 'text/plain'): Buffer {
 
 /** `<div>` × n: mailparser's HTML-to-text pass is superlinear on it (seconds at n = 100,000). */
 const nested = (n: number) => eml('<div>'.repeat(n).match(/.{1,990}/g)!.join('\r\n'), 'text/html');
+
+/**
+ * A stand-in worker speaking the pool's protocol, in a temporary directory: `body(dir)` is the code
+ * run for each job (`id`, `job`, `parentPort`, `threadId`, `existsSync`, `writeFileSync`, `join` in scope).
+ */
+function standInWorker(body: (dir: string) => string): { dir: string; url: URL } {
+  const dir = mkdtempSync(join(tmpdir(), 'mailagent-pool-'));
+  const file = join(dir, 'stand-in-worker.mjs');
+  writeFileSync(file, `
+    import { parentPort, threadId } from 'node:worker_threads';
+    import { existsSync, writeFileSync } from 'node:fs';
+    import { join } from 'node:path';
+    parentPort.on('message', (msg) => {
+      if (!msg.jobs) return;
+      for (const { id, job } of msg.jobs) {
+        ${body(dir)}
+      }
+    });
+    parentPort.postMessage({ ready: true });
+  `);
+  return { dir, url: pathToFileURL(file) };
+}
 
 let open: Pipeline[] = [];
 afterEach(async () => {
@@ -90,8 +113,41 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
     const c = await p.work.classify({ from: 'alice@sender.test', subject: 'Hello', text: 'x'.repeat(100_000), classifyIntent: true, history: HISTORY }, Date.now());
     expect(c.truncated).toBe(true);
     expect(c.classification.classifier_model).toMatch(/^mailagent-clf-/);
+    // Fail closed (session 13): the last resort read the subject only, so the body's text was never
+    // scanned — quarantined with hidden_content, never "clean" (an outside tester's injection after
+    // a crafted comment was stored at 0.024 this way).
+    expect(c.classification.injection_score).toBeGreaterThanOrEqual(QUARANTINE_THRESHOLD);
+    expect(c.classification.injection_categories).toContain('hidden_content');
     const s = await p.work.screen({ subject: 'Hi', text: 'hello', to: ['a@b.test'], isReply: false });
     expect(typeof s.blocked).toBe('boolean');
+  });
+
+  it('classification cut short: a retry that read the bodies whole stands, one that read a prefix fails closed (session 13)', async () => {
+    // A stand-in worker: the first classify job of each subject holds the thread past the budget
+    // (a file marks it seen, so the replacement worker answers the retry), and every answer is
+    // a clean classification of what it was given.
+    const { dir, url } = standInWorker((dir) => `
+      const seen = join(${JSON.stringify(dir)}, 'seen-' + job.input.subject);
+      if (!existsSync(seen)) {
+        writeFileSync(seen, '');
+        const until = Date.now() + 60000;
+        while (Date.now() < until) { /* past the budget */ }
+      }
+      parentPort.postMessage({ id, ok: true, result: { intent: 'unclassified', entities: {}, urgency: 0, injection_score: 0.02, injection_categories: [], sender_reputation: 0.5, classifier_model: 'stand-in', read: job.input.text.length } });
+    `);
+    const p = createPipeline({ workers: 1, budgetMs: 300, log: silentLogger, workerUrl: url });
+    open.push(p);
+    try {
+      await p.ready();
+      const whole = await p.work.classify({ from: 'a@b.test', subject: 'short', text: 'Lunch on Friday?', html: '<p>Lunch on Friday?</p>', classifyIntent: true, history: HISTORY }, Date.now());
+      expect(whole.truncated).toBe(true);
+      expect(whole.classification).toMatchObject({ injection_score: 0.02, injection_categories: [], read: 16 });
+      const prefix = await p.work.classify({ from: 'a@b.test', subject: 'long', text: 'y'.repeat(40_000), html: null, classifyIntent: true, history: HISTORY }, Date.now());
+      expect(prefix.truncated).toBe(true);
+      expect(prefix.classification).toMatchObject({ injection_score: QUARANTINE_THRESHOLD, injection_categories: ['hidden_content'], read: 16 * 1024 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the pool itself: BudgetExceeded for an overrun, PoolClosed after close, queued jobs run in order', async () => {
@@ -163,21 +219,12 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
 
   it('SPF/DKIM/DMARC rounds run on the first worker only (one copy of mailauth), the other jobs on any worker', async () => {
     expect([1, 2, 3, 4, 8, 64].map(authWorkers)).toEqual([1, 1, 1, 1, 2, 16]);
-    const dir = mkdtempSync(join(tmpdir(), 'mailagent-pool-'));
-    const file = join(dir, 'stand-in-worker.mjs');
-    writeFileSync(file, `
-      import { parentPort, threadId } from 'node:worker_threads';
-      parentPort.on('message', (msg) => {
-        if (!msg.jobs) return;
-        for (const { id, job } of msg.jobs) {
-          const until = Date.now() + 20;
-          while (Date.now() < until) { /* a synchronous job */ }
-          parentPort.postMessage({ id, ok: true, result: { kind: job.kind, threadId } });
-        }
-      });
-      parentPort.postMessage({ ready: true });
+    const { dir, url } = standInWorker(() => `
+      const until = Date.now() + 20;
+      while (Date.now() < until) { /* a synchronous job */ }
+      parentPort.postMessage({ id, ok: true, result: { kind: job.kind, threadId } });
     `);
-    const pool = new WorkerPool({ size: 2, budgetMs: 5_000, maxHeapMb: 64, log: silentLogger, workerUrl: pathToFileURL(file) });
+    const pool = new WorkerPool({ size: 2, budgetMs: 5_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
     try {
       await pool.ready();
       const auth = { kind: 'auth' as const, input: { raw: Buffer.from('x'), ip: null, helo: null, mailFrom: '', mta: 'mx', answers: {} } };
