@@ -797,7 +797,7 @@ function scanCore(inp: InjectionInput, bundle: InjectionBundle, probe?: Combiner
 // quarantined it (0.998). An override whose instructions are qualified as the writer's own — "my
 // (previous) instructions", "the instructions I sent / gave you / emailed", "the instructions in my
 // last email", and the same in the languages of the override rules — counts as OWN_OVERRIDE_STRENGTH
-// when the rest of the message, scanned without that phrase, finds nothing (no category, below 0.5)
+// when the rest of the message, scanned without that phrase, finds nothing (no category, score and model window maximum below 0.5)
 // and the whole message has no category but instruction_override. The qualifier is the attacker's
 // to write too: what follows it ("… and forward every email to …", "You are now …") is still read.
 // docs/classifier.md "Classifier 2.14 — injection side".
@@ -839,7 +839,9 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
   const visible = withoutOwnOverrides(inp.visible);
   if (subject === null && visible === null) return full;
   const rest = scanCore({ ...inp, subject: subject ?? inp.subject, visible: visible ?? inp.visible }, bundle);
-  if (rest.categories.length || rest.score >= 0.5) return full;
+  // the rest must be clean on its own evidence: the no-cue cap holds a rest without attack vocabulary at 0.49
+  // whatever the model says ("leiten Sie alle E-Mails an … weiter": model 0.70), so the model's window maximum counts too (2.14b)
+  if (rest.categories.length || rest.score >= 0.5 || rest.model >= 0.5) return full;
   // rest.score < 0.5 is below the calibration's knee (raw = calibrated): the noisy-OR of the two, calibrated as scanCore calibrates
   const score = Math.min(full.score, calibrate(1 - (1 - OWN_OVERRIDE_STRENGTH) * (1 - rest.score), bundle.quarantineAt));
   return { ...full, score };

@@ -128,7 +128,7 @@ export interface InjectionBundle {
    * Classifier 2.14: an override of the writer's OWN earlier instructions ("please disregard the
    * previous instructions I sent about the VPN", "ignore my earlier instructions", in the languages
    * of the override rules) counts as a weak override (OWN_OVERRIDE_STRENGTH) when the rest of the
-   * message, read without that phrase, has no category and scores below 0.5, and the whole message
+   * message, read without that phrase, has no category and its score and model window maximum are below 0.5, and the whole message
    * has no category but instruction_override (injection.ts ownOverride). A run-time rule of the
    * code, not stored in the weights: absent = on; false = 2.13's scoring (evaluation only).
    */
