@@ -152,6 +152,14 @@ export const GOAL_RULES: readonly Rule[] = [
 ];
 const ALL_RULES: readonly Rule[] = [...RULES, ...GOAL_RULES];
 
+// (2.14c, `answerRule`, measured in session 13: docs/classifier.md "Classifier 2.14 — injection side") Any
+// instruction aimed at the reader's own answer: an imperative opening (IMPERATIVE, then a word that is not a
+// pronoun, article, auxiliary, conjunction or an -ing / -ed form) and, in the same sentence, the reader's
+// response / answer / output (RESPONSE: "your reply" is left out, as in the goal rules). Weak on its own
+// (0.5: with no other evidence it quarantines only beside a model window of about 0.75 or more).
+const ANSWER_RULE = new RegExp(IMPERATIVE + String.raw`(?!(?:thank|thanks|i|we|you|he|she|they|it|this|that|these|those|there|here|the|a|an|my|our|your|his|her|their|its|as|if|when|what|how|why|who|which|is|are|was|were|be|been|do|does|did|can|could|would|will|shall|should|may|might|must|have|has|had|not|no|yes|ok|okay|so|and|but|or|for|per|re|sorry|hope|great|many|further|again|just|also|still|hi|hello|hey|dear|good|morning|afternoon|evening|all|team|everyone|folks)\b)[a-z]+(?<!ing|ed)\b(?:[^.\n?]|\.(?=\S)){0,80}?\b` + RESPONSE, 'm');
+export const ANSWER_RULE_STRENGTH = 0.5;
+
 const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
 const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward|disregard|assistant|execute|reveal)\b/;
 const INSTRUCTION_WORDS_ALL = new RegExp(INSTRUCTION_WORDS.source, 'g');
@@ -627,14 +635,24 @@ export interface RuleEvidence {
 }
 
 /** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10); `foldObfuscation` reads look-alike letters, leetspeak and ROT13 (2.12). */
-export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false, foldObfuscation = false): RuleEvidence {
+export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false, foldObfuscation = false, answerRule = false): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
   const hidLower = inp.hidden.toLowerCase();
 
   ruleHits(visLower, strengths, 1, goalRules);
   // Hidden text that gives instructions is worse than the same text in view.
-  const hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1, goalRules) : 0;
+  let hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1, goalRules) : 0;
+  if (answerRule) {
+    const hit = (t: string, f: number) => {
+      if (!t || !HAS_RESPONSE.test(t) || !ANSWER_RULE.test(t)) return 0;
+      const v = ANSWER_RULE_STRENGTH * f;
+      if ((strengths.get('instruction_override') ?? 0) < v) strengths.set('instruction_override', v);
+      return v;
+    };
+    hit(visLower, 1);
+    hiddenRule = Math.max(hiddenRule, hit(hidLower, 1.1));
+  }
 
   // encoding tricks
   const spaced = visLower.match(SPACED);
@@ -751,7 +769,7 @@ export interface CombinerProbe {
 }
 
 function scanCore(inp: InjectionInput, bundle: InjectionBundle, probe?: CombinerProbe): InjectionResult {
-  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true);
+  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true, bundle.answerRule === true);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
   const ws = windowScores(subjectLower, inp.visible.toLowerCase(), hidLower, bundle, ruleCue);

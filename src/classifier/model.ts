@@ -134,6 +134,11 @@ export interface InjectionBundle {
    */
   ownOverride?: boolean;
   /**
+   * Classifier 2.14c (measured in session 13): a weak rule (0.5) for any imperative sentence aimed at
+   * the reader's own response / answer / output (injection.ts ANSWER_RULE); absent = off.
+   */
+  answerRule?: boolean;
+  /**
    * Classifier 2.9 (measured): a logistic combination of the score's parts
    * (injection.ts COMBINER_FEATURES: the noisy-OR score, window maximum and
    * second window, window counts, hidden text, rules, action request, the
