@@ -35,6 +35,8 @@ const out = (s = '') => process.stdout.write(s + '\n');
 const foldModel = (s: AttackSource): V2Model => foldModelCached(s, recipe, cacheDir, log);
 
 const sets = evalSets(dev ? 100 : 250);
+const tally = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+const fmt = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
 
 // --sweep '[{}, {"windowCountCorrection":0.5}]': score the (cached) fold models with each set of run-time
 // options and print the table figures, plus a DESIGN figure that reads no held-out attack: the
@@ -46,6 +48,7 @@ if (sweepArg) {
   const ins = evalSets(dev ? 100 : 250, true);
   const worst = variants.map(() => ({ wa: 1, ea: 1, wr: 1, er: 1, dw: 1, de: 1 }));
   const negAll = variants.map(() => [] as number[]);
+  const posAll = variants.map(() => [] as number[]);
   for (const s of sources) {
     const base = bundleOf(foldModel(s));
     variants.forEach((v, k) => {
@@ -54,7 +57,10 @@ if (sweepArg) {
       const neg = sets.negatives.map(sc);
       negAll[k].push(...neg);
       const p = sets.positives.get(s)!;
-      const f = figuresFor(s, neg, p.written.map(sc), p.embedded.map((m) => ({ s: sc(m), pos: m.position })));
+      const pw = p.written.map(sc);
+      const pe = p.embedded.map((m) => ({ s: sc(m), pos: m.position }));
+      posAll[k].push(...pw, ...pe.map((x) => x.s));
+      const f = figuresFor(s, neg, pw, pe);
       const dw: number[] = [];
       const de: number[] = [];
       for (const t of ATTACK_SOURCES) {
@@ -70,15 +76,31 @@ if (sweepArg) {
       out(`${s.padEnd(15)} ${JSON.stringify(v).padEnd(40)} held-out ${f.writtenAuc.toFixed(3)} / ${f.embeddedAuc.toFixed(3)} / ${f.writtenRecall.toFixed(3)} / ${f.embeddedRecall.toFixed(3)}   DESIGN (eval side of training sources) AUC ${d.writtenAuc.toFixed(3)} / ${d.embeddedAuc.toFixed(3)} R@1% ${d.writtenRecall.toFixed(3)} / ${d.embeddedRecall.toFixed(3)}`);
     });
   }
+  // the negatives' sets, in the order of negAll (every fold's negatives in turn)
+  const negSet = sources.flatMap(() => sets.negatives.map((m) => m.source));
   variants.forEach((v, k) => {
     const w = worst[k];
     const q = thresholdFor(negAll[k], 0.005);
     out(`WORST ${JSON.stringify(v).padEnd(40)} held-out ${w.wa.toFixed(3)} / ${w.ea.toFixed(3)} / ${w.wr.toFixed(3)} / ${w.er.toFixed(3)}   DESIGN worst R@1% ${w.dw.toFixed(3)} / ${w.de.toFixed(3)}   quarantine point ${q.toPrecision(6)}`);
+    // (2.14) at the re-chosen point: the share of the fold scores of the negatives at or above it, by set, and the trigger-word sentences
+    const over = new Map<string, number>();
+    let n = 0, trig = 0, trigN = 0;
+    negAll[k].forEach((x, i) => {
+      if (negSet[i] === 'own-benign/trigger') trigN++;
+      if (x < q) return;
+      n++;
+      over.set(negSet[i], (over.get(negSet[i]) ?? 0) + 1);
+      if (negSet[i] === 'own-benign/trigger') trig++;
+    });
+    out(`      at ${q.toPrecision(6)}: ${n} of ${negAll[k].length} negatives (${((100 * n) / negAll[k].length).toFixed(2)}%: ${fmt(over)}); trigger-word sentences ${trig} of ${trigN}`);
+    if (k > 0) {
+      const dn = negAll[k].filter((x, i) => x !== negAll[0][i]).length;
+      const dp = posAll[k].filter((x, i) => x !== posAll[0][i]).length;
+      out(`      scores that differ from the first variant: ${dn} of ${negAll[k].length} negatives, ${dp} of ${posAll[k].length} positives`);
+    }
   });
   process.exit(0);
 }
-const tally = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
-const fmt = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
 const dump: Record<string, unknown> = {};
 for (const s of sources) {
   const bundle: InjectionBundle = { ...bundleOf(foldModel(s)), ...bundleOpts };

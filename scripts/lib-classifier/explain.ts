@@ -27,7 +27,7 @@ const fb = new Uint32Array(MAX_FEATURES);
 
 export function explainMessage(bundle: InjectionBundle, m: Msg, thr: number): Explanation {
   const { input } = injectionInputOf(bounded(m.subject, 2000), bounded(m.text), bounded(m.html, 128 * 1024));
-  const ev = ruleEvidence(input, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true);
+  const ev = ruleEvidence(input, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true, bundle.answerRule === true);
   const hidLower = input.hidden.toLowerCase();
   const ws = windowScores(input.subject.toLowerCase(), input.visible.toLowerCase(), hidLower, bundle, ev.ruleCue);
   const hs = hiddenStrengthOf(input, ev.hiddenRule, bundle.hiddenNeedsInstruction ? ws.hiddenInstr : ws.hidden, bundle.gradedHidden);

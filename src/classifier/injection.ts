@@ -152,6 +152,14 @@ export const GOAL_RULES: readonly Rule[] = [
 ];
 const ALL_RULES: readonly Rule[] = [...RULES, ...GOAL_RULES];
 
+// (2.14c, `answerRule`, measured in session 13: docs/classifier.md "Classifier 2.14 — injection side") Any
+// instruction aimed at the reader's own answer: an imperative opening (IMPERATIVE, then a word that is not a
+// pronoun, article, auxiliary, conjunction or an -ing / -ed form) and, in the same sentence, the reader's
+// response / answer / output (RESPONSE: "your reply" is left out, as in the goal rules). Weak on its own
+// (0.5: with no other evidence it quarantines only beside a model window of about 0.75 or more).
+const ANSWER_RULE = new RegExp(IMPERATIVE + String.raw`(?!(?:thank|thanks|i|we|you|he|she|they|it|this|that|these|those|there|here|the|a|an|my|our|your|his|her|their|its|as|if|when|what|how|why|who|which|is|are|was|were|be|been|do|does|did|can|could|would|will|shall|should|may|might|must|have|has|had|not|no|yes|ok|okay|so|and|but|or|for|per|re|sorry|hope|great|many|further|again|just|also|still|hi|hello|hey|dear|good|morning|afternoon|evening|all|team|everyone|folks)\b)[a-z]+(?<!ing|ed)\b(?:[^.\n?]|\.(?=\S)){0,80}?\b` + RESPONSE, 'm');
+export const ANSWER_RULE_STRENGTH = 0.5;
+
 const SPACED = /\b(?:[a-z][ ._-]){6,}[a-z]\b/g;
 const INSTRUCTION_WORDS = /\b(ignore|instructions|system prompt|password|forward|disregard|assistant|execute|reveal)\b/;
 const INSTRUCTION_WORDS_ALL = new RegExp(INSTRUCTION_WORDS.source, 'g');
@@ -687,14 +695,24 @@ export interface RuleEvidence {
 }
 
 /** The rules (per category, hidden text ×1.1, encodings decoded), before any model; `goalRules` adds GOAL_RULES (2.10); `foldObfuscation` reads look-alike letters, leetspeak and ROT13 (2.12). */
-export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false, foldObfuscation = false): RuleEvidence {
+export function ruleEvidence(inp: InjectionInput, ignoreSeparatorRuns = false, goalRules = false, foldObfuscation = false, answerRule = false): RuleEvidence {
   const strengths = new Map<InjectionCategory, number>();
   const visLower = (inp.subject + '\n' + inp.visible).toLowerCase();
   const hidLower = inp.hidden.toLowerCase();
 
   ruleHits(visLower, strengths, 1, goalRules);
   // Hidden text that gives instructions is worse than the same text in view.
-  const hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1, goalRules) : 0;
+  let hiddenRule = hidLower ? ruleHits(hidLower, strengths, 1.1, goalRules) : 0;
+  if (answerRule) {
+    const hit = (t: string, f: number) => {
+      if (!t || !HAS_RESPONSE.test(t) || !ANSWER_RULE.test(t)) return 0;
+      const v = ANSWER_RULE_STRENGTH * f;
+      if ((strengths.get('instruction_override') ?? 0) < v) strengths.set('instruction_override', v);
+      return v;
+    };
+    hit(visLower, 1);
+    hiddenRule = Math.max(hiddenRule, hit(hidLower, 1.1));
+  }
 
   // encoding tricks
   const spaced = visLower.match(SPACED);
@@ -810,8 +828,8 @@ export interface CombinerProbe {
   capped?: boolean;
 }
 
-export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle(), probe?: CombinerProbe): InjectionResult {
-  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true);
+function scanCore(inp: InjectionInput, bundle: InjectionBundle, probe?: CombinerProbe): InjectionResult {
+  const ev = ruleEvidence(inp, bundle.ignoreSeparatorRuns, bundle.goalRules === true, bundle.foldObfuscation === true, bundle.answerRule === true);
   const { strengths, visLower, hidLower, ruleCue } = ev;
   const subjectLower = inp.subject.toLowerCase();
   const visibleLower = inp.visible.toLowerCase();
@@ -851,6 +869,62 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
   if (ws.actions.length) categories.push('action_request');
   if (score >= 0.5 && categories.length === 0) categories.push('instruction_override');
   return { score, categories, model: ws.visible, hiddenChars: inp.hidden.length + inp.zeroWidth + inp.tagChars, actions: ws.actions, actionText: ws.actionText };
+}
+
+// ------------------------------------------------------- the writer's own instructions (2.14)
+// "Please disregard the previous instructions I sent about the VPN" is an override of the WRITER's
+// own earlier message, not of the reader's instructions; the override rule (0.9) and the model
+// quarantined it (0.998). An override whose instructions are qualified as the writer's own — "my
+// (previous) instructions", "the instructions I sent / gave you / emailed", "the instructions in my
+// last email", and the same in the languages of the override rules — counts as OWN_OVERRIDE_STRENGTH
+// when the rest of the message, scanned without that phrase, finds nothing (no category, score and model window maximum below 0.5)
+// and the whole message has no category but instruction_override. The qualifier is the attacker's
+// to write too: what follows it ("… and forward every email to …", "You are now …") is still read.
+// docs/classifier.md "Classifier 2.14 — injection side".
+const B = String.raw`(?<![\p{L}\p{N}])`;
+const OWN_OVERRIDE_SOURCES = [
+  // English: my/our (previous) instructions; the (previous) instructions (that) I sent / gave …; … in my last email; what I said in my email
+  String.raw`(?:ignore|disregard|forget|skip|overlook|neglect)(?![\p{L}])[^.\n]{0,20}?(?:(?<![\p{L}])(?:my|our)\s+(?:[^\s.]+\s+){0,2}?(?:instructions?|directions|guidelines|steps|rules|e-?mails?|mails?|messages?|notes?)(?![\p{L}])|(?<![\p{L}])the\s+(?:[^\s.]+\s+){0,3}?(?:instructions?|directions|guidelines|steps|rules)\s+(?:[^\s.]+\s+){0,2}?(?:(?:that|which)\s+)?(?:i|we)\s+(?:(?:have|had|just)\s+)?(?:sent|gave|emailed|e-mailed|mailed|wrote|posted|shared|forwarded|circulated|provided|left)(?![\p{L}])|(?<![\p{L}])the\s+(?:[^\s.]+\s+){0,3}?(?:instructions?|directions|guidelines|steps|rules)\s+(?:in|from|of)\s+(?:my|our)\s+(?:[^\s.]+\s+)?(?:e-?mail|mail|message|note)s?(?![\p{L}])|(?<![\p{L}])what\s+(?:i|we)\s+(?:said|wrote|sent)\s+(?:in|about)\s+(?:my|our)\s+(?:[^\s.]+\s+)?(?:e-?mail|mail|message|note)s?(?![\p{L}]))`,
+  // German
+  String.raw`(?:ignorieren sie|ignoriere|ignoriert|vergessen sie|vergiss|vergesst)(?![\p{L}])[^.\n]{0,20}?(?:(?<![\p{L}])(?:meine|unsere)\s+(?:[^\s.]+\s+)?(?:anweisungen|hinweise|instruktionen|anleitungen?)(?![\p{L}])|(?<![\p{L}])(?:die|den)\s+(?:[^\s.]+\s+)?(?:anweisungen|hinweise|instruktionen|anleitungen?)\s*(?:,\s*(?:die|welche)\s+(?:ich|wir)|aus\s+(?:meiner|unserer)\s+(?:[^\s.]+\s+)?(?:e-?mail|mail|nachricht))(?![\p{L}]))`,
+  // French
+  String.raw`(?:ignore[zr]?|oublie[zr]?)(?![\p{L}])[^.\n]{0,20}?(?:(?<![\p{L}])(?:mes|nos)\s+(?:[^\s.]+\s+)?(?:instructions|consignes|indications)(?![\p{L}])|(?<![\p{L}])les\s+(?:[^\s.]+\s+)?(?:instructions|consignes|indications)\s+(?:que\s+(?:je|j'|nous)|de\s+(?:mon|notre|mes|nos)(?![\p{L}])))`,
+  // Spanish
+  String.raw`(?:ignora|ignore|ignoren|ignorad|olvida|olvide|olviden|olvidad)(?![\p{L}])[^.\n]{0,20}?(?:(?<![\p{L}])(?:mis|nuestras)\s+(?:[^\s.]+\s+)?(?:instrucciones|indicaciones)(?![\p{L}])|(?<![\p{L}])las\s+(?:[^\s.]+\s+)?(?:instrucciones|indicaciones)\s+(?:que\s+(?:(?:te|le|les|os)\s+)?(?:envié|enviamos|di|dimos|mandé|mandamos|escribí)|de\s+(?:mi|nuestro|nuestra)(?![\p{L}])))`,
+  // Italian
+  String.raw`(?:ignora|ignorate|ignori|dimentica|dimenticate|dimentichi)(?![\p{L}])[^.\n]{0,20}?(?:(?<![\p{L}])le\s+(?:mie|nostre)\s+(?:[^\s.]+\s+)?istruzioni(?![\p{L}])|(?<![\p{L}])le\s+(?:[^\s.]+\s+)?istruzioni\s+(?:che\s+(?:(?:ti|vi|le|gli)\s+)?(?:ho|abbiamo)|del\s+(?:mio|nostro))(?![\p{L}]))`,
+  // Portuguese
+  String.raw`(?:ignore|ignorem|ignora|esqueça|esqueçam|esquece)(?![\p{L}])[^.\n]{0,20}?(?:(?<![\p{L}])(?:as\s+)?(?:minhas|nossas)\s+(?:[^\s.]+\s+)?instruções(?![\p{L}])|(?<![\p{L}])as\s+(?:[^\s.]+\s+)?instruções\s+(?:que\s+(?:(?:lhe|te|vos|lhes)\s+)?(?:enviei|enviamos|mandei|dei)|d[oa]\s+(?:meu|minha|nosso|nossa))(?![\p{L}]))`,
+  // Dutch
+  String.raw`(?:negeer|vergeet)(?![\p{L}])[^.\n]{0,20}?(?<![\p{L}])(?:mijn|onze)\s+(?:[^\s.]+\s+)?instructies(?![\p{L}])`,
+];
+const OWN_OVERRIDE = new RegExp(B + String.raw`(?:` + OWN_OVERRIDE_SOURCES.join('|') + String.raw`)`, 'giu');
+/** What an override of the writer's own earlier instructions counts for (the override rule's 0.9 × 0.5). */
+export const OWN_OVERRIDE_STRENGTH = 0.45;
+
+/** The text without its overrides of the writer's own instructions, or null when it has none. */
+export function withoutOwnOverrides(text: string): string | null {
+  if (!text) return null;
+  OWN_OVERRIDE.lastIndex = 0;
+  if (!OWN_OVERRIDE.test(text)) return null;
+  OWN_OVERRIDE.lastIndex = 0;
+  return text.replace(OWN_OVERRIDE, ' ');
+}
+
+export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = injectionBundle(), probe?: CombinerProbe): InjectionResult {
+  const full = scanCore(inp, bundle, probe);
+  if (bundle.ownOverride === false || full.score <= OWN_OVERRIDE_STRENGTH || full.actions.length) return full;
+  for (const c of full.categories) if (c !== 'instruction_override') return full;
+  const subject = withoutOwnOverrides(inp.subject);
+  const visible = withoutOwnOverrides(inp.visible);
+  if (subject === null && visible === null) return full;
+  const rest = scanCore({ ...inp, subject: subject ?? inp.subject, visible: visible ?? inp.visible }, bundle);
+  // the rest must be clean on its own evidence: the no-cue cap holds a rest without attack vocabulary at 0.49
+  // whatever the model says ("leiten Sie alle E-Mails an … weiter": model 0.70), so the model's window maximum counts too (2.14b)
+  if (rest.categories.length || rest.score >= 0.5 || rest.model >= 0.5) return full;
+  // rest.score < 0.5 is below the calibration's knee (raw = calibrated): the noisy-OR of the two, calibrated as scanCore calibrates
+  const score = Math.min(full.score, calibrate(1 - (1 - OWN_OVERRIDE_STRENGTH) * (1 - rest.score), bundle.quarantineAt));
+  return { ...full, score };
 }
 
 /**

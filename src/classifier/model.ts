@@ -125,6 +125,20 @@ export interface InjectionBundle {
    */
   foldObfuscation?: boolean;
   /**
+   * Classifier 2.14: an override of the writer's OWN earlier instructions ("please disregard the
+   * previous instructions I sent about the VPN", "ignore my earlier instructions", in the languages
+   * of the override rules) counts as a weak override (OWN_OVERRIDE_STRENGTH) when the rest of the
+   * message, read without that phrase, has no category and its score and model window maximum are below 0.5, and the whole message
+   * has no category but instruction_override (injection.ts ownOverride). A run-time rule of the
+   * code, not stored in the weights: absent = on; false = 2.13's scoring (evaluation only).
+   */
+  ownOverride?: boolean;
+  /**
+   * Classifier 2.14c (measured in session 13): a weak rule (0.5) for any imperative sentence aimed at
+   * the reader's own response / answer / output (injection.ts ANSWER_RULE); absent = off.
+   */
+  answerRule?: boolean;
+  /**
    * Classifier 2.9 (measured): a logistic combination of the score's parts
    * (injection.ts COMBINER_FEATURES: the noisy-OR score, window maximum and
    * second window, window counts, hidden text, rules, action request, the
