@@ -641,9 +641,11 @@ async function benchRss() {
 /**
  * The lists clients page through, each as a path (LIST_ENDPOINTS). `{agent}` is the agent's id.
  * Filters chosen so that some match most rows (the plain lists, `is:unread`, two common event
- * types), one matches 1 % at either size (a word in 1 % of the sent subjects), and some match the
+ * types), one matches 1 % at either size (a word in 1 % of the sent subjects: also its second page of 2,
+ * and on received mail, where it is in none; `nowhere` is in no message), and some match the
  * same few rows at either size (a label, a status, the trash, `is:read`, rare event types: see
- * bulkCopy): a list that walks an index in page order and filters as it goes reads every row for those.
+ * bulkCopy): a list that walks an index in page order and filters as it goes reads every row for
+ * those. `&page=n`: the nth page through the cursors (threads page 50: a cursor deep in the list).
  */
 const LIST_ENDPOINTS = [
   '/v1/messages/received?limit=20',
@@ -655,6 +657,7 @@ const LIST_ENDPOINTS = [
   '/v1/messages/received?limit=20&q=intent:verification_code',
   '/v1/threads?limit=20',
   '/v1/threads?limit=20&page=2',
+  '/v1/threads?limit=20&page=50',
   '/v1/threads?limit=20&label=bench',
   '/v1/threads?limit=20&status=archived',
   '/v1/threads?limit=20&trashed=true',
@@ -663,6 +666,9 @@ const LIST_ENDPOINTS = [
   '/v1/messages?limit=20',
   '/v1/messages?limit=20&page=2',
   '/v1/messages?limit=20&q=zebra',
+  '/v1/messages?limit=2&q=zebra&page=2',
+  '/v1/messages?limit=20&q=nowhere',
+  '/v1/messages/received?limit=20&q=zebra',
   '/v1/events?limit=20',
   '/v1/events?limit=20&page=2',
   '/v1/events?limit=20&event_type=message.received',
@@ -675,13 +681,18 @@ const RARE_EVENTS = ['thread.updated', 'agent.created'];
 const LIST_N = Number(process.env.LIST_REQUESTS ?? 200);
 const LIST_SECS = Number(process.env.LIST_SECS ?? 20);
 
-/** `&page=2`: the second page, through the first page's next_cursor (what a client paging does). */
+/** `&page=n`: the nth page, through each page's next_cursor from the first (what a client paging does). */
 async function listUrl(url: string, key: string, path: string, agent: string): Promise<string> {
   const p = path.replace('{agent}', agent);
-  if (!p.endsWith('&page=2')) return url + p;
-  const first = p.slice(0, -'&page=2'.length);
-  const body = await fetch(url + first, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json()) as { next_cursor?: string };
-  return `${url}${first}&cursor=${body.next_cursor}`;
+  const m = /&page=(\d+)$/.exec(p);
+  if (!m) return url + p;
+  const first = p.slice(0, m.index);
+  let target = url + first;
+  for (let n = 1; n < Number(m[1]); n++) {
+    const body = await fetch(target, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json()) as { next_cursor?: string };
+    target = `${url}${first}&cursor=${body.next_cursor}`;
+  }
+  return target;
 }
 
 /** p50 of LIST_N sequential GETs of each list (after 20 unmeasured ones; fewer past LIST_SECS), ms; and the rows of one answer and how many were timed. */

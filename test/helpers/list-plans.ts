@@ -1,6 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
+import { migrate, openDatabase, type OpenedDb } from '../../src/db/open.js';
+import { onPostgres, testDatabase, type TestDatabase } from './db.js';
 
 /**
  * For the list-index tests (test/unit/db/list-indexes.test.ts, filter-indexes.test.ts): a second
@@ -64,4 +69,51 @@ export function rowInserter(db: Kysely<Database>): { neutralOf(table: string): P
       await db.insertInto(table as never).values({ ...(await neutralOf(table)), ...row } as never).execute();
     },
   };
+}
+
+/**
+ * The store of a list test (list-indexes, filter-indexes, list-seek): a database in a temp dir
+ * (migrated, or `unmigrated` for a test that migrates it itself), rows inserted on its own
+ * connection, and once `recordPlans()` is called the lists' `db` is, on SQLite, a plan recorder's
+ * connection to the same file (PostgreSQL: the store itself; its planner's choices are its own).
+ */
+export interface ListStore {
+  opened: OpenedDb;
+  /** The db the lists run on: the store's own until recordPlans(), then the recorder's on SQLite. */
+  db: Kysely<Database>;
+  recorder: ReturnType<typeof planRecorder> | null;
+  insert(table: string, row: Record<string, unknown>): Promise<void>;
+  neutralOf(table: string): Promise<Record<string, unknown>>;
+  recordPlans(): void;
+  /** Every page of a list with each page's plan (SQLite, after recordPlans()). */
+  allPages<T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>): Promise<{ rows: T[]; plans: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function openListStore(prefix: string, opts: { unmigrated?: boolean } = {}): Promise<ListStore> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const store: TestDatabase = await testDatabase(dir, opts);
+  const opened = openDatabase(store.spec);
+  if (!opts.unmigrated) await migrate(opened.db);
+  const rows = rowInserter(opened.db);
+  const s: ListStore = {
+    opened,
+    db: opened.db,
+    recorder: null,
+    insert: (table, row) => rows.insert(table, row),
+    neutralOf: (table) => rows.neutralOf(table),
+    recordPlans() {
+      if (onPostgres || s.recorder) return;
+      s.recorder = planRecorder((store.spec as { file: string }).file);
+      s.db = s.recorder.db;
+    },
+    allPages: (list) => allPages(list, s.recorder ? s.recorder.planOf : null),
+    async close() {
+      if (s.recorder) await s.recorder.db.destroy();
+      await opened.close();
+      await store.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return s;
 }

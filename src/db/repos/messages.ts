@@ -5,7 +5,7 @@ import type { SentMessagesTable, SentAttachmentsTable } from '../tables/outbound
 import { insertRow, insertRowNow } from '../insert-row.js';
 import { defineQuery } from '../prepared.js';
 import { bool, json, listBodyText, paginate, type ListsEveryColumn, type PageRequest, type PageResult } from '../paginate.js';
-import { sentConditions, type MessageSearch } from './search.js';
+import { searchPage, sentConditions, textMatchOf, type MessageSearch } from './search.js';
 
 export type SentStatus = 'sending' | 'sent' | 'scheduled' | 'canceled' | 'failed';
 
@@ -129,8 +129,10 @@ export async function listSentMessages(
     .where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
-  if (f.search) for (const cond of sentConditions(db, f.search)) q = q.where(cond);
-  const res = await paginate<SentMessagesTable>(q, 'id', page, 'sent messages');
+  // A text search on SQLite is paged by searchPage (repos/search.ts), which adds the text match.
+  const match = textMatchOf(db, f.search);
+  if (f.search) for (const cond of sentConditions(db, f.search, match === null)) q = q.where(cond);
+  const res = match === null ? await paginate<SentMessagesTable>(q, 'id', page, 'sent messages') : await searchPage<SentMessagesTable>(db, q, 'sent', match, page, 'sent messages');
   return { ...res, rows: res.rows.map(decode) };
 }
 

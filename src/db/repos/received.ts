@@ -1,7 +1,7 @@
 import type { Db, Decoded } from '../schema.js';
 import type { ReceivedAttachmentsTable, ReceivedMessagesTable } from '../tables/inbound.js';
 import { bool, json, paginate, type PageRequest, type PageResult } from '../paginate.js';
-import { receivedConditions, type MessageSearch } from './search.js';
+import { receivedConditions, searchPage, textMatchOf, type MessageSearch } from './search.js';
 import { dialectOf, lockKey } from '../dialect.js';
 import { defineQuery } from '../prepared.js';
 import { insertRow } from '../insert-row.js';
@@ -169,8 +169,10 @@ export async function listReceived(db: Db, workspaceId: string, f: ReceivedFilte
   let q = db.selectFrom('received_messages').select(SUMMARY_COLUMNS).where('workspace_id', '=', workspaceId);
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.threadId) q = q.where('thread_id', '=', f.threadId);
-  if (f.search) for (const cond of receivedConditions(db, f.search)) q = q.where(cond);
-  const res = await paginate<Stored>(q, 'id', page, 'received messages');
+  // A text search on SQLite is paged by searchPage (repos/search.ts), which adds the text match.
+  const match = textMatchOf(db, f.search);
+  if (f.search) for (const cond of receivedConditions(db, f.search, match === null)) q = q.where(cond);
+  const res = match === null ? await paginate<Stored>(q, 'id', page, 'received messages') : await searchPage<Stored>(db, q, 'received', match, page, 'received messages');
   return { ...res, rows: res.rows.map(decode) };
 }
 

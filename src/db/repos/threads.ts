@@ -109,7 +109,10 @@ export async function listThreadsView(db: Db, workspaceId: string, f: ThreadFilt
   if (page.cursor) {
     const [at, id] = decodeCursor('threads', page.cursor).split('|');
     if (!at || !id) throw Errors.invalidParam('cursor', 'The cursor is not valid (altered or cut short); pass the `next_cursor` of the previous page of this list unchanged, or leave `cursor` out to start from the first page.');
-    q = q.where((eb) => eb.or([eb('last_message_at', '<', at), eb.and([eb('last_message_at', '=', at), eb('id', '<', id)])]));
+    // A row value, not `last_message_at < at OR (last_message_at = at AND id < id)`: both engines
+    // read it as a range of the activity indexes (SQLite walked the OR form from the workspace's
+    // newest thread and skipped every earlier page's rows: page n read 20·n rows; issue #13).
+    q = q.where((eb) => eb(eb.refTuple('last_message_at', 'id'), '<', eb.tuple(at, id)));
   }
   const rows = (await q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as ThreadsTable[];
   const has_more = rows.length > limit;

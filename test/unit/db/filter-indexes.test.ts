@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Db } from '../../../src/db/schema.js';
-import { allPages as pagesOf, planRecorder, rowInserter, seqId as id, seqAt as at } from '../../helpers/list-plans.js';
-import { migrate, openDatabase, type OpenedDb } from '../../../src/db/open.js';
+import { openListStore, seqId as id, seqAt as at, type ListStore } from '../../helpers/list-plans.js';
+import { migrate } from '../../../src/db/open.js';
 import { migrations } from '../../../src/db/migrations/index.js';
-import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
+import { onPostgres } from '../../helpers/db.js';
 import { listThreadsView } from '../../../src/db/repos/threads.js';
 import { insertReceived, listReceived, type ReceivedRow } from '../../../src/db/repos/received.js';
 import { insertSentMessage, listSentMessages, type SentMessageRow } from '../../../src/db/repos/messages.js';
@@ -17,20 +14,16 @@ import { parseSearch } from '../../../src/services/search.js';
 // what they mean, page after page: for mail stored before the migration (its backfill of
 // has_attachments) and after it (insertReceived / insertSentMessage set it). The answers are checked
 // on PostgreSQL too (npx tsx scripts/test-postgres.ts test/unit/db/filter-indexes.test.ts).
-let dir: string;
-let store: TestDatabase;
-let opened: OpenedDb;
+let store: ListStore;
 let db: Db;
-let recorder: ReturnType<typeof planRecorder> | null = null;
 const WS = 'wsk_1';
 const N = 300;
 const INTENTS = ['question', 'newsletter', 'notification'];
 /** The intent of message i: a few rare ones, the rest common. */
 const intentOf = (i: number) => (i % 41 === 0 ? 'verification_code' : i % 43 === 0 ? 'bounce' : INTENTS[i % 3]);
 
-let rows: ReturnType<typeof rowInserter>;
-const neutralOf = (table: string) => rows.neutralOf(table);
-const insert = (table: string, row: Record<string, unknown>) => rows.insert(table, row);
+const neutralOf = (table: string) => store.neutralOf(table);
+const insert = (table: string, row: Record<string, unknown>) => store.insert(table, row);
 
 interface Seed { id: string; ws: string; thread: string; attached: boolean; intent: string | null }
 const received: Seed[] = [];
@@ -38,10 +31,8 @@ const sent: Seed[] = [];
 const attachment = (n: string) => ({ id: n, filename: 'a.pdf', content_type: 'application/pdf', content_id: null, disposition: 'attachment', size: 3, sha256: 'x', content: Buffer.from('pdf') });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mailagent-filteridx-'));
-  store = await testDatabase(dir, { unmigrated: true });
-  opened = openDatabase(store.spec);
-  rows = rowInserter(opened.db);
+  store = await openListStore('mailagent-filteridx-', { unmigrated: true });
+  const { opened } = store;
   // Half the mail is stored before migration 0031 (its backfill sets has_attachments), half after.
   await migrate(opened.db, Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0031')));
   db = opened.db;
@@ -88,25 +79,18 @@ beforeAll(async () => {
       await insertSentMessage(db, srow, s.attached ? [{ id: `${s.id}_a`, message_id: s.id, position: 0, filename: 'a.pdf', content_type: 'application/pdf', size: 3, content: Buffer.from('pdf') }] : []);
     }
   }
-  if (!onPostgres) {
-    recorder = planRecorder((store.spec as { file: string }).file);
-    db = recorder.db;
-  }
+  store.recordPlans();
+  db = store.db;
 });
-afterAll(async () => {
-  if (recorder) await db.destroy();
-  await opened.close();
-  await store.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => { await store.close(); });
 
-const allPages = <T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>) => pagesOf(list, recorder ? recorder.planOf : null);
+const allPages = <T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>) => store.allPages(list);
 
 const newestFirst = (seeds: Seed[]) => seeds.filter((s) => s.ws === WS).map((s) => s.id).reverse();
 
 describe('migration 0031: has:attachment and intent: read only the messages they can match', () => {
   it.skipIf(onPostgres)('the attachment indexes hold exactly the messages with attachments, stored before the migration or after', () => {
-    const count = (index: string, table: string) => (recorder!.sqlite.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and has_attachments = 1`).get() as { n: number }).n;
+    const count = (index: string, table: string) => (store.recorder!.sqlite.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and has_attachments = 1`).get() as { n: number }).n;
     expect(count('received_with_attachments', 'received_messages')).toBe(received.filter((r) => r.attached).length);
     expect(count('sent_with_attachments', 'sent_messages')).toBe(sent.filter((s) => s.attached).length);
   });

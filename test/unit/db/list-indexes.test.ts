@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Db } from '../../../src/db/schema.js';
-import { allPages as pagesOf, planRecorder, rowInserter, seqId as id, seqAt as at } from '../../helpers/list-plans.js';
-import { migrate, openDatabase, type OpenedDb } from '../../../src/db/open.js';
-import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/db.js';
+import { openListStore, seqId as id, seqAt as at, type ListStore } from '../../helpers/list-plans.js';
+import { onPostgres } from '../../helpers/db.js';
 import { listThreadsView } from '../../../src/db/repos/threads.js';
 import { listReceived } from '../../../src/db/repos/received.js';
 import { listEvents } from '../../../src/db/repos/events.js';
@@ -17,17 +13,13 @@ import { newIdAt } from '../../../src/shared/ids.js';
 // served by an index range holding only rows it can match (SQLite's plans), and answer exactly
 // what the filter means (checked against the rows themselves), page after page. The answers are
 // checked on PostgreSQL too (npx tsx scripts/test-postgres.ts test/unit/db/list-indexes.test.ts).
-let dir: string;
-let store: TestDatabase;
-let opened: OpenedDb;
+let store: ListStore;
 /** The store the lists run on; on SQLite a second connection that records each query for its plan. */
 let db: Db;
-let recorder: ReturnType<typeof planRecorder> | null = null;
 const WS = 'wsk_1';
 const N = 400;
 
-let rows: ReturnType<typeof rowInserter> | null = null;
-const insert = (table: string, row: Record<string, unknown>) => (rows ??= rowInserter(opened.db)).insert(table, row);
+const insert = (table: string, row: Record<string, unknown>) => store.insert(table, row);
 
 interface ThreadSeed { id: string; ws: string; status: string; labels: string[]; trashed: boolean; last: string }
 const threads: ThreadSeed[] = [];
@@ -37,15 +29,9 @@ interface EvtSeed { id: string; ws: string; type: string }
 const events: EvtSeed[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mailagent-listidx-'));
-  store = await testDatabase(dir);
-  opened = openDatabase(store.spec);
-  await migrate(opened.db);
-  db = opened.db;
-  if (!onPostgres) {
-    recorder = planRecorder((store.spec as { file: string }).file);
-    db = recorder.db;
-  }
+  store = await openListStore('mailagent-listidx-');
+  store.recordPlans();
+  db = store.db;
   for (const w of [WS, 'wsk_2']) await insert('workspaces', { id: w, slug: w, created_at: at(0) });
   await insert('agents', { id: 'agt_1', workspace_id: WS, name: 'a', email: 'a@y.test', created_at: at(0), updated_at: at(0) });
   for (let i = 0; i < N; i++) {
@@ -76,20 +62,15 @@ beforeAll(async () => {
     });
   }
 });
-afterAll(async () => {
-  if (recorder) await db.destroy();
-  await opened.close();
-  await store.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => { await store.close(); });
 
-const allPages = <T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>) => pagesOf(list, recorder ? recorder.planOf : null);
+const allPages = <T>(list: (cursor?: string) => Promise<{ rows: T[]; next_cursor?: string }>) => store.allPages(list);
 
 const byActivity = (a: ThreadSeed, b: ThreadSeed) => (a.last === b.last ? (a.id < b.id ? 1 : -1) : a.last < b.last ? 1 : -1);
 
 describe('migration 0030: the filtered lists read only rows they can match', () => {
   it.skipIf(onPostgres)('the partial indexes hold only the rare rows (storing an open, unlabelled thread or unread mail writes none of them)', () => {
-    const count = (index: string, where: string, table: string) => (recorder!.sqlite.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and ${where}`).get() as { n: number }).n;
+    const count = (index: string, where: string, table: string) => (store.recorder!.sqlite.prepare(`select count(*) n from ${table} indexed by ${index} where workspace_id >= '' and ${where}`).get() as { n: number }).n;
     expect(count('threads_filed', "status <> 'open'", 'threads')).toBe(threads.filter((t) => t.status !== 'open').length);
     expect(count('threads_trash', 'trashed_at is not null', 'threads')).toBe(threads.filter((t) => t.trashed).length);
     expect(count('threads_labelled', "labels <> '[]'", 'threads')).toBe(threads.filter((t) => t.labels.length).length);
