@@ -7,6 +7,7 @@ import {
   writeSentAttachmentBlobs, deleteSentBlobs, type SentMessageRow, type AttachmentRow,
 } from '../db/repos/messages.js';
 import { inTransactionChain } from '../db/open.js';
+import { isLarge } from '../db/repos/blobs.js';
 import { getReceived } from '../db/repos/received.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
 import { parseMailbox, domainOf, localPartOf, domainMatches, addressKey, type Mailbox } from '../mail/address.js';
@@ -398,7 +399,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
       if (!scheduled && recipients.some((r) => r.kind === 'test')) {
         await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
       }
-    }, x.announced));
+    }, x.announced), x.announced);
     return toSentMessage(row, 'short', attachments);
   }
 
@@ -423,10 +424,14 @@ const fmt = (m: Mailbox) => (m.name ? `${m.name} <${m.address}>` : m.address);
  * Without the writer (PostgreSQL, a context inside a transaction), or when it fails, the
  * transaction writes them itself a piece at a time (db/repos/messages.ts insertSentMessage).
  */
-async function withAttachmentsWritten<T>(ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], store: () => Promise<T>): Promise<T> {
+async function withAttachmentsWritten<T>(
+  ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], store: () => Promise<T>, announced?: WriteAnnouncement,
+): Promise<T> {
   let written: string[] = [];
   // Inside a transaction the writer would wait for the write lock this thread holds: never.
-  if (ctx.writeBlobs && !ctx.enclosing && !inTransactionChain(ctx.db)) {
+  if (ctx.writeBlobs && !ctx.enclosing && !inTransactionChain(ctx.db) && attachments.some((a) => isLarge(a.content.length))) {
+    // A batch being formed would wait for this unit (announceWrite) while the writer writes: not.
+    announced?.release();
     const sizes = attachments.map((a) => a.content.length);
     try {
       written = await writeSentAttachmentBlobs(attachments, ctx.writeBlobs, true);
