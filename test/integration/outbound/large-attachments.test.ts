@@ -117,6 +117,16 @@ describe('a large sent attachment', () => {
     expect(sha(await download(r.body.id, a.id))).toBe(sha(big));
   });
 
+  it('live: a large text attachment (handed to nodemailer in pieces) goes out base64, byte for byte', async () => {
+    const text = Buffer.from(Array.from({ length: 12_000 }, (_, i) => `line ${i}: grüße, .dots at the start\r\n.${'x'.repeat(i % 90)}`).join('\r\n'));
+    expect(text.length).toBeGreaterThan(256 * 1024);
+    const r = await t.req('POST', '/v1/messages', { body: { agent: 'agent', to: 'bob@example.com', subject: 'Text', body_text: 'Attached.', attachments: [{ filename: 'notes.txt', content_type: 'text/plain', content_base64: text.toString('base64') }] } });
+    expect(r.status, r.text).toBe(201);
+    expect(relay.messages).toHaveLength(1);
+    expect(relay.messages[0].raw.toString('latin1')).toMatch(/Content-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=notes\.txt/);
+    expect(sha(partOf(relay.messages[0].raw, 'notes.txt'))).toBe(sha(text));
+  });
+
   it('live, scheduled: the scheduler builds the wire copy from the blob; a forward carries it', async () => {
     const big = randomBytes(BIG);
     const r = await t.req('POST', '/v1/messages', { body: body(big, { to: 'later@example.com', scheduled_at: isoAt(t.clock.now() + MINUTE) }) });
