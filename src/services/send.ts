@@ -4,7 +4,7 @@ import { workOf } from './message-work.js';
 import type { AgentRow } from '../db/repos/agents.js';
 import {
   insertSentMessage, updateSentMessage, insertSimulatedReply, getSentMessage, getSentMessageById, listAttachments,
-  writeSentAttachmentBlobs, deleteSentBlobs, type SentMessageRow, type AttachmentRow,
+  writeSentAttachmentBlobs, deleteSentBlobs, sentAttachmentBlobId, type SentMessageRow, type AttachmentRow,
 } from '../db/repos/messages.js';
 import { inTransactionChain } from '../db/open.js';
 import { isLarge } from '../db/repos/blobs.js';
@@ -436,6 +436,9 @@ async function withAttachmentsWritten<T>(
     try {
       written = await writeSentAttachmentBlobs(attachments, ctx.writeBlobs, true);
     } catch (err) {
+      // Pieces the thread committed before it failed go (the transaction would write the same ids).
+      const ids = attachments.filter((_, i) => isLarge(sizes[i])).map((a) => sentAttachmentBlobId(a.id));
+      await deleteSentBlobs(ctx.db, ids).catch((e: unknown) => ctx.log.error({ err: e, message_id: row.id }, 'blobs of an unstored send not deleted'));
       // Bytes already handed to the thread cannot be written here instead.
       if (attachments.some((a, i) => !a.content_blob && a.content.length !== sizes[i])) throw err;
       ctx.log.warn({ err, message_id: row.id }, 'attachments not written by the queue writer; written in the transaction');

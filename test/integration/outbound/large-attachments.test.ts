@@ -175,6 +175,29 @@ describe('a large sent attachment', () => {
   });
 });
 
+describe('the queue writer failing', () => {
+  it('after committing the pieces but before answering: the send writes them itself, once, and succeeds (SQLite)', async () => {
+    const write = t.ctx.writeBlobs;
+    if (!write) return; // PostgreSQL: no writer thread
+    // The real writer writes (a copy: the bytes stay here), then the hand-over fails.
+    t.ctx.writeBlobs = async (blobs) => {
+      await write(blobs, false);
+      throw new Error('queue writer exited');
+    };
+    try {
+      const big = randomBytes(BIG);
+      const r = await t.req('POST', '/v1/messages', { key: t.testKey, body: body(big) });
+      expect(r.status, r.text).toBe(201);
+      const [a] = r.body.attachments as { id: string }[];
+      expect((await storedRows(r.body.id))[0].content_blob).toBe(sentAttachmentBlobId(a.id));
+      expect(await piecesOf(sentAttachmentBlobId(a.id))).toBe(Math.ceil(BIG / (256 * 1024)));
+      expect(sha(await download(r.body.id, a.id))).toBe(sha(big));
+    } finally {
+      t.ctx.writeBlobs = write;
+    }
+  });
+});
+
 describe('a send that is not stored leaves no blob', () => {
   it('refused by a cap inside its transaction (a scheduled live send over the agent\'s daily limit)', async () => {
     const agent = await t.req('POST', '/v1/agents', { body: { name: 'capped', daily_send_limit: 1 } });
