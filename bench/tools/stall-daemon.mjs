@@ -14,7 +14,8 @@ const [dist, dataDir] = process.argv.slice(2);
 const mod = (p) => import(pathToFileURL(join(resolve(dist), p)).href);
 const { loadConfig } = await mod('server/config.js');
 const { Daemon } = await mod('server/daemon.js');
-const config = loadConfig({ dataDir, port: 0, smtpPort: 0, logLevel: 'silent' }, {});
+// STALL_DAEMON_CONFIG: more config flags as JSON (e.g. {"httpMaxBufferedBodyBytes": …}).
+const config = loadConfig({ dataDir, port: 0, smtpPort: 0, logLevel: 'silent', ...JSON.parse(process.env.STALL_DAEMON_CONFIG ?? '{}') }, {});
 const d = await Daemon.create(config, { quiet: true });
 const addr = await d.start();
 const h = monitorEventLoopDelay({ resolution: 1 });

@@ -1,4 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
+import { inTurns } from './mime-build.js';
 
 /** What the relay said about one message. */
 export interface RelayResult {
@@ -74,7 +75,8 @@ export function createRelay(url: string, opts: { maxConnections?: number; connec
   return {
     async send(envelope, raw) {
       try {
-        const info = await transport.sendMail({ envelope, raw });
+        // A large message piece by piece: its dot-stuffing runs in steps (mime-build.ts inTurns).
+        const info = await transport.sendMail({ envelope, raw: inTurns(raw) });
         const response = String(info.response ?? '');
         const rejectedErrors = ((info as { rejectedErrors?: { recipient?: string; responseCode?: number; response?: string }[] }).rejectedErrors ?? []);
         const m = /queued as\s+([^\s]+)/i.exec(response) ?? /\bid=([^\s]+)/i.exec(response);

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { receivedAttachmentDownload } from '../db/repos/received.js';
-import { sentAttachment } from '../db/repos/messages.js';
+import { sentAttachmentDownload } from '../db/repos/messages.js';
 import { unnamedAttachmentName } from '../mail/file-name.js';
 import { Errors } from '../shared/errors.js';
 import { hasPrefix } from '../shared/ids.js';
@@ -11,7 +11,7 @@ import { visibleMessage } from './messages.js';
 export interface AttachmentDownload {
   filename: string;
   contentType: string;
-  /** A Buffer, or a stream of the stored pieces for a large received attachment (never joined). */
+  /** A Buffer, or a stream of the stored pieces for a large attachment, sent or received (never joined). */
   content: Buffer | Readable;
 }
 
@@ -28,7 +28,7 @@ export async function downloadAttachment(ctx: AppContext, auth: AuthContext, mes
     return { filename: a.filename ?? unnamedAttachmentName(a.id, a.content_type), contentType: a.content_type, content: a.download };
   }
   const m = await visibleMessage(ctx, auth, messageId);
-  const a = await sentAttachment(ctx.db, m.id, attachmentId);
+  const a = await sentAttachmentDownload(ctx.db, m.id, attachmentId);
   if (!a) throw Errors.notFound('attachment', attachmentId);
-  return { filename: a.filename, contentType: a.content_type, content: Buffer.from(a.content) };
+  return { filename: a.filename, contentType: a.content_type, content: a.download };
 }

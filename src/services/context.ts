@@ -70,6 +70,13 @@ export interface AppContext {
    */
   writeRequestLog?: (batch: unknown[]) => Promise<void>;
   /**
+   * Writes blobs (db/repos/blobs.ts) on the queue writer's thread and connection (SQLite,
+   * db/queue-writer.ts writeBlobs), committed without a sync of their own; resolves once committed.
+   * The send path writes large attachments with it before its transaction names them. Absent: the
+   * transaction writes them in pieces itself.
+   */
+  writeBlobs?: (blobs: { id: string; data: Uint8Array }[], move: boolean) => Promise<void>;
+  /**
    * Set on a context bound to an open transaction (withinTransaction): `db` is that transaction,
    * and inTransaction / groupedTransaction join it under a savepoint.
    */

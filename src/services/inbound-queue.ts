@@ -156,6 +156,8 @@ export class InboundQueue {
       // The request log's batches are written by the writer too (services/request-log.ts), while it lives.
       const writer = this.writer;
       this.ctx.writeRequestLog = (batch) => writer.writeLogs(batch);
+      // And large sent attachments (services/send.ts), while it lives.
+      this.ctx.writeBlobs = (blobs, move) => (writer.alive() ? writer.writeBlobs(blobs, move) : Promise.reject(new Error('queue writer stopped')));
     }
     if (this.shared) {
       this.depth = await countQueued(this.ctx.db);
@@ -296,6 +298,7 @@ export class InboundQueue {
     for (const w of this.waiters.splice(0)) w.resolve();
     if (this.writer) {
       this.ctx.writeRequestLog = undefined;
+      this.ctx.writeBlobs = undefined;
       await this.writer.close();
       setWriteGate(this.ctx.db, null);
     }

@@ -76,7 +76,8 @@ export function mimeInput(row: SentMessageRow, attachments: AttachmentRow[], fro
     subject: row.subject,
     text: row.body_text,
     html: row.body_html,
-    attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.from(a.content) })),
+    // Not copied (25 MB of the main thread's time and memory): the stored rows' Buffers as they are.
+    attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.isBuffer(a.content) ? a.content : Buffer.from(a.content) })),
     messageId: row.rfc_message_id,
     inReplyTo: row.in_reply_to,
     references: row.references,

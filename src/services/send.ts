@@ -3,9 +3,11 @@ import { checkBody } from '../shared/schema-check.js';
 import { workOf } from './message-work.js';
 import type { AgentRow } from '../db/repos/agents.js';
 import {
-  insertSentMessage, updateSentMessage, insertSimulatedReply, getSentMessage, listAttachments,
-  type SentMessageRow, type AttachmentRow,
+  insertSentMessage, updateSentMessage, insertSimulatedReply, getSentMessage, getSentMessageById, listAttachments,
+  writeSentAttachmentBlobs, deleteSentBlobs, sentAttachmentBlobId, type SentMessageRow, type AttachmentRow,
 } from '../db/repos/messages.js';
+import { inTransactionChain } from '../db/open.js';
+import { isLarge } from '../db/repos/blobs.js';
 import { getReceived } from '../db/repos/received.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
 import { parseMailbox, domainOf, localPartOf, domainMatches, addressKey, type Mailbox } from '../mail/address.js';
@@ -388,7 +390,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
       row.status = 'sent';
       row.sent_at = at;
     }
-    await groupedTransaction(ctx, async (tx) => {
+    await withAttachmentsWritten(ctx, row, attachments, () => groupedTransaction(ctx, async (tx) => {
       await ensureAgent(tx);
       if (live) await reserveSend(tx.db, { ws, agent, recipients: counted, now, messageId: id });
       const threadEvent = await thread(tx, true);
@@ -398,7 +400,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
       if (!scheduled && recipients.some((r) => r.kind === 'test')) {
         await insertSimulatedReply(tx.db, { message_id: id, workspace_id: ws.id, due_at: isoAt(now + SECOND) });
       }
-    }, x.announced);
+    }, x.announced), x.announced);
     return toSentMessage(row, 'short', attachments);
   }
 
@@ -412,6 +414,47 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
 }
 
 const fmt = (m: Mailbox) => (m.name ? `${m.name} <${m.address}>` : m.address);
+
+/**
+ * Run `store`, the transaction that inserts `row` with its attachments, after writing the large
+ * attachments' bytes as blobs on the queue writer's thread (SQLite with the writer running:
+ * AppContext.writeBlobs; issue #13: one INSERT binding a 25 MB attachment held the main thread for
+ * 130–250 ms), so the transaction only names them. The buffers are moved to that thread: the
+ * caller must not need the bytes afterwards (the wire copy is built before). If the transaction
+ * fails or is refused (a cap, a conflict), the blobs go too: no piece is left that no row names.
+ * Without the writer (PostgreSQL, a context inside a transaction), or when it fails, the
+ * transaction writes them itself a piece at a time (db/repos/messages.ts insertSentMessage).
+ */
+async function withAttachmentsWritten<T>(
+  ctx: AppContext, row: SentMessageRow, attachments: AttachmentRow[], store: () => Promise<T>, announced?: WriteAnnouncement,
+): Promise<T> {
+  let written: string[] = [];
+  // Inside a transaction the writer would wait for the write lock this thread holds: never.
+  if (ctx.writeBlobs && !ctx.enclosing && !inTransactionChain(ctx.db) && attachments.some((a) => isLarge(a.content.length))) {
+    // A batch being formed would wait for this unit (announceWrite) while the writer writes: not.
+    announced?.release();
+    const sizes = attachments.map((a) => a.content.length);
+    try {
+      written = await writeSentAttachmentBlobs(attachments, ctx.writeBlobs, true);
+    } catch (err) {
+      // Pieces the thread committed before it failed go (the transaction would write the same ids).
+      const ids = attachments.filter((_, i) => isLarge(sizes[i])).map((a) => sentAttachmentBlobId(a.id));
+      await deleteSentBlobs(ctx.db, ids).catch((e: unknown) => ctx.log.error({ err: e, message_id: row.id }, 'blobs of an unstored send not deleted'));
+      // Bytes already handed to the thread cannot be written here instead.
+      if (attachments.some((a, i) => !a.content_blob && a.content.length !== sizes[i])) throw err;
+      ctx.log.warn({ err, message_id: row.id }, 'attachments not written by the queue writer; written in the transaction');
+    }
+  }
+  try {
+    return await store();
+  } catch (err) {
+    // Unless the row is there after all (a failure after the commit), its blobs go.
+    if (written.length && !(await getSentMessageById(ctx.db, row.id).catch(() => row))) {
+      await deleteSentBlobs(ctx.db, written).catch((e: unknown) => ctx.log.error({ err: e, message_id: row.id }, 'blobs of an unstored send not deleted'));
+    }
+    throw err;
+  }
+}
 
 async function emitMessageEvent(ctx: AppContext, tx: Tx, row: SentMessageRow, type: 'message.sent' | 'message.scheduled' | 'message.failed' | 'message.canceled'): Promise<void> {
   const msg = toSentMessage(row, 'short');
@@ -463,7 +506,7 @@ async function transmit(
       row.status = 'failed';
       row.error_message = err.message;
       row.updated_at = isoAt(now);
-      await groupedTransaction(ctx, async (tx) => {
+      const storeFailed = () => groupedTransaction(ctx, async (tx) => {
         await releaseSend(tx.db, row.id);
         if (h.thread) {
           await h.thread(tx);
@@ -473,6 +516,7 @@ async function transmit(
         }
         await emitMessageEvent(ctx, tx, row, 'message.failed');
       });
+      await (h.thread ? withAttachmentsWritten(ctx, row, attachments, storeFailed) : storeFailed());
       throw Errors.upstreamError(`The SMTP relay refused the message (${err.message}); it is recorded as ${row.id} with status failed.`);
     }
   } else {
@@ -483,7 +527,8 @@ async function transmit(
   row.updated_at = row.sent_at;
   // delivered_at: every recipient accepted by its final transport (the relay's 250 = the next hop).
   if (relayed?.all && !locals.length) row.delivered_at = row.sent_at;
-  await groupedTransaction(ctx, async (tx) => {
+  // The wire copy is built: a new message's attachments can go to the writer's thread (moved).
+  const storeSent = () => groupedTransaction(ctx, async (tx) => {
     if (h.thread) {
       await h.thread(tx);
       await insertSentMessage(tx.db, row, attachments);
@@ -495,6 +540,7 @@ async function transmit(
     // Recipients the relay refused at RCPT TO while taking the rest: synchronous bounces.
     if (relayed?.refusals.length) await recordRcptRefusals(ctx, tx, row, relayed.refusals);
   });
+  await (h.thread ? withAttachmentsWritten(ctx, row, attachments, storeSent) : storeSent());
   if (locals.length) {
     const delivered = await deliverLocal(ctx, row, wire, locals);
     if (delivered) {

@@ -23,6 +23,7 @@ import * as m0029 from './0029_thread_index_prefixes.js';
 import * as m0030 from './0030_list_indexes.js';
 import * as m0031 from './0031_filter_indexes.js';
 import * as m0033 from './0033_request_log_batches.js';
+import * as m0035 from './0035_sent_attachment_blobs.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0030_list_indexes': m0030,
   '0031_filter_indexes': m0031,
   '0033_request_log_batches': m0033,
+  '0035_sent_attachment_blobs': m0035,
 };

@@ -6,6 +6,7 @@ import { insertRow, insertRowNow } from '../insert-row.js';
 import { defineQuery } from '../prepared.js';
 import { bool, json, listBodyText, paginate, type ListsEveryColumn, type PageRequest, type PageResult } from '../paginate.js';
 import { searchPage, sentConditions, textMatchOf, type MessageSearch } from './search.js';
+import { deleteBlobs, isLarge, readStoredBytes, storedBytesForDownload, writeBlob, yieldTurn, type StoredBytesStream } from './blobs.js';
 
 export type SentStatus = 'sending' | 'sent' | 'scheduled' | 'canceled' | 'failed';
 
@@ -24,7 +25,42 @@ export type SentMessageRow = Decoded<SentMessagesTable, {
   classifier_warning: ClassifierWarning | null;
 }>;
 
+/**
+ * A sent attachment with its bytes in hand. `content_blob` set before insertSentMessage: the bytes
+ * were written as that blob already (writeSentAttachmentBlobs) and `content` is not read again.
+ */
 export type AttachmentRow = SentAttachmentsTable;
+
+const EMPTY = Buffer.alloc(0);
+
+/** The blob a large sent attachment's bytes are stored as (migration 0035): named after the attachment. */
+export const sentAttachmentBlobId = (attachmentId: string): string => `sent.${attachmentId}`;
+
+/**
+ * Write the large attachments' bytes as blobs with `write` (SQLite: the queue writer's thread and
+ * connection, db/queue-writer.ts writeBlobs) before the transaction that stores the message, which
+ * then only names them; each such attachment gets its `content_blob`. Returns the blob ids
+ * written: the caller deletes them if that transaction fails or is refused (deleteSentBlobs).
+ * `move`: the buffers go to the thread without a copy and are unusable here afterwards.
+ */
+export async function writeSentAttachmentBlobs(
+  attachments: AttachmentRow[], write: (blobs: { id: string; data: Uint8Array }[], move: boolean) => Promise<void>, move: boolean,
+): Promise<string[]> {
+  const big = attachments.filter((a) => !a.content_blob && isLarge(a.content.length));
+  if (!big.length) return [];
+  const blobs = big.map((a) => ({ id: sentAttachmentBlobId(a.id), data: a.content }));
+  await write(blobs, move);
+  for (const a of big) {
+    a.content_blob = sentAttachmentBlobId(a.id);
+    a.content = EMPTY;
+  }
+  return blobs.map((b) => b.id);
+}
+
+/** Delete blobs written for a send whose transaction did not commit (writeSentAttachmentBlobs). */
+export async function deleteSentBlobs(db: Db, blobIds: string[]): Promise<void> {
+  await deleteBlobs(db, blobIds);
+}
 
 function decode(r: SentMessagesTable): SentMessageRow {
   return {
@@ -60,12 +96,30 @@ export async function insertSentMessage(db: Db, row: SentMessageRow, attachments
   const r = encode(row) as SentMessagesTable;
   r.has_attachments = attachments.length ? 1 : 0;
   if (!insertRowNow(db, 'sent_messages', r)) await insertRow(db, 'sent_messages', r);
-  if (attachments.length) await db.insertInto('sent_attachments').values(attachments as SentAttachmentsTable[]).execute();
+  if (attachments.length) await db.insertInto('sent_attachments').values(await storedAttachmentRows(db, attachments)).execute();
   const to = toAddressesOf(row.to);
   for (const address of to) {
     const rec = { message_id: row.id, workspace_id: row.workspace_id, address };
     if (!insertRowNow(db, 'sent_recipients', rec, 'any')) await insertRow(db, 'sent_recipients', rec, 'any');
   }
+}
+
+/**
+ * The rows as stored: a large attachment's bytes as a blob (repos/blobs.ts) — written already
+ * (content_blob set: writeSentAttachmentBlobs), or here, in the caller's transaction, one piece per
+ * statement with the event loop served between (PostgreSQL, or SQLite without the writer thread).
+ */
+async function storedAttachmentRows(db: Db, attachments: AttachmentRow[]): Promise<SentAttachmentsTable[]> {
+  const rows: SentAttachmentsTable[] = [];
+  for (const a of attachments) {
+    let blob = a.content_blob ?? null;
+    if (!blob && isLarge(a.content.length)) {
+      await yieldTurn();
+      await writeBlob(db, (blob = sentAttachmentBlobId(a.id)), a.content);
+    }
+    rows.push({ ...a, content: blob ? EMPTY : a.content, content_blob: blob });
+  }
+  return rows;
 }
 
 /** The lower-cased addresses of stored `to` entries (`addr` or `Name <addr>`), without repeats. */
@@ -136,13 +190,44 @@ export async function listSentMessages(
   return { ...res, rows: res.rows.map(decode) };
 }
 
-/** One attachment with its bytes, scoped to its message. */
-export async function sentAttachment(db: Db, messageId: string, attachmentId: string): Promise<AttachmentRow | undefined> {
-  return (await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst()) as AttachmentRow | undefined;
+/**
+ * One attachment for a download, scoped to its message: its bytes when stored inline (every row
+ * before migration 0035, and small ones), else a stream of its blob's pieces (repos/blobs.ts
+ * StoredBytesStream, read as the client takes them). undefined: none, or its pieces deleted already.
+ */
+export async function sentAttachmentDownload(db: Db, messageId: string, attachmentId: string): Promise<(Omit<AttachmentRow, 'content' | 'content_blob'> & { download: Buffer | StoredBytesStream }) | undefined> {
+  const a = await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
+  if (!a) return undefined;
+  const { content, content_blob: blob, ...row } = a;
+  const download = await storedBytesForDownload(db, content, blob, row.size);
+  return download && { ...row, download };
 }
 
+/**
+ * A message's attachments with their whole bytes (the MIME builds: delivery of a scheduled send,
+ * the raw download, a forward), a blob's pieces read a few per statement with the event loop
+ * served between; an attachment whose pieces were deleted meanwhile (retention) is left out.
+ */
 export async function listAttachments(db: Db, messageId: string): Promise<AttachmentRow[]> {
-  return (await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).orderBy('position').execute()) as AttachmentRow[];
+  const rows = await db.selectFrom('sent_attachments').selectAll().where('message_id', '=', messageId).orderBy('position').execute();
+  const out: AttachmentRow[] = [];
+  for (const { content_blob: blob, ...r } of rows) {
+    if (!blob) {
+      out.push(r);
+      continue;
+    }
+    const content = await readStoredBytes(db, r.content, blob, r.size);
+    if (content) out.push({ ...r, content });
+  }
+  return out;
+}
+
+/** Delete the blobs of sent messages' attachments (before deleting the rows: repos/retention.ts). */
+export async function deleteSentAttachmentBlobs(db: Db, messageIds: string[]): Promise<void> {
+  if (!messageIds.length) return;
+  const att = await db.selectFrom('sent_attachments').select('content_blob')
+    .where('message_id', 'in', messageIds).where('content_blob', 'is not', null).execute();
+  await deleteBlobs(db, att.map((a) => a.content_blob));
 }
 
 /**

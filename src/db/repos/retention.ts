@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { lockAvailable } from '../dialect.js';
 import type { Db } from '../schema.js';
 import { deleteReceivedBlobs, forgetSaturatedCounts } from './received.js';
+import { deleteSentAttachmentBlobs } from './messages.js';
 
 /**
  * Deletion queries for retention and operator purges (issue #16). Each selects at most `limit`
@@ -71,6 +72,7 @@ export async function deleteMessages(db: Db, receivedIds: string[], sentIds: str
   let receivedDeleted = 0;
   if (sent.length) {
     for (const r of await db.selectFrom('sent_messages').select('thread_id').where('id', 'in', sent).execute()) threadIds.add(r.thread_id);
+    await deleteSentAttachmentBlobs(db, sent);
     await db.deleteFrom('sent_attachments').where('message_id', 'in', sent).execute();
     await db.deleteFrom('simulated_replies').where('message_id', 'in', sent).execute();
     await db.deleteFrom('sent_recipients').where('message_id', 'in', sent).execute();

@@ -50,7 +50,9 @@ export interface SentAttachmentsTable {
   filename: string;
   content_type: string;
   size: number;
+  /** The bytes; with content_blob set, empty: they are that blob's pieces (migration 0035). */
   content: Buffer;
+  content_blob?: string | null;
 }
 
 /** One row per recipient of a counted (live) send: sliding-window caps survive restarts. */
