@@ -17,7 +17,8 @@ import type { AppContext } from './context.js';
  */
 const CURRENT = 'return_path_key_current';
 const FIRST_KEY_ID = 'a';
-const keyName = (kid: string) => `return_path_key_${kid}`;
+const KEY_PREFIX = 'return_path_key_';
+const keyName = (kid: string) => `${KEY_PREFIX}${kid}`;
 
 interface Keys { current: { id: string; secret: Buffer } | null; byId: Map<string, Buffer | null> }
 const cache = new WeakMap<AppContext, Keys>();
@@ -86,9 +87,11 @@ export interface ReturnPathKeyInfo {
 /** The keys that verify return paths, oldest id first; the current one is made if none exists yet. */
 export async function listReturnPathKeys(ctx: AppContext): Promise<ReturnPathKeyInfo[]> {
   const cur = await currentKey(ctx);
-  const rows = await settingsWithPrefix(ctx.db, keyName(''));
-  return rows.filter((r) => r.name !== CURRENT && isKeyId(r.name.slice(keyName('').length)))
-    .map((r) => ({ id: r.name.slice(keyName('').length), created_at: r.created_at, current: r.name === keyName(cur.id) }));
+  // `return_path_key_current` shares the prefix; its suffix is no key id.
+  return (await settingsWithPrefix(ctx.db, KEY_PREFIX))
+    .map((r) => ({ id: r.name.slice(KEY_PREFIX.length), created_at: r.created_at }))
+    .filter((k) => isKeyId(k.id))
+    .map((k) => ({ ...k, current: k.id === cur.id }));
 }
 
 export class ReturnPathKeyError extends Error {}
