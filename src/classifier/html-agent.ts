@@ -335,9 +335,12 @@ function indexOfCi(hay: string, needle: string, from: number): number {
 /**
  * What the agent-only text's own scan must reach to count. Every marketing mail has titles, scripts
  * and styles: their text is scanned as text of its own, and raises the message (reporting
- * `hidden_content`: a reader of the mail does not see it) only when that scan reaches this.
+ * `hidden_content`: a reader of the mail does not see it) only when that scan reaches this — above
+ * what one weak rule gives alone (0.45–0.55: "this easy-to-use visual tool" in a link title read as
+ * `tool_invocation`, 0.52–0.58 for 19 of SpamAssassin's 187 HTML ham at 0.5). An override (0.9), the
+ * stronger rules, a privileged request with the model's support, or the model alone above 0.6 count.
  */
-export const AGENT_TEXT_COUNTS = 0.5;
+export const AGENT_TEXT_COUNTS = 0.6;
 
 /**
  * `inj` (the scan of a message's bodies) with the agent-only text of its HTML part scanned as hidden

@@ -362,6 +362,9 @@ export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Pro
   return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) || parsed.problems.length > 0 };
 }
 
+/** How the pipeline's note for a message kept as headers and body bytes only begins (server/pipeline headersOnly). */
+export const PARSE_CUT_SHORT = 'extraction cut short: the parse ran';
+
 /**
  * (session 14) The message's MIME structure was not parsed: mailparser failed in every pass (more
  * than 1,000 parts: "Max allowed child nodes exceeded"), or the pipeline's parse was cut at its
@@ -374,7 +377,7 @@ export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Pro
 export function bodiesUnread(parsed: ParsedInbound): boolean {
   let failed = false;
   for (const p of parsed.problems) {
-    if (p.startsWith('extraction cut short: the parse ran')) return true;
+    if (p.startsWith(PARSE_CUT_SHORT)) return true;
     if (p.startsWith('MIME parse failed')) failed = true;
     else if (p === 'parsed again without HTML-to-text conversion') return false;
   }
