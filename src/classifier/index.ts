@@ -5,6 +5,7 @@ import { bounded, collapseWhitespace, freshText, MAX_HTML_CHARS, MAX_INPUT_CHARS
 import { extractEntities, type Entities } from './entities.js';
 import { classifyIntent, modelProbs, requestProb, type Intent } from './intent.js';
 import { injectionInputOf, scanInjection, type InjectionResult, type SenderStanding } from './injection.js';
+import { withAgentText } from './html-agent.js';
 import { MODEL_VERSION, WEIGHTS_HASH } from './model.js';
 
 export { INTENTS, INTENT_THRESHOLD } from './intent.js';
@@ -299,7 +300,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const history = input?.history;
   const sender = senderStanding(history, input?.knownCorrespondent, input?.auth);
   const scanned = withAttachmentNames(
-    withAttachments(withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender), input?.attachments, sender),
+    withAttachments(withDisplayName(withAgentText(scanInjection({ ...prep.input, sender }), htmlRaw, sender), input?.fromName, sender), input?.attachments, sender),
     input?.attachmentNames, sender,
   );
   // Text past MAX_SCAN_CHARS was not read: the message fails closed (quarantine.ts failClosed).

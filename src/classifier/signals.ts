@@ -12,6 +12,7 @@
 // pay, delete, reveal, install), whose resources (the inbox, the account),
 // for whom (an outside address), and how (secretly, urgently, hidden, after
 // the signature) carry over to attacks phrased in ways never seen.
+import { mailOutRequest } from './mail-out.js';
 
 /** Longest sentence segment (characters); longer sentences are cut at whitespace. */
 export const SEG_CHARS = 250;
@@ -216,6 +217,9 @@ const ACTION_RES: ReadonlyArray<[RequestedAction, RegExp]> = [
  */
 const REPORTED_REQUEST_RE = /\b(asked|asks|requested|requests|instructed|wants|wanted|would like|needs) (that|you|us|me|for)\b/;
 const REPORTED_REQUEST = 1 << 15;
+/** (session 14) The sentence holds its own asking form (mail-out.ts: "pourriez-vous", "bitte", 请 …). */
+const ASKED_IN_SENTENCE = 1 << 14;
+const FORWARD_MAIL = ACTIONS.indexOf('forward_mail');
 
 // secrecy and "skip the human" phrases
 const SECRECY_RE = /\b(do not|don't|dont|never|without) (tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|ask|asking|reveal|confirm|confirming|bother)\b|\b(keep (this|it) (between us|secret|confidential|private|quiet))|\bdelete (this|the) (email|message) (afterwards|after|when)|\b(skip|no need (for|to)|without|bypass(ing)?) (the )?((usual|normal|standard|regular) )?(confirm|confirmation|approval|verif|sign-?off)\w*|\bpre-?approved\b|\b(secretly|quietly|silently|discreetly)\b/;
@@ -380,6 +384,10 @@ export function segmentFeatures(doc: string, segs: readonly Segment[], out?: Seg
       if (bits && REPORTED_REQUEST_RE.test(t)) bits |= REPORTED_REQUEST;
       f.actions[s] = bits;
     }
+    // (session 14) polite and non-English requests to send the mailbox's mail out (mail-out.ts): the
+    // action only, not the `action` feature above (a model input, kept as the models were trained)
+    const out = b - a >= 12 ? mailOutRequest(doc.slice(a, b)) : 0;
+    if (out) f.actions[s] |= (1 << FORWARD_MAIL) | (out === 2 ? ASKED_IN_SENTENCE : 0);
   }
   return f;
 }
@@ -458,7 +466,7 @@ export function buildScanDoc(subjectLower: string, visibleLower: string, hiddenL
 export function requestedActions(f: SegFeatures, n: number): RequestedAction[] {
   let bits = 0;
   for (let s = 0; s < n; s++) {
-    if (f.actions[s] && (f.rows[s * SEG_STRIDE + 3] > 0 || f.rows[s * SEG_STRIDE + 4] > 0 || f.actions[s] & REPORTED_REQUEST)) bits |= f.actions[s];
+    if (f.actions[s] && (f.rows[s * SEG_STRIDE + 3] > 0 || f.rows[s * SEG_STRIDE + 4] > 0 || f.actions[s] & (REPORTED_REQUEST | ASKED_IN_SENTENCE))) bits |= f.actions[s];
   }
   const out: RequestedAction[] = [];
   for (let k = 0; k < ACTIONS.length; k++) if (bits & (1 << k)) out.push(ACTIONS[k]);

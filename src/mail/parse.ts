@@ -361,3 +361,25 @@ export async function parseAndExtract(raw: Buffer, opts: ParseOptions = {}): Pro
   // docs/inbound.md promises extraction_truncated whenever one was used.
   return { parsed, extracted: extractReplyText(parsed.text), truncated: Boolean(opts.safe) || parsed.problems.length > 0 };
 }
+
+/** How the pipeline's note for a message kept as headers and body bytes only begins (server/pipeline headersOnly). */
+export const PARSE_CUT_SHORT = 'extraction cut short: the parse ran';
+
+/**
+ * (session 14) The message's MIME structure was not parsed: mailparser failed in every pass (more
+ * than 1,000 parts: "Max allowed child nodes exceeded"), or the pipeline's parse was cut at its
+ * budget and kept the headers and body bytes only (headersOnly). Its `text` is then the body bytes
+ * as they are — part headers, boundaries, encoded content — not the bodies, so the classifier cannot
+ * have read the bodies whole: the caller fails the message closed (classifier/quarantine.ts
+ * failClosed; docs/inbound.md "Processing pipeline"). Read back from the notes parseMessage and the
+ * pipeline leave in `problems`.
+ */
+export function bodiesUnread(parsed: ParsedInbound): boolean {
+  let failed = false;
+  for (const p of parsed.problems) {
+    if (p.startsWith(PARSE_CUT_SHORT)) return true;
+    if (p.startsWith('MIME parse failed')) failed = true;
+    else if (p === 'parsed again without HTML-to-text conversion') return false;
+  }
+  return failed;
+}

@@ -1,11 +1,11 @@
 import type { ClassifyRequest, ClassifyResult } from '../contract/classify.js';
-import { isQuarantined } from '../classifier/quarantine.js';
+import { failClosed, isQuarantined } from '../classifier/quarantine.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { senderHistory } from './inbound.js';
 import { workOf } from './message-work.js';
-import { attachmentNames, attachmentTexts, type AttachmentText } from '../mail/parse.js';
+import { attachmentNames, attachmentTexts, bodiesUnread, type AttachmentText } from '../mail/parse.js';
 
 const UNKNOWN_SENDER = {
   messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
@@ -24,6 +24,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   let headers: Record<string, string> = {};
   let attachments: AttachmentText[] = [];
   let names: string[] = [];
+  let unparsed = false;
   if (body.raw !== undefined) {
     if (!body.raw.trim()) throw Errors.invalidParam('raw', '`raw` is empty; give a whole RFC 822 message.');
     // In the worker pool under the per-message budget, as for mail received over SMTP.
@@ -37,6 +38,8 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
     headers = parsed.headerMap;
     attachments = attachmentTexts(parsed.attachments);
     names = attachmentNames(parsed.attachments);
+    // (session 14) MIME not parsed: the text is the raw body bytes, which fail closed (services/inbound.ts)
+    unparsed = bodiesUnread(parsed);
   } else if (!subject && !text && !html) {
     throw Errors.missingField('body_text', 'Give `raw` (a whole message) or at least one of `subject`, `body_text`, `body_html`.');
   }
@@ -47,9 +50,10 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   }
   const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;
   const history = agent && from ? await senderHistory(ctx, auth.workspaceId, agent.id, from.toLowerCase(), undefined) : UNKNOWN_SENDER;
-  const { classification: c } = await workOf(ctx).classify({
+  const { classification: scored } = await workOf(ctx).classify({
     from, fromName, subject, text, html, headers, attachments, attachmentNames: names, classifyIntent: agent ? agent.classify_inbound : true, history,
   }, ctx.clock.now());
+  const c = unparsed ? failClosed(scored) : scored;
   return {
     direction,
     classification: { ...c, entities: c.entities as Record<string, unknown>, injection_categories: [...c.injection_categories] },

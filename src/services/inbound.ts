@@ -9,8 +9,8 @@ import { deleteQueued } from '../db/repos/inbound-queue.js';
 import { countSentTo } from '../db/repos/messages.js';
 import { withTransactionKind, type Isolation } from '../db/open.js';
 import type { Classification } from '../classifier/index.js';
-import { isQuarantined } from '../classifier/quarantine.js';
-import { classifierFields, type ParsedInbound } from '../mail/parse.js';
+import { failClosed, isQuarantined } from '../classifier/quarantine.js';
+import { bodiesUnread, classifierFields, type ParsedInbound } from '../mail/parse.js';
 import { excerptOf } from '../mail/extract.js';
 import { bareDomain } from '../mail/address.js';
 import { newId } from '../shared/ids.js';
@@ -342,16 +342,20 @@ async function prepareInbound(
   // Read once: the isolation, what mail at a return path is, and the feedback step all use it.
   const report = readReport(input.raw, parsed, input.mailFrom);
 
+  // (session 14) A message whose MIME structure was not parsed (over 1,000 parts, or a parse cut at
+  // the budget) was classified on its raw body bytes, which need not hold its bodies whole: it fails
+  // closed, as a classification cut short does (docs/inbound.md "Processing pipeline").
+  const unparsed = bodiesUnread(parsed);
   const prepared: { routes: typeof routes; classification: Classification; truncated: boolean }[] = [];
   for (const group of byAgent.values()) {
     if (early) {
-      prepared.push({ routes: group, classification: early, truncated: parseCut });
+      prepared.push({ routes: group, classification: unparsed ? failClosed(early) : early, truncated: parseCut });
       continue;
     }
     const agent = group[0].agent;
     const history = await senderHistory(ctx, agent.workspace_id, agent.id, from, input);
     const c = await work.classify({ ...fields, classifyIntent: agent.classify_inbound, history }, now);
-    prepared.push({ routes: group, classification: c.classification, truncated: parseCut || c.truncated });
+    prepared.push({ routes: group, classification: unparsed ? failClosed(c.classification) : c.classification, truncated: parseCut || c.truncated || unparsed });
   }
 
   // Large attachments of a queued message go to disk from the writer thread, now: the main

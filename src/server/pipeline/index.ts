@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type {
   Classification, InboundInput as ClassifierInput, OutboundInput, ScreenResult,
 } from '../../classifier/index.js';
-import { headersOnly, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
+import { headersOnly, PARSE_CUT_SHORT, type ParsedInbound, type PreparedInbound } from '../../mail/parse.js';
 import type { ClassifyAlong, MessageWork, ParsedAndClassified } from '../../services/message-work.js';
 import { authenticateInRounds, type AuthCheckInput, type AuthOutcome, type AuthRound } from '../../mail/auth.js';
 import type { Logger } from '../../shared/log.js';
@@ -119,7 +119,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       } catch (err) {
         why = cutShort('safe message parse', err);
       }
-      const parsed: ParsedInbound = headersOnly(raw, `extraction cut short: the parse ran ${why}; headers and body bytes kept only`);
+      const parsed: ParsedInbound = headersOnly(raw, `${PARSE_CUT_SHORT} ${why}; headers and body bytes kept only`);
       return { parsed, extracted: '', truncated: true };
     },
 
