@@ -161,6 +161,23 @@ describe('a draft with large attachments', () => {
   });
 });
 
+describe('without the queue writer (PostgreSQL\'s path)', () => {
+  it('the draft\'s own transaction writes the pieces, and the draft is sent whole', async () => {
+    const saved = daemon.ctx.writeBlobs;
+    expect(saved).toBeDefined();
+    daemon.ctx.writeBlobs = undefined;
+    try {
+      const bytes = randomBytes(MIB + 13);
+      const c = await api('POST', '/v1/drafts', { agent: 'agent', to: 'bob@example.com', subject: 'tx', body_text: 'x', attachments: [item('tx.bin', bytes)] });
+      expect(c.status, c.text).toBe(201);
+      expect([...(await stored(c.body.id)).blobs.values()]).toEqual([bytes.length]);
+      expect(sha((await sendAndFetch(c.body.id)).get('tx.bin')!)).toBe(sha(bytes));
+    } finally {
+      daemon.ctx.writeBlobs = saved;
+    }
+  });
+});
+
 describe('orphaned blob pieces', () => {
   it('are deleted when the daemon opens its database; named ones are kept and still read whole', async () => {
     // Named: a sent message's large attachment and a live draft's.
