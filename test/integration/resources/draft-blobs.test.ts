@@ -117,6 +117,21 @@ describe('a draft with large attachments', () => {
     expect((await stored(id)).blobs.size).toBe(0);
   });
 
+  it('a scheduled draft is sent whole by the daemon\'s scheduler, and its blob deleted', async () => {
+    const bytes = randomBytes(MIB + 17);
+    const c = await api('POST', '/v1/drafts', { agent: 'agent', to: 'bob@example.com', subject: 'later', body_text: 'x', attachments: [item('later.bin', bytes)] });
+    expect(c.status, c.text).toBe(201);
+    const p = await api('PATCH', `/v1/drafts/${c.body.id}`, { send_at: new Date(Date.now() + 2000).toISOString() });
+    expect(p.status, p.text).toBe(200);
+    expect(p.body.status).toBe('scheduled');
+    let d: any;
+    for (let i = 0; i < 120 && (d = (await api('GET', `/v1/drafts/${c.body.id}`)).body).status !== 'sent'; i++) await new Promise((r) => setTimeout(r, 250));
+    expect(d.status, JSON.stringify(d)).toBe('sent');
+    const msg = await api('GET', `/v1/messages/${d.sent_message_id}`);
+    expect(sha(await download(msg.body.id, msg.body.attachments[0].id))).toBe(sha(bytes));
+    expect((await stored(c.body.id)).blobs.size).toBe(0);
+  });
+
   it('an edit over the 25 MB cap is refused, the stored blob kept and nothing new written; a delete deletes the blob', async () => {
     const c = await api('POST', '/v1/drafts', { agent: 'agent', to: 'bob@example.com', subject: 's', attachments: [item('a.bin', Buffer.alloc(20 * MIB, 1))] });
     expect(c.status, c.text).toBe(201);
