@@ -9,14 +9,14 @@
 // buffered-body budget is lifted (httpMaxBufferedBodyBytes 2 GiB) so all ten bodies are taken at
 // once rather than eight told to retry. The load average is printed per round.
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { sink, load, sleep } from './tools/stall-common.mjs';
 
 const [beforeRoot, afterRoot, roundsArg] = process.argv.slice(2);
 if (!beforeRoot || !afterRoot) {
@@ -30,15 +30,6 @@ const body = Buffer.from(JSON.stringify({
   to: 'bob@example.com', subject: 'big', body_text: 'See the attachment.',
   attachments: [{ filename: 'a.bin', content_base64: randomBytes(Math.floor(24.5 * 1024 * 1024)).toString('base64') }],
 }));
-const { SMTPServer } = createRequire(import.meta.url)('smtp-server');
-/** The relay: takes every message and drops it. */
-async function sink() {
-  const s = new SMTPServer({ authOptional: true, hideSTARTTLS: true, disableReverseLookup: true, logger: false, onData(stream, _s, cb) { stream.resume(); stream.on('end', () => cb()); } });
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  return { url: `smtp://127.0.0.1:${s.server.address().port}`, close: () => new Promise((r) => s.close(r)) };
-}
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const q = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;

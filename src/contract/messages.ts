@@ -39,9 +39,31 @@ export type Tag = Static<typeof Tag>;
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/\\s]*={0,2}\\s*$', [ERROR_MESSAGE]: 'is not base64' });
 
+/**
+ * A Subject header's one line: CR, LF and the other C0 controls (the wire would fold them to spaces,
+ * and the stored message and its events would then say another subject than was sent) are refused;
+ * a tab is allowed. A subschema of its own (`allOf`), so that its words are said only for it, not
+ * for a number or an over-long subject: shared/schema-check.ts quotes the failing node's ERROR_MESSAGE.
+ * The send request's subject and the simulator's (contract/received.ts).
+ */
+export const SUBJECT_LINE = {
+  pattern: '^[^\\u0000-\\u0008\\u000a-\\u001f\\u007f]*$',
+  [ERROR_MESSAGE]: 'must be one line: CR, LF and other control characters cannot go into a Subject header (a tab can)',
+};
+
 /** compat.md: attachment item `{filename, content_base64, content_type}` (one of content_base64 / content: services/send.ts). */
 export const AttachmentInput = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 255 }),
+  // Its name goes into the part's Content-Disposition and Content-Type headers and is shown by mail
+  // clients and terminals: CR/LF (the wire would fold them, and the stored message would name
+  // another file than the recipient sees), other controls and bidi overrides ("invoice\u202Efdp.exe"
+  // shows as "invoiceexe.pdf") are refused, as in a display name (docs/outbound.md → Attachments).
+  filename: Type.String({
+    minLength: 1, maxLength: 255,
+    allOf: [{
+      pattern: NO_CONTROL_CHARS,
+      [ERROR_MESSAGE]: 'must be a file name without control characters: CR, LF, tabs, other control characters and bidi overrides cannot go into an attachment\'s name',
+    }],
+  }),
   content_base64: Type.Optional(Base64),
   /** Alias some clients send for content_base64. */
   content: Type.Optional(Base64),
@@ -78,17 +100,8 @@ export const SendRequest = Type.Object({
   cc: Type.Optional(AddressList),
   bcc: Type.Optional(AddressList),
   reply_to: Type.Optional(AddressList),
-  // One header line: CR, LF and the other C0 controls (the wire would fold them to spaces, and the
-  // stored message and its events would then say another subject than was sent) are refused; a tab is allowed.
-  // (The pattern sits in its own subschema so that its words are said only for it, not for a
-  // number or an over-long subject: shared/schema-check.ts quotes the failing node's ERROR_MESSAGE.)
-  subject: Type.Optional(Type.String({
-    maxLength: SEND_LIMITS.subject,
-    allOf: [{
-      pattern: '^[^\\u0000-\\u0008\\u000a-\\u001f\\u007f]*$',
-      [ERROR_MESSAGE]: 'must be one line: CR, LF and other control characters cannot go into a Subject header (a tab can)',
-    }],
-  })),
+  // One header line (SUBJECT_LINE).
+  subject: Type.Optional(Type.String({ maxLength: SEND_LIMITS.subject, allOf: [SUBJECT_LINE] })),
   body_text: Type.Optional(Body),
   body_html: Type.Optional(Body),
   text: Type.Optional(Body),

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IdParams, ListQuery, Nullable, Opt, Page, SearchQuery, Timestamp } from './common.js';
 import { route, type RouteDef } from './route.js';
+import { SUBJECT_LINE } from './messages.js';
 
 /**
  * The injection categories the classifier reports (docs/classifier.md);
@@ -141,7 +142,8 @@ export const SimulateInbound = Type.Object(
     agent: Type.String({ minLength: 1, maxLength: 320 }),
     from: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }),
     from_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    subject: Type.Optional(Type.String({ maxLength: 998 })),
+    // One header line, as a send's subject (the simulated message is the same mail a sender could send).
+    subject: Type.Optional(Type.String({ maxLength: 998, allOf: [SUBJECT_LINE] })),
     body_text: Type.Optional(Type.String({ maxLength: 1_000_000 })),
     body_html: Type.Optional(Type.String({ maxLength: 1_000_000 })),
     in_reply_to_message_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

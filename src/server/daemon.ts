@@ -14,6 +14,7 @@ import { redact, type Config } from './config.js';
 import { createContext } from './context.js';
 import { buildApp, warmUpApp, type HttpApp } from './http/app.js';
 import { createWorkers, type Worker } from './workers/index.js';
+import { sweepOrphanBlobs } from '../db/repos/blob-sweep.js';
 import { startSmtpListener } from './smtp/listener.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { startEventRelay, type EventRelay } from './event-relay.js';
@@ -116,6 +117,8 @@ export class Daemon {
     try {
       const upgrade = await migrateWithBackup(opened, config);
       const ctx = createContext(config, opened.db, opts.clock ?? systemClock);
+      // Blob pieces a killed daemon left between the writer's commit and the row's (db/repos/blob-sweep.ts): before anything serves.
+      const swept = await sweepOrphanBlobs(opened.db);
       // The long-lived threads start first, and the main thread waits, idle, until they are online
       // before it loads the HTTP server: V8 resets the young-generation hold at each thread's start,
       // and a scavenge in that moment would double the main thread's new space (server/memory.ts).
@@ -142,6 +145,7 @@ export class Daemon {
       if (!opts.quiet) ctx.log = app.log;
       // What an upgrade did to the database, in the log (traceable afterwards; a new database says nothing).
       if (upgrade.upgraded) ctx.log.info({ migrations: upgrade.applied, backup: upgrade.backup }, upgrade.backup ? `database migrated; the copy taken before is ${upgrade.backup}` : 'database migrated');
+      if (swept.deleted.length) ctx.log.warn({ blobs: swept.deleted.length, checked: swept.checked }, 'deleted attachment blobs no sent message or draft named (left by a daemon stopped mid-write)');
       logMessages(ctx, config.logLevel);
       await pipeline.ready();
       ctx.work = pipeline.work;

@@ -4,7 +4,10 @@ import { ApiError } from '../contract/errors.js';
 import { liveAgents, type AgentRow } from '../db/repos/agents.js';
 import {
   claimDueDrafts, stalledDrafts, getDraft, insertDraft, listDrafts, transitionDraft, updateDraft, type DraftRow, type DraftStatus,
+  draftBlobId, draftBlobIds, isDraftBlobRef, deleteDraftBlobs, readDraftBlob, writeDraftBlobs, type DraftBlobRef,
 } from '../db/repos/drafts.js';
+import { inTransactionChain } from '../db/open.js';
+import { liftedAttachment, setLiftedAttachment } from '../shared/lifted-attachments.js';
 import type { Mailbox } from '../mail/address.js';
 import { excerptOf } from '../mail/extract.js';
 import { Errors } from '../shared/errors.js';
@@ -15,7 +18,7 @@ import { hasScope } from './auth.js';
 import { resolveAgent } from './agents.js';
 import { checkScheduleHorizon } from './limits.js';
 import { emitEvent } from './events.js';
-import { findOriginal, normalizeSendRequest, sendMessage } from './send.js';
+import { checkAttachmentTotal, findOriginal, normalizeSendRequest, sendMessage } from './send.js';
 import { pageOf } from '../db/paginate.js';
 
 /**
@@ -47,24 +50,56 @@ interface DraftContent {
   tags: { name: string; value: string }[];
   metadata: Record<string, string>;
   extra: Record<string, unknown>;
+  /** Attachments to store as blobs before the row that names them (storeWithBlobs). */
+  blobs: { id: string; data: Buffer }[];
 }
+
+type AttachmentItem = NonNullable<Content['attachments']>[number];
+/** An attachment item without its bytes: what a stored blob reference is checked as (its size counted apart). */
+const bytelessItem = (a: { filename: string; content_type?: string }): AttachmentItem =>
+  ({ filename: a.filename, ...(a.content_type !== undefined ? { content_type: a.content_type } : {}), content_base64: '' });
 
 /**
  * Validate a draft's content exactly as a send would (the same addresses, limits and params), but
  * nothing is required yet: a draft may lack recipients, subject or body until it is sent.
+ *
+ * Attachments (issue #13): a large one in a request body arrives decoded (the body worker lifted
+ * it: server/http/body-lift.ts, shared/lifted-attachments.ts) and is stored as a blob (`blobs`,
+ * written before the row: storeWithBlobs), its item in `extra` a DraftBlobRef; a small one stays
+ * base64 in `extra`, as every attachment did before. `stored`: the items of the draft being
+ * edited that are blob references already (an edit keeps them unless it replaces the list);
+ * they count by their size, their bytes are not read.
  */
-function validateContent(c: Content): DraftContent {
+function validateContent(ctx: AppContext, draftId: string, c: Content, stored: ReadonlySet<object> = new Set()): DraftContent {
   const body_text = c.body_text ?? c.text ?? c.body ?? null;
   const body_html = c.body_html ?? c.html ?? null;
+  let storedBytes = 0;
+  const attachments = c.attachments?.map((a) => {
+    if (!stored.has(a)) return a;
+    storedBytes += (a as unknown as DraftBlobRef).size;
+    return bytelessItem(a);
+  });
   // A stored draft holds NULL where a send request leaves the field out.
-  const fields = Object.fromEntries(Object.entries({ ...c, body_text, body_html, text: undefined, html: undefined, body: undefined })
+  const fields = Object.fromEntries(Object.entries({ ...c, attachments, body_text, body_html, text: undefined, html: undefined, body: undefined })
     .filter(([, v]) => v !== undefined && v !== null));
   const n = normalizeSendRequest(fields, { requireTo: false, requireSubject: false, requireBody: false });
+  if (storedBytes) checkAttachmentTotal(n.attachments.reduce((t, a) => t + a.content.length, storedBytes));
   const extra: Record<string, unknown> = {};
   for (const k of EXTRA_FIELDS) if (c[k] !== undefined && c[k] !== null) extra[k] = c[k];
+  const blobs: DraftContent['blobs'] = [];
+  if (c.attachments) {
+    extra.attachments = c.attachments.map((a): AttachmentItem | DraftBlobRef => {
+      if (stored.has(a)) return a;
+      const bytes = liftedAttachment(a, a.content_base64 !== undefined ? 'content_base64' : 'content');
+      if (!bytes) return a;
+      const id = draftBlobId(draftId, newId('att', ctx.clock));
+      blobs.push({ id, data: bytes });
+      return { filename: a.filename, ...(a.content_type !== undefined ? { content_type: a.content_type } : {}), blob: id, size: bytes.length };
+    });
+  }
   return {
     to: n.to.map(fmt), cc: n.cc.map(fmt), bcc: n.bcc.map(fmt), subject: n.subject ?? '', body_text: n.text, body_html: n.html,
-    tags: n.tags, metadata: n.metadata, extra,
+    tags: n.tags, metadata: n.metadata, extra, blobs,
   };
 }
 
@@ -73,6 +108,57 @@ function contentOf(r: DraftRow): Content {
     to: r.to, cc: r.cc, bcc: r.bcc, subject: r.subject, body_text: r.body_text, body_html: r.body_html, tags: r.tags,
     metadata: r.metadata, ...(r.extra as Partial<Content>),
   };
+}
+
+/** A stored draft's attachment items that are blob references (validateContent's `stored`). */
+function storedRefs(r: DraftRow): Set<object> {
+  const list = r.extra.attachments;
+  return new Set(Array.isArray(list) ? list.filter((a): a is object => isDraftBlobRef(r.id, a)) : []);
+}
+
+/**
+ * Run `store` in a transaction after writing `blobs`: on SQLite with the queue writer running, by
+ * its thread (AppContext.writeBlobs: the buffers are moved there; issue #13, as a send's large
+ * attachments: services/send.ts withAttachmentsWritten), else inside the transaction a piece per
+ * statement. If the transaction fails, the blobs no stored draft names are deleted again.
+ */
+async function storeWithBlobs<T>(
+  ctx: AppContext, r: { id: string; workspace_id: string }, blobs: DraftContent['blobs'], store: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  const ids = blobs.map((b) => b.id);
+  let written = false;
+  // Inside a transaction the writer would wait for the write lock this thread holds: never.
+  if (blobs.length && ctx.writeBlobs && !ctx.enclosing && !inTransactionChain(ctx.db)) {
+    const sizes = blobs.map((b) => b.data.length);
+    try {
+      await ctx.writeBlobs(blobs, true);
+      written = true;
+    } catch (err) {
+      await deleteDraftBlobs(ctx.db, ids).catch((e: unknown) => ctx.log.error({ err: e, draft_id: r.id }, 'blobs of an unstored draft not deleted'));
+      // Bytes already handed to the thread cannot be written here instead.
+      if (blobs.some((b, i) => b.data.length !== sizes[i])) throw err;
+      ctx.log.warn({ err, draft_id: r.id }, 'draft attachments not written by the queue writer; written in the transaction');
+    }
+  }
+  try {
+    return await inTransaction(ctx, async (tx) => {
+      if (!written) await writeDraftBlobs(tx.db, blobs);
+      return store(tx);
+    });
+  } catch (err) {
+    if (written) {
+      const named = new Set(draftBlobIds((await getDraft(ctx.db, r.workspace_id, r.id).catch(() => undefined)) ?? { id: r.id, extra: {} }));
+      await deleteDraftBlobs(ctx.db, ids.filter((id) => !named.has(id)))
+        .catch((e: unknown) => ctx.log.error({ err: e, draft_id: r.id }, 'blobs of an unstored draft not deleted'));
+    }
+    throw err;
+  }
+}
+
+/** Delete blobs a committed change left unnamed (an edit replaced them, the draft was deleted or sent); a failure is logged (the orphan sweep at start takes them). */
+async function dropBlobs(ctx: AppContext, draftId: string, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await deleteDraftBlobs(ctx.db, ids).catch((err: unknown) => ctx.log.error({ err, draft_id: draftId }, 'blobs of a draft not deleted'));
 }
 
 /** A `send_at` in the future, or an error naming it. Past or present times are refused on drafts. */
@@ -130,15 +216,16 @@ export async function createDraft(ctx: AppContext, auth: AuthContext, body: Draf
   const sendAt = body.send_at ? futureSendAt(ctx, body.send_at) : null;
   if (sendAt) requireSendScope(auth, 'schedule a draft');
   const agent = await draftAgent(ctx, auth, body);
-  const content = validateContent(body);
-  await checkReplyTarget(ctx, auth, agent.id, content);
+  const id = newId('dft', ctx.clock);
+  const { blobs, ...content } = validateContent(ctx, id, body);
+  await checkReplyTarget(ctx, auth, agent.id, { ...content, blobs });
   const at = isoAt(ctx.clock.now());
   const row: DraftRow = {
-    id: newId('dft', ctx.clock), workspace_id: auth.workspaceId, agent_id: agent.id, created_by_key_id: auth.keyId, mode: auth.mode,
+    id, workspace_id: auth.workspaceId, agent_id: agent.id, created_by_key_id: auth.keyId, mode: auth.mode,
     ...content, status: sendAt ? 'scheduled' : 'draft', send_at: sendAt, sent_message_id: null, thread_id: null,
     error_message: null, sending_started_at: null, next_attempt_at: null, sent_at: null, created_at: at, updated_at: at, deleted_at: null,
   };
-  return inTransaction(ctx, async (tx) => {
+  return storeWithBlobs(ctx, row, blobs, async (tx) => {
     await insertDraft(tx.db, row);
     await draftEvent(ctx, tx, 'draft.created', row);
     if (sendAt) await draftEvent(ctx, tx, 'draft.scheduled', row);
@@ -196,21 +283,28 @@ export async function updateDraftView(ctx: AppContext, auth: AuthContext, id: st
   // Aliases replace the canonical field they stand for.
   if (patchContent.text !== undefined || patchContent.body !== undefined) merged.body_text = patchContent.text ?? patchContent.body;
   if (patchContent.html !== undefined) merged.body_html = patchContent.html;
-  const content = validateContent(merged);
-  if (patchContent.in_reply_to_message_id !== undefined) await checkReplyTarget(ctx, auth, r.agent_id, content);
+  const { blobs, ...content } = validateContent(ctx, r.id, merged, storedRefs(r));
+  if (patchContent.in_reply_to_message_id !== undefined) await checkReplyTarget(ctx, auth, r.agent_id, { ...content, blobs });
   const at = isoAt(ctx.clock.now());
+  const before = draftBlobIds(r);
   const patch: Partial<DraftRow> = {
     ...content, status, send_at: sendAt, error_message: status === r.status ? r.error_message : null, next_attempt_at: null, updated_at: at,
     // A live key scheduling a test key's draft makes it live material (it will be sent live).
     ...(status === 'scheduled' && auth.mode === 'live' ? { mode: 'live' as const } : {}),
   };
-  return inTransaction(ctx, async (tx) => {
-    if (!(await transitionDraft(tx.db, r.id, [r.status], patch))) throw Errors.duplicate(`Draft ${r.id} changed while it was being edited (it may be sending); fetch it again.`);
+  const view = await storeWithBlobs(ctx, r, blobs, async (tx) => {
+    // With blob references read from the row, only if no other edit changed them meanwhile.
+    if (!(await transitionDraft(tx.db, r.id, [r.status], patch, before.length ? r.extra : undefined))) {
+      throw Errors.duplicate(`Draft ${r.id} changed while it was being edited (it may be sending, or edited by another request); fetch it again.`);
+    }
     const updated = { ...r, ...patch };
     await draftEvent(ctx, tx, 'draft.updated', updated);
     if (status === 'scheduled' && (r.status !== 'scheduled' || sendAt !== r.send_at)) await draftEvent(ctx, tx, 'draft.scheduled', updated);
     return toDraft(updated);
   });
+  const kept = new Set(draftBlobIds({ id: r.id, extra: content.extra }));
+  await dropBlobs(ctx, r.id, before.filter((b) => !kept.has(b)));
+  return view;
 }
 
 export async function deleteDraftView(ctx: AppContext, auth: AuthContext, id: string): Promise<{ id: string; deleted_at: string }> {
@@ -220,20 +314,41 @@ export async function deleteDraftView(ctx: AppContext, auth: AuthContext, id: st
   const at = isoAt(ctx.clock.now());
   // A scheduled draft deleted before its time is canceled (it will never go out).
   const patch: Partial<DraftRow> = { deleted_at: at, updated_at: at, ...(r.status === 'scheduled' ? { status: 'canceled' as const } : {}) };
-  return inTransaction(ctx, async (tx) => {
+  const done = await inTransaction(ctx, async (tx) => {
     if (!(await transitionDraft(tx.db, r.id, [r.status], patch))) throw Errors.duplicate(`Draft ${r.id} began sending; it cannot be deleted.`);
     await draftEvent(ctx, tx, 'draft.deleted', { ...r, ...patch });
     return { id: r.id, deleted_at: at };
   });
+  await dropBlobs(ctx, r.id, draftBlobIds(r));
+  return done;
 }
 
-function sendRequestOf(r: DraftRow): Record<string, unknown> {
+/**
+ * The send request a draft makes. Its blob attachments are read (a few pieces per statement) and
+ * handed to the send decoded, as the body worker hands a send route's large attachments
+ * (shared/lifted-attachments.ts): the send stores them as its own blobs.
+ */
+async function sendRequestOf(ctx: AppContext, r: DraftRow): Promise<Record<string, unknown>> {
   // Empty lists are left out so a draft without recipients gets the send's missing_field `to`.
   const list = (k: string, v: string[]) => (v.length ? { [k]: v } : {});
+  const extra = { ...r.extra };
+  if (Array.isArray(extra.attachments)) {
+    extra.attachments = await Promise.all(extra.attachments.map(async (a: unknown) => {
+      if (!isDraftBlobRef(r.id, a)) return a;
+      const bytes = await readDraftBlob(ctx.db, a);
+      if (!bytes) {
+        ctx.log.error({ draft_id: r.id, blob: a.blob }, 'a draft attachment\'s stored bytes are missing');
+        throw Errors.internal();
+      }
+      const item = bytelessItem(a);
+      setLiftedAttachment(item, 'content_base64', bytes);
+      return item;
+    }));
+  }
   return {
     agent: r.agent_id, ...list('to', r.to), ...list('cc', r.cc), ...list('bcc', r.bcc), subject: r.subject,
     ...(r.body_text !== null ? { body_text: r.body_text } : {}), ...(r.body_html !== null ? { body_html: r.body_html } : {}),
-    tags: r.tags, metadata: r.metadata, ...r.extra,
+    tags: r.tags, metadata: r.metadata, ...extra,
   };
 }
 
@@ -251,17 +366,20 @@ async function sendClaimed(
   ctx: AppContext, auth: AuthContext, r: DraftRow, onRefusal: (err: unknown) => Partial<DraftRow> & { status: DraftStatus }, announced?: WriteAnnouncement,
 ): Promise<DraftRow> {
   try {
-    const msg = await sendMessage(ctx, auth, sendRequestOf(r), { source: 'draft', announced });
+    const msg = await sendMessage(ctx, auth, await sendRequestOf(ctx, r), { source: 'draft', announced });
     const at = isoAt(ctx.clock.now());
     const patch: Partial<DraftRow> = {
       status: 'sent', sent_message_id: msg.id, thread_id: msg.thread_id, sent_at: at, error_message: null, next_attempt_at: null, updated_at: at,
     };
-    return inTransaction(ctx, async (tx) => {
+    const sent = await inTransaction(ctx, async (tx) => {
       await updateDraft(tx.db, r.id, patch);
       const updated = { ...r, ...patch };
       await draftEvent(ctx, tx, 'draft.sent', updated);
       return updated;
     });
+    // The sent message holds its own copy: a sent draft is never sent or edited again.
+    await dropBlobs(ctx, r.id, draftBlobIds(r));
+    return sent;
   } catch (err) {
     const at = isoAt(ctx.clock.now());
     const patch = { ...onRefusal(err), updated_at: at };

@@ -12,6 +12,7 @@ import type { Classification } from '../classifier/index.js';
 import { failClosed, isQuarantined } from '../classifier/quarantine.js';
 import { bodiesUnread, classifierFields, type ParsedInbound } from '../mail/parse.js';
 import { excerptOf } from '../mail/extract.js';
+import { receivedFileName } from '../mail/file-name.js';
 import { bareDomain } from '../mail/address.js';
 import { newId } from '../shared/ids.js';
 import { isoAt } from '../shared/clock.js';
@@ -522,7 +523,7 @@ async function storeForAgent(
   const written = d.tail.attachments;
   d.tail.attachments = undefined;
   const attachments: NewAttachment[] = parsed.attachments.map((a, i) => ({
-    id: newId('att', ctx.clock), filename: a.filename, content_type: a.contentType, content_id: a.contentId,
+    id: newId('att', ctx.clock), filename: a.filename === null ? null : receivedFileName(a.filename), content_type: a.contentType, content_id: a.contentId,
     disposition: a.disposition, size: a.size, sha256: a.sha256, content: a.content, storedBlob: written?.get(i),
   }));
   // compat.md: both SPF and DKIM failing → message.received.unauthenticated instead; so does a

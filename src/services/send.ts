@@ -85,6 +85,13 @@ function guessType(filename: string): string {
   return types[ext] ?? 'application/octet-stream';
 }
 
+/** The 25 MB cap on a send's decoded attachments (drafts add the sizes of their stored blobs). */
+export function checkAttachmentTotal(total: number): void {
+  if (total > SEND_LIMITS.attachmentBytes) {
+    throw Errors.invalidField('attachments', `The attachments total ${total} bytes decoded; at most ${SEND_LIMITS.attachmentBytes} (25 MB) are allowed.`);
+  }
+}
+
 /**
  * Validate a send request (spec: Messages → send request; Limits → Single-message payload;
  * compat.md extras). Its shape — types, lengths, counts, patterns, enums — is the contract's
@@ -138,9 +145,7 @@ export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean;
     const contentType = a.content_type !== undefined ? a.content_type.trim().toLowerCase() : guessType(a.filename);
     attachments.push({ filename: a.filename, contentType, content });
   });
-  if (total > SEND_LIMITS.attachmentBytes) {
-    throw Errors.invalidField('attachments', `The attachments total ${total} bytes decoded; at most ${SEND_LIMITS.attachmentBytes} (25 MB) are allowed.`);
-  }
+  checkAttachmentTotal(total);
 
   // The schema's date-time format guarantees a time zone; Date.parse reads fewer spellings of it.
   const scheduledAt = b.scheduled_at === undefined || b.scheduled_at === null ? null : Date.parse(b.scheduled_at);

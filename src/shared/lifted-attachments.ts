@@ -7,8 +7,9 @@
  * string. The decoded bytes travel beside the body (moved, not copied) and are tied here to the
  * attachment item object they came from; services/send.ts reads them instead of decoding the
  * stand-in. A stand-in is valid base64 on its own, so an item copied elsewhere (losing the tie)
- * would decode to the wrong bytes: only the send routes' own bodies are lifted, and only the send
- * service reads them.
+ * would decode to the wrong bytes: only the send routes' and the draft create/edit routes' own
+ * bodies are lifted, and only the send and draft services read them (drafts store them as blobs,
+ * and hand them back to the send this way when the draft is sent).
  */
 const lifted = new WeakMap<object, Map<string, Buffer>>();
 

@@ -149,14 +149,24 @@ export async function storedBytesForDownload(db: Db, head: Uint8Array, blob: str
   return new StoredBytesStream(db, asBuffer(head), blob, size);
 }
 
-/** Delete blobs (missing ids are ignored), a few pieces per statement, yielding between. */
+/**
+ * Delete blobs (missing ids are ignored), a few pieces per statement, yielding between. A blob
+ * whose first pieces are gone already (a daemon stopped in the middle of deleting it) is found
+ * from its lowest piece left.
+ */
 export async function deleteBlobs(db: Db, ids: readonly (string | null | undefined)[]): Promise<void> {
   for (const id of new Set(ids)) {
     if (!id) continue;
     for (let from = 0; ; from += DELETE_BATCH) {
       const r = await db.deleteFrom('blob_chunks').where('blob_id', '=', id)
         .where('seq', '>=', from).where('seq', '<', from + DELETE_BATCH).executeTakeFirst();
-      if (Number(r.numDeletedRows) === 0) break;
+      if (Number(r.numDeletedRows) === 0) {
+        const next = await db.selectFrom('blob_chunks').select('seq').where('blob_id', '=', id).where('seq', '>=', from)
+          .orderBy('seq').limit(1).executeTakeFirst();
+        if (!next) break;
+        from = next.seq - DELETE_BATCH;
+        continue;
+      }
       await yieldTurn();
     }
   }

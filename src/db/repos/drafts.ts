@@ -3,6 +3,7 @@ import { claimIn } from '../dialect.js';
 import type { Db, Decoded } from '../schema.js';
 import type { DraftsTable } from '../tables/resources.js';
 import { json, listBodyText, paginate, type ListsEveryColumn, type PageRequest, type PageResult } from '../paginate.js';
+import { deleteBlobs, readStoredBytes, writeBlob, yieldTurn } from './blobs.js';
 
 export type DraftStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'failed' | 'canceled';
 
@@ -13,7 +14,11 @@ export type DraftRow = Decoded<DraftsTable, {
   bcc: string[];
   tags: { name: string; value: string }[];
   metadata: Record<string, string>;
-  /** reply_to, attachments, in_reply_to_message_id, references: passed to the send unchanged. */
+  /**
+   * reply_to, attachments, in_reply_to_message_id, references: passed to the send. An attachment
+   * item is the request's own (`content_base64`/`content`: small ones, and every one stored
+   * before round 2 session 14) or a stored blob (DraftBlobRef: the large ones since).
+   */
   extra: Record<string, unknown>;
   status: DraftStatus;
 }, 'to_addrs'>;
@@ -45,6 +50,50 @@ function encode(r: Partial<DraftRow>): Partial<DraftsTable> {
   return out;
 }
 
+/**
+ * A large draft attachment (issue #13): its decoded bytes are a blob (blob_chunks, repos/blobs.ts)
+ * named `draft.<draft id>.<attachment id>`, and the draft's `extra.attachments` item says only
+ * which, and how many bytes. Such an item has `blob` and no `content_base64`/`content`; an item a
+ * client sent is never stored with a `blob` key (services/drafts.ts rebuilds every stored item).
+ */
+export interface DraftBlobRef { filename: string; content_type?: string; blob: string; size: number }
+
+export const draftBlobId = (draftId: string, attachmentId: string): string => `draft.${draftId}.${attachmentId}`;
+/** The draft a draft blob id belongs to (the orphan sweep), or null for another kind of blob. */
+export const draftOfBlob = (blobId: string): string | null => /^draft\.([^.]+)\./.exec(blobId)?.[1] ?? null;
+
+/** Whether a stored draft's attachment item is a blob reference of that draft. */
+export function isDraftBlobRef(draftId: string, item: unknown): item is DraftBlobRef {
+  if (typeof item !== 'object' || item === null) return false;
+  const o = item as Record<string, unknown>;
+  return typeof o.blob === 'string' && o.blob.startsWith(`draft.${draftId}.`) && typeof o.size === 'number'
+    && o.content_base64 === undefined && o.content === undefined;
+}
+
+/** The blob ids a stored draft's `extra` names. */
+export function draftBlobIds(r: Pick<DraftRow, 'id' | 'extra'>): string[] {
+  const list = r.extra.attachments;
+  return Array.isArray(list) ? list.filter((a) => isDraftBlobRef(r.id, a)).map((a) => (a as DraftBlobRef).blob) : [];
+}
+
+/** Write draft blobs in the caller's transaction, a piece per statement (PostgreSQL; SQLite without the writer thread). */
+export async function writeDraftBlobs(db: Db, blobs: { id: string; data: Uint8Array }[]): Promise<void> {
+  for (const b of blobs) {
+    await yieldTurn();
+    await writeBlob(db, b.id, b.data);
+  }
+}
+
+/** Delete draft blobs (a few pieces per statement, yielding between). */
+export async function deleteDraftBlobs(db: Db, ids: string[]): Promise<void> {
+  await deleteBlobs(db, ids);
+}
+
+/** A draft blob's bytes (read a few pieces per statement), or undefined when they are not all there. */
+export async function readDraftBlob(db: Db, ref: DraftBlobRef): Promise<Buffer | undefined> {
+  return readStoredBytes(db, new Uint8Array(0), ref.blob, ref.size);
+}
+
 export async function insertDraft(db: Db, row: DraftRow): Promise<void> {
   await db.insertInto('drafts').values(encode(row) as DraftsTable).execute();
 }
@@ -53,10 +102,16 @@ export async function updateDraft(db: Db, id: string, patch: Partial<DraftRow>):
   await db.updateTable('drafts').set(encode(patch)).where('id', '=', id).execute();
 }
 
-/** Move a draft from one of `from` to `patch.status` only if it is still there (claims a send). */
-export async function transitionDraft(db: Db, id: string, from: DraftStatus[], patch: Partial<DraftRow>): Promise<boolean> {
-  const r = await db.updateTable('drafts').set(encode(patch)).where('id', '=', id).where('status', 'in', from)
-    .where('deleted_at', 'is', null).executeTakeFirst();
+/**
+ * Move a draft from one of `from` to `patch.status` only if it is still there (claims a send).
+ * `extraWas`: and only if its `extra` is still that (an edit that read blob references must not
+ * write them back after another edit replaced, and deleted, them).
+ */
+export async function transitionDraft(db: Db, id: string, from: DraftStatus[], patch: Partial<DraftRow>, extraWas?: Record<string, unknown>): Promise<boolean> {
+  let q = db.updateTable('drafts').set(encode(patch)).where('id', '=', id).where('status', 'in', from)
+    .where('deleted_at', 'is', null);
+  if (extraWas) q = q.where('extra', '=', JSON.stringify(extraWas));
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -64,6 +119,13 @@ export async function getDraft(db: Db, workspaceId: string, id: string): Promise
   const r = await db.selectFrom('drafts').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id)
     .where('deleted_at', 'is', null).executeTakeFirst();
   return r && decode(r);
+}
+
+/** A draft that may still be sent (not deleted, not sent): its id and `extra`, for the orphan-blob sweep (repos/blob-sweep.ts). */
+export async function getDraftForSweep(db: Db, id: string): Promise<Pick<DraftRow, 'id' | 'extra'> | undefined> {
+  const r = await db.selectFrom('drafts').select(['id', 'extra']).where('id', '=', id).where('deleted_at', 'is', null)
+    .where('status', '!=', 'sent').executeTakeFirst();
+  return r && { id: r.id, extra: json(r.extra, {}) };
 }
 
 /** Every column but the bodies and `extra` (attachments, base64): a list reads a prefix of the text body only. */

@@ -47,8 +47,12 @@ export interface BuildAppOptions {
   maxBufferedBodyBytes?: number;
 }
 
-/** Routes whose large base64 attachments are decoded off the main thread (body-lift.ts): the sends' own bodies, read only by services/send.ts. */
-const LIFTED_ROUTES = new Set(['messages.create', 'messages.batch', 'messages.reply', 'messages.forward']);
+/**
+ * Routes whose large base64 attachments are decoded off the main thread (body-lift.ts): the sends'
+ * own bodies, read by services/send.ts, and a draft's create and edit, read by services/drafts.ts
+ * (which stores those attachments as blobs).
+ */
+const LIFTED_ROUTES = new Set(['messages.create', 'messages.batch', 'messages.reply', 'messages.forward', 'drafts.create', 'drafts.update']);
 
 const V1 = '/v1';
 /** Where an authenticated API route's onRequest notes its path template for onResponse. */

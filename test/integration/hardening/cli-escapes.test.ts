@@ -117,3 +117,82 @@ describe('neutralize()', () => {
     expect(neutralize('\u2066x\u2069\u200f')).toBe('<U+2066>x<U+2069><U+200F>');
   });
 });
+
+describe('attachment file names with control characters', () => {
+  // CR/LF (a header line of its own), ESC (a colour sequence) and U+202E (a right-to-left
+  // override: "invoice\u202Efdp.exe" shows as "invoiceexe.pdf").
+  const NAME = 'invoice\r\nX-Evil: 1\x1b[31m\u202Efdp.exe';
+
+  it('received over SMTP: stored, listed and shown with `_` for each control; the raw message keeps the name as it came', async () => {
+    const param = `filename*=utf-8''${encodeURIComponent(NAME)}`;
+    const raw = [
+      'From: files@example.com', `To: ${agentEmail}`, 'Subject: files', 'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b1"', '', '--b1', 'Content-Type: text/plain', '', 'see the file', '--b1',
+      'Content-Type: application/octet-stream', `Content-Disposition: attachment; ${param}`, 'Content-Transfer-Encoding: base64', '',
+      Buffer.from('MZ').toString('base64'), '--b1--', '',
+    ].join('\n');
+    const replies = await smtpSend(smtpPort, agentEmail, raw);
+    const stored = /stored as (rcv_\w+)/.exec(replies.join('\n'))?.[1];
+    expect(stored, replies.join('\n')).toBeDefined();
+    const msg = await d.api('GET', `/v1/messages/received/${stored}`);
+    expect(msg.attachments).toHaveLength(1);
+    expect(msg.attachments[0].filename).toBe('invoice_X-Evil: 1_[31m_fdp.exe');
+    const cli = await d.cli(['inbox', 'get', stored!]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout.replace(/\t/g, '')).not.toMatch(OBEYED);
+    expect(cli.stdout).toMatch(/^attachment 1\tinvoice_X-Evil: 1_\[31m_fdp\.exe {2}application\/octet-stream {2}2 bytes/m);
+    const rawRes = await fetch(new URL(msg.raw_url, d.url), { headers: { authorization: `Bearer ${d.testKey}` } });
+    expect(await rawRes.text()).toContain(param);
+  });
+
+  it('a send, a draft or a batch item naming a file with one is 400 invalid_param_value naming the field, over real HTTP', async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(d.url + path, { method: 'POST', headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const item = (filename: string) => ({ filename, content_base64: 'aGk=', content_type: 'text/plain' });
+    for (const name of [NAME, 'a\nb.txt', 'tab\there.txt', 'x\u202Etxt.exe', 'nul\u0000.txt', 'c1\u0085.txt']) {
+      const r = await post('/v1/messages', { agent: 'agent', to: 'bob@example.com', subject: 's', body_text: 'b', attachments: [item(name)] });
+      expect(r.status, JSON.stringify(name)).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_param_value', param: 'attachments[0].filename' });
+      expect(r.body.error.message).toContain('control characters');
+    }
+    const draft = await post('/v1/drafts', { agent: 'agent', to: 'bob@example.com', subject: 's', attachments: [item('ok.txt'), item(NAME)] });
+    expect(draft.status).toBe(400);
+    expect(draft.body.error).toMatchObject({ code: 'invalid_param_value', param: 'attachments[1].filename' });
+    const batch = await post('/v1/messages/batch', { messages: [{ agent: 'agent', to: 'bob@example.com', subject: 's', body_text: 'b', attachments: [item(NAME)] }] });
+    expect(batch.status).toBe(201);
+    expect(batch.body.data[0].error).toMatchObject({ code: 'invalid_param_value', param: 'attachments[0].filename' });
+    // Names with marks, spaces and non-Latin letters go through as given.
+    const ok = await post('/v1/messages', { agent: 'agent', to: 'bob@example.com', subject: 's', body_text: 'b', attachments: [item('Bericht März – ünïcödé \u200f.txt')] });
+    expect(ok.status).toBe(201);
+    expect(ok.body.attachments[0].filename).toBe('Bericht März – ünïcödé \u200f.txt');
+  });
+
+  it('the CLI sending a file whose name holds a line break: the refusal, neutralised, exit code 1', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'names-')), 'report\n\x1b[2Jfinal.txt');
+    writeFileSync(file, 'hi');
+    const r = await d.cli(['send', '--to', 'bob@example.com', '--subject', 's', '--body', 'b', '--attach', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('attachments[0].filename');
+    expect(r.stderr).not.toMatch(OBEYED);
+  });
+
+  it('the simulator refuses a subject with CR, LF or another control character, as a send does', async () => {
+    for (const subject of ['Hello\r\nBcc: victim@example.com', 'bell\x07', 'del\x7f']) {
+      const res = await fetch(d.url + '/v1/test/inbound', {
+        method: 'POST', headers: { authorization: `Bearer ${d.testKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'agent', from: 'bob@example.com', subject, body_text: 'b' }),
+      });
+      expect(res.status, JSON.stringify(subject)).toBe(400);
+      const body = (await res.json()) as any;
+      expect(body.error).toMatchObject({ code: 'invalid_param_value', param: 'subject' });
+      expect(body.error.message).toContain('must be one line');
+    }
+    const tab = await d.api('POST', '/v1/test/inbound', { agent: 'agent', from: 'bob@example.com', subject: 'a\ttab', body_text: 'b' });
+    expect(tab.message_id).toMatch(/^rcv_/);
+  });
+});

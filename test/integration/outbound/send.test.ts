@@ -182,7 +182,12 @@ describe('POST /v1/messages (live, through a real relay)', () => {
     const subj = await send({ to: 'bob@example.com', subject: evil, body_text: 'b' });
     expect(subj.status, subj.text).toBe(400);
     expect(subj.body.error.param).toBe('subject');
-    const r2 = await send({ to: 'bob@example.com', subject: 'Hello', body_text: 'b', attachments: [{ filename: 'x\r\nX-Evil: 1.txt', content_base64: 'aGk=', content_type: 'text/plain' }] });
+    // So is an attachment's file name with CR/LF (it would be folded into the part's headers, and
+    // the stored message would name another file than the recipient sees).
+    const name = await send({ to: 'bob@example.com', subject: 'Hello', body_text: 'b', attachments: [{ filename: 'x\r\nX-Evil: 1.txt', content_base64: 'aGk=', content_type: 'text/plain' }] });
+    expect(name.status, name.text).toBe(400);
+    expect(name.body.error).toMatchObject({ code: 'invalid_param_value', param: 'attachments[0].filename' });
+    const r2 = await send({ to: 'bob@example.com', subject: 'Hello', body_text: 'b', attachments: [{ filename: 'x X-Evil: 1.txt', content_base64: 'aGk=', content_type: 'text/plain' }] });
     expect(r2.status, r2.text).toBe(201);
     const wire = relay.messages[0];
     expect(wire.rcptTo).toEqual(['bob@example.com']);
