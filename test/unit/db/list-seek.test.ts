@@ -200,6 +200,12 @@ describe('the thread list\'s cursor: a range of the activity index', () => {
         // Past the first page, the cursor bounds the activity index read (unless a search names the threads).
         if (!filter.search) {
           for (const p of plans.slice(1)) expect(p, p).toMatch(/\(last_message_at,id\)<\(\?,\?\)/);
+        } else {
+          // A text search: each kind's matching messages looked up by id, not every message of the workspace walked.
+          for (const p of plans) {
+            for (const t of ['received', 'sent']) expect(p, p).toMatch(new RegExp(`SEARCH ${t}_messages USING INDEX sqlite_autoindex_${t}_messages_1 \\(id=\\?\\)`));
+            expect(p, p).not.toMatch(/(received|sent)_messages USING (COVERING )?INDEX \w+ \(workspace_id=/);
+          }
         }
       }
     });
