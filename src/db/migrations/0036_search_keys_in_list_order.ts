@@ -15,8 +15,9 @@ import { SEARCH_COLUMNS, SEARCH_KINDS, SEARCH_ROWID_FIRST, SEARCH_ROWID_STEP } f
  * Mail already indexed is keyed again here, in id order `SEARCH_ROWID_STEP` apart from the
  * middle of its kind's range, and its index rows are written again under the new keys (FTS5
  * rowids cannot be changed in place): the whole index is rebuilt in this migration's
- * transaction. On the 1,000,000-message bench file that took ~N s (bench/README.md); a database
- * with more than REKEY_NOTICE indexed messages says so on stderr first. Queued messages
+ * transaction. On the 1,000,000-message bench file (9.5 GB) that took 84–127 s at load 20–23, of
+ * which 15 s CPU: mostly reading the received rows' text (bench/README.md, round 2 session 14);
+ * a database with more than REKEY_NOTICE indexed messages says so on stderr first. Queued messages
  * (message_search_pending) have no keys yet and are keyed by the indexer as before.
  *
  * PostgreSQL: nothing (its index is keyed by message id; repos/search.ts tsIds).
@@ -25,7 +26,7 @@ const REKEY_NOTICE = 100_000;
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (dialectOf(db) === 'postgres') return;
   const n = Number((await sql<{ n: number }>`SELECT count(*) AS n FROM message_search_keys`.execute(db)).rows[0]?.n ?? 0);
-  if (n > REKEY_NOTICE) process.stderr.write(`migration 0036: rebuilding the search index of ${n} messages in list order (about a minute per million)\n`);
+  if (n > REKEY_NOTICE) process.stderr.write(`migration 0036: rebuilding the search index of ${n} messages in list order (1–2 minutes per million messages)\n`);
   await sql`CREATE TEMP TABLE search_rekey (search_rowid INTEGER PRIMARY KEY, message_id TEXT NOT NULL)`.execute(db);
   for (const K of Object.values(SEARCH_KINDS)) {
     await sql`INSERT INTO search_rekey (search_rowid, message_id)
