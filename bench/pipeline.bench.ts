@@ -642,7 +642,7 @@ async function benchRss() {
  * The lists clients page through, each as a path (LIST_ENDPOINTS). `{agent}` is the agent's id.
  * Filters chosen so that some match most rows (the plain lists, `is:unread`, two common event
  * types), one matches 1 % at either size (a word in 1 % of the sent subjects: also its second page of 2,
- * and on received mail, where it is in none; `nowhere` is in no message), and some match the
+ * and on received mail, where it is in none, and the threads holding it; `nowhere` is in no message), and some match the
  * same few rows at either size (a label, a status, the trash, `is:read`, rare event types: see
  * bulkCopy): a list that walks an index in page order and filters as it goes reads every row for
  * those. `&page=n`: the nth page through the cursors (threads page 50: a cursor deep in the list).
@@ -669,6 +669,7 @@ const LIST_ENDPOINTS = [
   '/v1/messages?limit=2&q=zebra&page=2',
   '/v1/messages?limit=20&q=nowhere',
   '/v1/messages/received?limit=20&q=zebra',
+  '/v1/threads?limit=20&q=zebra',
   '/v1/events?limit=20',
   '/v1/events?limit=20&page=2',
   '/v1/events?limit=20&event_type=message.received',
@@ -817,7 +818,7 @@ async function bulkCopy(dataDir: string): Promise<{ secs: number; counts: Record
   for (let k = 1; k <= copies; k += 50) {
     db.transaction(() => { for (let j = k; j <= Math.min(copies, k + 49); j++) for (const s of stmts) s.run({ k: j }); })();
   }
-  const direct = { get: (s: string, p: readonly unknown[]) => db.prepare(s).get(...p), run: (s: string, p: readonly unknown[]) => db.prepare(s).run(...p).changes };
+  const direct = { get: (s: string, p: readonly unknown[]) => db.prepare(s).get(...p), all: (s: string, p: readonly unknown[]) => db.prepare(s).all(...p), run: (s: string, p: readonly unknown[]) => db.prepare(s).run(...p).changes };
   while (db.transaction(() => indexPendingBatch(direct, 50_000))() > 0);
   db.pragma('journal_mode = wal');
   const counts = Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) n from ${t}`).get() as { n: number }).n]));

@@ -22,6 +22,7 @@ port.postMessage({ ready: true });
 // The search index's batches (db/search-index.ts), run while the main thread holds the write lock.
 const statements: SearchIndexStatements = {
   get: (text, params) => db.prepare(text).get(...params),
+  all: (text, params) => db.prepare(text).all(...params),
   run: (text, params) => db.prepare(text).run(...params).changes,
 };
 const indexBatch = db.transaction((limit: number) => indexPendingBatch(statements, limit));

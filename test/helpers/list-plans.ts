@@ -52,6 +52,19 @@ export async function allPages<T>(
   return { rows, plans };
 }
 
+/** Every page of a list as [ids, has_more, next_cursor] (the cursor is the page's contract too). */
+export async function pagesOfList(list: (cursor?: string) => Promise<{ rows: { id: string }[]; has_more: boolean; next_cursor?: string }>): Promise<[string[], boolean, string | undefined][]> {
+  const out: [string[], boolean, string | undefined][] = [];
+  let cursor: string | undefined;
+  for (let guard = 0; guard < 400; guard++) {
+    const p = await list(cursor);
+    out.push([p.rows.map((r) => r.id), p.has_more, p.next_cursor]);
+    if (!p.next_cursor) break;
+    cursor = p.next_cursor;
+  }
+  return out;
+}
+
 /** Rows for those tests: every NOT NULL column gets a neutral value, then the row's own (so a test follows the schema). */
 export function rowInserter(db: Kysely<Database>): { neutralOf(table: string): Promise<Record<string, unknown>>; insert(table: string, row: Record<string, unknown>): Promise<void> } {
   const neutral = new Map<string, Record<string, unknown>>();

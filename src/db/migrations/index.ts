@@ -24,6 +24,7 @@ import * as m0030 from './0030_list_indexes.js';
 import * as m0031 from './0031_filter_indexes.js';
 import * as m0033 from './0033_request_log_batches.js';
 import * as m0035 from './0035_sent_attachment_blobs.js';
+import * as m0036 from './0036_search_keys_in_list_order.js';
 
 /** Listed in code (not read from a folder) so they survive bundling. Order is by name. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0031_filter_indexes': m0031,
   '0033_request_log_batches': m0033,
   '0035_sent_attachment_blobs': m0035,
+  '0036_search_keys_in_list_order': m0036,
 };

@@ -2,6 +2,7 @@ import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kys
 import type { Db } from '../schema.js';
 import { dialectOf, type DialectName } from '../dialect.js';
 import { decodeCursor, encodeCursor, type CursorList, type PageRequest, type PageResult } from '../paginate.js';
+import { SEARCH_KINDS } from '../search-index-sql.js';
 
 /**
  * Message search (the `q` parameter of the received, sent and thread lists; syntax in
@@ -49,9 +50,14 @@ export function ftsQuery(terms: SearchTerm[]): string | null {
   return neg.length ? `(${pos.join(' AND ')}) NOT (${neg.join(' OR ')})` : pos.join(' AND ');
 }
 
-/** Message ids (rcv_ and msg_ alike) whose indexed text matches. */
-function ftsIds(match: string) {
-  return sql<string>`(SELECT k.message_id FROM message_search JOIN message_search_keys k ON k.search_rowid = message_search.rowid WHERE message_search MATCH ${match})`;
+/**
+ * Ids of the messages of one kind whose indexed text matches: the kind's range of FTS5 rowids
+ * (migration 0036, search-index-sql.ts SEARCH_KINDS), so the other kind's matches are not read.
+ */
+function ftsIds(match: string, kind: keyof typeof KINDS) {
+  const K = SEARCH_KINDS[kind];
+  return sql<string>`(SELECT k.message_id FROM message_search CROSS JOIN message_search_keys k ON k.search_rowid = message_search.rowid
+    WHERE message_search MATCH ${match} AND message_search.rowid BETWEEN ${sql.lit(K.lo)} AND ${sql.lit(K.hi)})`;
 }
 
 /** The tsvector weight each field filter's column was indexed with (migration 0011, PostgreSQL). */
@@ -130,7 +136,7 @@ function conditions(dialect: DialectName, s: MessageSearch, kind: keyof typeof K
     else if (match) out.push(sql<SqlBool>`${c('id')} IN ${tsIds(match)}`);
   } else {
     const match = ftsQuery(s.terms);
-    if (match) out.push(sql<SqlBool>`${c('id')} IN ${ftsIds(match)}`);
+    if (match) out.push(sql<SqlBool>`${c('id')} IN ${ftsIds(match, kind)}`);
   }
   // A literal: the partial index of the messages with attachments (migration 0031) applies only so.
   if (s.hasAttachment !== undefined) out.push(sql<SqlBool>`${c('has_attachments')} = ${sql.lit(s.hasAttachment ? 1 : 0)}`);
@@ -162,16 +168,15 @@ export function textMatchOf(db: Db, s: MessageSearch | null | undefined): string
 }
 
 /**
- * How searchPage() walks (issue #13, bench/README.md round 2 session 13). Exported for the tests,
- * which lower them to walk small tables window by window.
+ * How searchPage() reads the index (issue #13, bench/README.md round 2 session 14). Exported for
+ * the tests, which lower them to read a page in many small chunks.
  */
 export const TEXT_WALK = {
-  /** Fewer matching messages than this in the whole index: look each one up (the plain IN). */
-  fewMatches: 1000,
-  /** Rows of the list the first window holds; each next window twice the last. */
-  firstWindow: 1024,
-  /** Rows walked in windows at most (and at most as many as the index holds matches) before the rest of the page is made the plain way. */
-  maxWalked: 65_536,
+  /** Matches read first (0: the page's limit + 1, all a page needs when every match is the list's). */
+  firstChunk: 0,
+  /** Each next chunk holds this many times the last one's matches, up to maxChunk. */
+  growth: 4,
+  maxChunk: 4096,
 };
 
 // The builder's generic parameters vary per table; the list's query is a plain select of one table.
@@ -181,51 +186,44 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
 /**
  * A page of the received or sent list whose search has a text term, on SQLite, newest first: the
  * same rows, has_more and next_cursor as `paginate()` of the list with every condition and the
- * text match as `id IN (matching ids)` ("the plain way"). That form reads every matching
- * message's key (the id behind an FTS5 rowid: one random B-tree lookup each, 50 ms for a word in
- * 5,000 messages) before the page, however few the page needs. So when the index holds
- * `fewMatches` matches or more, the page is made in windows of the list's own order instead: a
- * window is the next `firstWindow` (then twice as many) rows of the list without the text match
- * (`id >= edge`, the bound found by walking the list's index), and in it each row's key is looked
- * up by id — in id order, so neighbouring entries — and tested against the set of matching FTS5
- * rowids (read from the doclist, ~1 ms for 5,000). A window is a whole stretch of the list, so
- * its matches are exactly the list's next ones. Windows go on until the page is full or the list
- * ends, unless the rows walked so far say the page would need more rows walked than the index
- * holds matches (or `maxWalked`): a word common elsewhere but rare in this list; the rest of the
- * page is then made the plain way. `base` is the list's query with every other condition and its columns.
+ * text match as `id IN (matching ids)`. The index's rowids are in list order within the kind's
+ * range (migration 0036, search-index-sql.ts SEARCH_KINDS), so the matches are read from the
+ * FTS5 doclist newest first (`ORDER BY rowid DESC`, below the cursor's key), a chunk at a time
+ * (the page's limit + 1 first, then 4 times more each), each chunk's ids looked up in the list
+ * with its other conditions (workspace, agent, `is:read`…): a chunk is a whole stretch of the
+ * kind's matches, so the list's rows among them are exactly its next ones. Chunks go on until
+ * the page is full or the matches end. A word in 5,000 sent messages: one chunk of 21 for the
+ * page; in no received message: one empty read of the received range.
+ * `base` is the list's query with every other condition and its columns.
  */
 export async function searchPage<T>(db: Db, base: AnySelect, kind: 'received' | 'sent', match: string, page: PageRequest, list: CursorList): Promise<PageResult<T>> {
   const limit = page.limit ?? 25;
+  const K = SEARCH_KINDS[kind];
   const id = `${KINDS[kind].table}.id`;
-  const matching = sql<string>`(SELECT rowid FROM message_search WHERE message_search MATCH ${match})`;
-  const plain = sql<SqlBool>`${sql.ref(id)} IN ${ftsIds(match)}`;
-  let before = page.cursor ? decodeCursor(list, page.cursor) : null;
-  const below = (q: AnySelect) => (before === null ? q : q.where(id, '<', before));
-  // How many messages match, counted up to what the walk may cost at most.
-  const budget = Math.max(TEXT_WALK.fewMatches, TEXT_WALK.maxWalked);
-  const counted = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT rowid FROM message_search WHERE message_search MATCH ${match} LIMIT ${budget})`.execute(db);
-  const matches = Number(counted.rows[0]?.n ?? 0);
-  const rows: T[] = [];
-  let walked = 0;
-  if (matches >= TEXT_WALK.fewMatches) {
-    const keyed = sql<SqlBool>`(SELECT k.search_rowid FROM message_search_keys k WHERE k.message_id = ${sql.ref(id)}) IN ${matching}`;
-    const most = Math.min(matches, TEXT_WALK.maxWalked);
-    for (let window = TEXT_WALK.firstWindow; ; window *= 2) {
-      // The window's last (oldest) row: none when the list ends within it.
-      const edge = await below(base.clearSelect().select(`${id} as id`)).orderBy(id, 'desc').limit(1).offset(window - 1).executeTakeFirst() as { id: string } | undefined;
-      let q = below(base.where(keyed));
-      if (edge) q = q.where(id, '>=', edge.id);
-      rows.push(...(await q.orderBy(id, 'desc').limit(limit + 1 - rows.length).execute()) as T[]);
-      walked += window;
-      if (!edge || rows.length > limit) return pageOfRows(rows, limit, list);
-      before = edge.id;
-      // The rows still to walk at the rate met so far (half a match when none was): past the
-      // budget, the plain way reads fewer keys than the walk would.
-      if (walked + ((limit + 1 - rows.length) * walked) / Math.max(rows.length, 0.5) > most) break;
-    }
+  let hi: number = K.hi;
+  if (page.cursor) {
+    // The key of the newest message below the cursor (the cursor's own message may be gone).
+    const before = decodeCursor(list, page.cursor);
+    const key = await sql<{ r: number }>`SELECT search_rowid AS r FROM message_search_keys
+      WHERE message_id < ${before} AND message_id >= ${K.prefix} AND +search_rowid BETWEEN ${sql.lit(K.lo)} AND ${sql.lit(K.hi)}
+      ORDER BY message_id DESC LIMIT 1`.execute(db);
+    if (!key.rows.length) return { rows: [], has_more: false };
+    hi = Number(key.rows[0].r);
   }
-  rows.push(...(await below(base.where(plain)).orderBy(id, 'desc').limit(limit + 1 - rows.length).execute()) as T[]);
-  return pageOfRows(rows, limit, list);
+  const rows: T[] = [];
+  for (let chunk = TEXT_WALK.firstChunk || limit + 1; ; chunk = Math.min(chunk * TEXT_WALK.growth, Math.max(TEXT_WALK.maxChunk, chunk))) {
+    // CROSS JOIN: the doclist is the outer loop, read in rowid order, each key by its rowid.
+    const hits = (await sql<{ r: number; id: string }>`SELECT message_search.rowid AS r, k.message_id AS id
+      FROM message_search CROSS JOIN message_search_keys k ON k.search_rowid = message_search.rowid
+      WHERE message_search MATCH ${match} AND message_search.rowid BETWEEN ${sql.lit(K.lo)} AND ${hi}
+      ORDER BY message_search.rowid DESC LIMIT ${chunk}`.execute(db)).rows;
+    if (hits.length) {
+      const ids = JSON.stringify(hits.map((h) => h.id));
+      rows.push(...(await base.where(sql<SqlBool>`${sql.ref(id)} IN (SELECT value FROM json_each(${ids}))`).orderBy(id, 'desc').limit(limit + 1 - rows.length).execute()) as T[]);
+    }
+    if (rows.length > limit || hits.length < chunk) return pageOfRows(rows, limit, list);
+    hi = Number(hits[hits.length - 1].r) - 1;
+  }
 }
 
 /** The page of a list made of up to `limit + 1` rows in its order, with its cursor (the last row's id), as paginate() makes it. */
@@ -239,10 +237,15 @@ function pageOfRows<T>(rows: T[], limit: number, list: CursorList): PageResult<T
 /** Threads of a workspace holding at least one message (sent or received) that matches every condition. */
 export function threadConditions(db: Db, workspaceId: string, s: MessageSearch): Expression<SqlBool>[] {
   if (!isRestrictive(s)) return [];
+  // With a text term on SQLite, `+workspace_id` (which no index serves): each kind's matching
+  // messages are looked up by id from the index's doclist, instead of SQLite walking a covering
+  // index of every message of the workspace to test each id against them (1M entries for a
+  // word in 5,000 sent messages: 3 s; bench/README.md round 2 session 14).
+  const ws = (table: string) => (textMatchOf(db, s) === null ? sql<SqlBool>`${sql.ref(`${table}.workspace_id`)} = ${workspaceId}` : sql<SqlBool>`+${sql.ref(`${table}.workspace_id`)} = ${workspaceId}`);
   let received = db.selectFrom('received_messages').select('received_messages.thread_id as tid')
-    .where('received_messages.workspace_id', '=', workspaceId).where('received_messages.thread_id', 'is not', null);
+    .where(ws('received_messages')).where('received_messages.thread_id', 'is not', null);
   for (const cond of receivedConditions(db, s)) received = received.where(cond);
-  let sent = db.selectFrom('sent_messages').select('sent_messages.thread_id as tid').where('sent_messages.workspace_id', '=', workspaceId);
+  let sent = db.selectFrom('sent_messages').select('sent_messages.thread_id as tid').where(ws('sent_messages'));
   for (const cond of sentConditions(db, s)) sent = sent.where(cond);
   // UNION ALL: an IN list needs no distinct rows, and UNION's merge made SQLite read each side in
   // thread order (a walk of every sent message of the workspace) instead of through its filter's index.

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openListStore, seqId as id, seqAt as at, type ListStore } from '../../helpers/list-plans.js';
+import { openListStore, pagesOfList, seqId as id, seqAt as at, type ListStore } from '../../helpers/list-plans.js';
 import { onPostgres } from '../../helpers/db.js';
 import { paginate, type PageResult } from '../../../src/db/paginate.js';
 import { indexSearchBatch } from '../../../src/db/search-index.js';
@@ -9,13 +9,15 @@ import { listSentMessages } from '../../../src/db/repos/messages.js';
 import { receivedConditions, sentConditions, TEXT_WALK } from '../../../src/db/repos/search.js';
 import { parseSearch } from '../../../src/services/search.js';
 
-// Issue #13, round 2 session 13 (lists at 1,000,000 stored messages), two query shapes whose
+// Issue #13, round 2 sessions 13 and 14 (lists at 1,000,000 stored messages), two query shapes whose
 // answers must not change:
-// - a text search of the received and sent lists on SQLite walks the list's own order in windows
-//   (repos/search.ts searchPage) instead of reading every matching message's key first: each page,
-//   has_more and cursor must be those of the query it replaces (the reference below, the list's
-//   conditions with `id IN (matching ids)`, paged by paginate()), whichever way searchPage goes
-//   (few matches, windows, windows then the plain way part-way through a page);
+// - a text search of the received and sent lists on SQLite reads the index's matches newest first
+//   in chunks (repos/search.ts searchPage; the keys are in list order, migration 0036) instead of
+//   reading every matching message's key first: each page, has_more and cursor must be those of the
+//   query it replaces (the reference below, the list's conditions with `id IN (matching ids)`, paged
+//   by paginate()), whatever the chunks (one per page, a few matches at a time, all matches at once);
+//   the mail is stored out of id order and indexed in small batches, so keys are placed between
+//   keys already there (search-keys.test.ts checks the keys themselves);
 // - the thread list's cursor is a row value `(last_message_at, id) < (…)`, a range of the activity
 //   indexes, instead of an OR that SQLite walked from the newest thread: every page as before,
 //   ties of last_message_at included.
@@ -47,7 +49,11 @@ beforeAll(async () => {
   for (const [a, w] of [['agt_1', WS], ['agt_3', WS], ['agt_2', 'wsk_2']]) {
     await insert('agents', { id: a, workspace_id: w, name: a, email: `${a}@y.test`, created_at: at(0), updated_at: at(0) });
   }
-  for (let i = 0; i < N; i++) {
+  // Stored in a shuffled order (7 is prime to N) and indexed 16 at a time every 10 messages: most
+  // keys go between keys already made.
+  for (let j = 0; j < N; j++) {
+    const i = (j * 7) % N;
+    if (j % 10 === 9) await indexSearchBatch(store.opened.db, 16);
     const ws = i % 9 === 8 ? 'wsk_2' : WS;
     const agent = ws === 'wsk_2' ? 'agt_2' : i % 3 === 2 ? 'agt_3' : 'agt_1';
     // Activity times with many ties (a reply moves a thread up; several in one millisecond).
@@ -76,6 +82,7 @@ beforeAll(async () => {
     });
   }
   await indexSearchBatch(store.opened.db, null);
+  for (const list of [received, sent, threads] as { id: string }[][]) list.sort((a, b) => (a.id < b.id ? -1 : 1));
   store.recordPlans();
 });
 afterAll(async () => { await store.close(); });
@@ -86,19 +93,6 @@ afterEach(() => { Object.assign(TEXT_WALK, DEFAULT_WALK); });
 const allPages = <T>(list: (cursor?: string) => Promise<PageResult<T>>) => store.allPages(list);
 /** The lists run on the recorder's connection (SQLite) once the rows are in. */
 const dbOf = () => store.db;
-
-/** Every page of a list as [ids, has_more, next_cursor] (the cursor is the page's contract too). */
-async function pagesOfList(list: (cursor?: string) => Promise<PageResult<{ id: string }>>): Promise<[string[], boolean, string | undefined][]> {
-  const out: [string[], boolean, string | undefined][] = [];
-  let cursor: string | undefined;
-  for (let guard = 0; guard < 400; guard++) {
-    const p = await list(cursor);
-    out.push([p.rows.map((r) => r.id), p.has_more, p.next_cursor]);
-    if (!p.next_cursor) break;
-    cursor = p.next_cursor;
-  }
-  return out;
-}
 
 /** The query searchPage replaces: the list's conditions, the text match as `id IN (…)`, paged by paginate(). */
 function reference(kind: 'received' | 'sent', ws: string, q: string, agentId: string | null, limit: number) {
@@ -124,13 +118,13 @@ const listOf = (kind: 'received' | 'sent', ws: string, q: string, agentId: strin
 const hasWord = (m: Seed, w: string) => m.subject.split(' ').includes(w);
 
 describe('text search of the received and sent lists: searchPage answers as the query it replaces', () => {
-  // fewMatches 1000 (the daemon's): every search here has fewer matches, the plain way. The others
-  // make it walk windows of 4, 8, … rows (and give up part-way through a page for the plain way).
+  // The daemon's chunks (the page's limit + 1, then 4 times more), chunks of 3 throughout, chunks of
+  // 1, 2, 4, …, and one chunk holding every match.
   const walks: [string, Partial<typeof TEXT_WALK>][] = [
-    ['few matches (the plain way)', {}],
-    ['windows', { fewMatches: 2, firstWindow: 4, maxWalked: 100_000 }],
-    ['windows, then the plain way part-way', { fewMatches: 2, firstWindow: 2, maxWalked: 12 }],
-    ['one window holds the list', { fewMatches: 1, firstWindow: 4096, maxWalked: 100_000 }],
+    ['the daemon\'s chunks', {}],
+    ['chunks of 3, never growing', { firstChunk: 3, growth: 1, maxChunk: 3 }],
+    ['chunks doubling from 1', { firstChunk: 1, growth: 2, maxChunk: 4096 }],
+    ['one chunk holds every match', { firstChunk: 100_000 }],
   ];
   const queries = ['zebra', 'common', 'rare', 'elsewhere', 'zebra common', 'common -zebra', 'subject:zebra', 'zebra has:attachment', 'common is:read', 'nothingmatches', 'zeb'];
   for (const [walk, setting] of walks) {
@@ -153,7 +147,7 @@ describe('text search of the received and sent lists: searchPage answers as the 
   }
 
   it('the answers are the messages the words are in, newest first (the reference is right too)', async () => {
-    Object.assign(TEXT_WALK, { fewMatches: 2, firstWindow: 4, maxWalked: 100_000 });
+    Object.assign(TEXT_WALK, { firstChunk: 2, growth: 2 });
     for (const [kind, seeds] of [['received', received], ['sent', sent]] as const) {
       for (const w of ['zebra', 'rare', 'elsewhere']) {
         const { rows } = await allPages(listOf(kind, WS, w, null, 5));
@@ -165,14 +159,22 @@ describe('text search of the received and sent lists: searchPage answers as the 
     expect(rows.length).toBeGreaterThan(3);
   });
 
-  it.skipIf(onPostgres)('a window is a range of the list\'s own index, walked in order (no sort, no scan of the table)', async () => {
-    Object.assign(TEXT_WALK, { fewMatches: 2, firstWindow: 4, maxWalked: 100_000 });
-    const { plans } = await allPages(listOf('sent', WS, 'zebra', null, 3));
-    expect(plans.length).toBeGreaterThan(3);
-    for (const p of plans) {
-      expect(p, p).toMatch(/SEARCH sent_messages USING INDEX sent_messages_workspace \(workspace_id=\? AND id>\?( AND id<\?)?\)/);
-      expect(p, p).toMatch(/SEARCH k USING COVERING INDEX sqlite_autoindex_message_search_keys_1 \(message_id=\?\)/);
-      expect(p, p).not.toMatch(/TEMP B-TREE|SCAN sent_messages/);
+  it.skipIf(onPostgres)('the matches are read from the index newest first within the kind\'s rowids, each key by its rowid (no sort, no scan)', async () => {
+    Object.assign(TEXT_WALK, { firstChunk: 2, growth: 2 });
+    for (const kind of ['sent', 'received'] as const) {
+      const { plans } = await allPages(listOf(kind, WS, 'zebra', null, 3));
+      expect(plans.length).toBeGreaterThan(3);
+      for (const [n, p] of plans.entries()) {
+        const queries = p.split(' || ');
+        // The doclist newest first within the kind's rowids (FTS5's plan: M = MATCH, > and < = the
+        // rowid bounds; the order is the doclist's, no sort), each key by its rowid.
+        const hits = queries.filter((q) => q.startsWith('SCAN message_search'));
+        expect(hits.length, p).toBeGreaterThan(0);
+        for (const q of hits) expect(q, p).toMatch(/^SCAN message_search VIRTUAL TABLE INDEX \d+:M\d*(><|<>) \| SEARCH k USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
+        // A later page: the cursor's key found from the cursor down the message_id index.
+        if (n > 0) expect(queries[0], p).toMatch(/^SEARCH message_search_keys USING COVERING INDEX sqlite_autoindex_message_search_keys_1 \(message_id>\? AND message_id<\?\)$/);
+        expect(p, p).not.toMatch(/SCAN (k|message_search_keys|sent_messages|received_messages)\b/);
+      }
     }
   });
 });
@@ -198,6 +200,12 @@ describe('the thread list\'s cursor: a range of the activity index', () => {
         // Past the first page, the cursor bounds the activity index read (unless a search names the threads).
         if (!filter.search) {
           for (const p of plans.slice(1)) expect(p, p).toMatch(/\(last_message_at,id\)<\(\?,\?\)/);
+        } else {
+          // A text search: each kind's matching messages looked up by id, not every message of the workspace walked.
+          for (const p of plans) {
+            for (const t of ['received', 'sent']) expect(p, p).toMatch(new RegExp(`SEARCH ${t}_messages USING INDEX sqlite_autoindex_${t}_messages_1 \\(id=\\?\\)`));
+            expect(p, p).not.toMatch(/(received|sent)_messages USING (COVERING )?INDEX \w+ \(workspace_id=/);
+          }
         }
       }
     });
