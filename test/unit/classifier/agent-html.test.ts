@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { classifyInbound } from '../../../src/classifier/index.js';
+import { classifyInbound, type SenderHistory } from '../../../src/classifier/index.js';
 import { agentOnlyText, codeStrings, proseLike } from '../../../src/classifier/html-agent.js';
+
+/** A sender the workspace has never heard from. */
+const UNKNOWN: SenderHistory = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
 
 /**
  * Session 14, an outside tester's finding: an injection in the parts of an HTML body that a mail
@@ -37,7 +40,7 @@ describe('HTML places only an agent reads', () => {
   it.each(PLACES)('%s: quarantined in HTML-only mail and beside a harmless text part', (_name, piece) => {
     const html = `<html><head><title>Update</title></head><body>${HOST}${piece}</body></html>`;
     for (const text of ['', PLAIN]) {
-      const c = classifyInbound({ subject: 'Weekly update', text, html, from: 'someone@outside.example' });
+      const c = classifyInbound({ subject: 'Weekly update', text, html, from: 'someone@outside.example', classifyIntent: false, history: UNKNOWN });
       expect(c.injection_score, text ? 'multipart/alternative' : 'HTML only').toBeGreaterThanOrEqual(0.95);
       expect(c.injection_categories).toContain('hidden_content');
     }
@@ -51,8 +54,8 @@ describe('HTML places only an agent reads', () => {
 <tr><td><p>Thirty percent off all garden tools this weekend.</p><a href="https://shop.example/unsubscribe" aria-label="Unsubscribe from these emails">Unsubscribe</a>
 <span data-track="footer link" data-campaign="spring sale 2025">View in your browser</span></td></tr></table></body></html>`;
     const without = html.replace(/ (title|aria-label|data-[a-z]+|content)="[^"]*"/g, '').replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/g, '');
-    const a = classifyInbound({ subject: 'Spring sale', text: '', html, from: 'news@shop.example' });
-    const b = classifyInbound({ subject: 'Spring sale', text: '', html: without, from: 'news@shop.example' });
+    const a = classifyInbound({ subject: 'Spring sale', text: '', html, from: 'news@shop.example', classifyIntent: false, history: UNKNOWN });
+    const b = classifyInbound({ subject: 'Spring sale', text: '', html: without, from: 'news@shop.example', classifyIntent: false, history: UNKNOWN });
     expect(a.injection_score).toBe(b.injection_score);
     expect(a.injection_score).toBeLessThan(0.5);
   });

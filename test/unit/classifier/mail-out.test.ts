@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classifyInbound } from '../../../src/classifier/index.js';
+import { classifyInbound, type SenderHistory } from '../../../src/classifier/index.js';
+
+/** A sender the workspace has never heard from. */
+const UNKNOWN: SenderHistory = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
 
 /**
  * Session 14, an outside tester's finding: a politely worded request to send copies of a mailbox's
@@ -28,7 +31,7 @@ const BENIGN: [string, string][] = [
   ['French, statement', 'Nous avons envoyé une copie des messages récents à notre avocat la semaine dernière.'],
 ];
 
-const classify = (text: string) => classifyInbound({ subject: 'Request', text, html: null, from: 'anna@vendor-co.com', classifyIntent: true });
+const classify = (text: string) => classifyInbound({ subject: 'Request', text, html: null, from: 'anna@vendor-co.com', classifyIntent: true, history: UNKNOWN });
 
 describe('requests to send a mailbox out', () => {
   it.each(REQUESTS)('%s: action_requests lists forward_mail; not quarantined on that alone', (_lang, text) => {
