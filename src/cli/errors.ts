@@ -53,7 +53,7 @@ export function exitCodeFor(err: unknown): number {
  */
 const PARAM_FLAGS: Record<string, string> = {
   agent: '--agent', agent_id: '--agent', from: '--agent', to: '--to', cc: '--cc', bcc: '--bcc', subject: '--subject',
-  body_text: '--body', body_html: '--html-file', scheduled_at: '--at', send_at: '--send-at', tags: '--tag',
+  body_text: '--body', body_html: '--html-file', scheduled_at: '--at', send_at: '--at', tags: '--tag',
   metadata: '--meta', attachments: '--attach', name: '--name', scopes: '--scopes', mode: '--mode', url: '--url',
   event_types: '--type', event_type: '--type', description: '--description', thread_id: '--thread', address: '--address',
   since: '--since', expires_at: '--expires-at', attestation: '--attestation', limit: '--limit', cursor: '--cursor',

@@ -3,7 +3,7 @@ import { UsageError } from './errors.js';
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
 /**
- * The one time parser behind every time flag (`send --at`, `drafts create --send-at`,
+ * The one time parser behind every time flag (`send --at`, `drafts create --at`,
  * `drafts send --at`, `messages reschedule --at`, `keys create --expires-at`, `--since` of events,
  * wait and webhooks listen):
  * - ISO 8601 with or without seconds/milliseconds; without an offset it is UTC (as the API reads it);

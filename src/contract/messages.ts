@@ -111,6 +111,12 @@ export const SendRequest = Type.Object({
   metadata: Type.Optional(SendMetadata),
   attachments: Type.Optional(Type.Array(AttachmentInput, { maxItems: SEND_LIMITS.attachments })),
   scheduled_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  // Misnamings of scheduled_at taken as it (docs/outbound.md → Scheduling): drafts call the same
+  // time `send_at`, and camelCase clients write `scheduledAt`/`sendAt`. Ignored as unknown fields
+  // (compat.md), they sent the message at once.
+  send_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  scheduledAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  sendAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
   references: Type.Optional(Type.Array(Type.String({
     minLength: 1, maxLength: 998,
     // eslint-disable-next-line no-control-regex

@@ -52,6 +52,13 @@ export function inTurns(bytes: Buffer): Buffer | Readable {
   })(), { objectMode: false });
 }
 
+/**
+ * Line breaks of a body as CRLF (RFC 5322 §2.3: CR and LF only together). nodemailer copies a
+ * body's bare LFs into the message; the SMTP client turns them into CRLF on the wire, so the
+ * stored copy (GET /raw) and a DKIM body hash would otherwise differ from what was relayed.
+ */
+const crlf = (s: string): string => s.replace(/\r\n|\r|\n/g, '\r\n');
+
 const mb = (m: Mailbox) => ({ name: m.name ? headerSafe(m.name) : '', address: m.address });
 const msgId = (id: string) => `<${headerSafe(id).replace(/[<>\s]/g, '')}>`;
 
@@ -71,8 +78,8 @@ export async function buildMime(input: BuildMimeInput): Promise<Buffer> {
     bcc: input.keepBcc && input.bcc?.length ? input.bcc.map(mb) : undefined,
     replyTo: input.replyTo?.length ? input.replyTo.map(mb) : undefined,
     subject: headerSafe(input.subject),
-    text: input.text ?? undefined,
-    html: input.html ?? undefined,
+    text: typeof input.text === 'string' ? crlf(input.text) : undefined,
+    html: typeof input.html === 'string' ? crlf(input.html) : undefined,
     attachments: (input.attachments ?? []).map((a) => {
       // Large ones piece by piece (base64-encoded in steps): inTurns. A stream cannot be inspected
       // for quoted-printable vs base64 (nodemailer would pick quoted-printable for text/*): base64.

@@ -88,6 +88,8 @@ export interface StoredInbound {
   quarantined: boolean;
   classification: Classification | null;
   overLimit: OverLimit | null;
+  /** Held by a share of the plus-address limit rather than the limit itself: which share, for the SMTP reply. */
+  heldWhy?: string;
   /** Accepted and discarded, never stored (mail at a return path that is not a delivery report): the id names nothing. */
   dropped?: 'not_a_report';
 }
@@ -299,6 +301,14 @@ function storeIsolation(report: MailReport | null): Isolation {
   return report ? 'serializable' : 'read committed';
 }
 
+/**
+ * The injection score from which mail with a forged From on one of this server's own domains is
+ * quarantined (other mail: QUARANTINE_THRESHOLD, 0.95). A judgment, not a measured point: an
+ * outsider writing as the workspace's own address and scoring this high is an attack far more
+ * often than not, and quarantined mail is still stored and evented.
+ */
+export const FORGED_QUARANTINE_THRESHOLD = 0.8;
+
 /** One envelope recipient routed to an agent. */
 type Route = { rcpt: string; agent: AgentRow; address: string; plus: string | null; returnPath?: VerifiedReturnPath };
 
@@ -446,6 +456,7 @@ async function storeForAgent(
 
   // Spec: Limits → Plus addresses. The simulator is not counted.
   let overLimit: OverLimit | null = null;
+  let heldWhy: string | undefined;
   if (plus && input.source !== 'simulator') {
     await lockPlusAddressWindow(tx.db, agent.workspace_id);
     if (isHeldCode(fromDomain, parsed.subject, d.text, classification)) overLimit = 'held_code';
@@ -453,7 +464,13 @@ async function storeForAgent(
       // The tier sets the plus-address window; only plus-addressed mail reads it (one statement
       // fewer for every other message).
       const ws = await getWorkspace(tx.db, agent.workspace_id);
-      if ((await plusAddressDecision(tx.db, agent.workspace_id, ws?.tier ?? 'free', plus, d.now)) === 'over_limit') overLimit = 'plus_address_limit';
+      // Mail no one vouches for opens new plus addresses only within its shares of the limit.
+      const opener = { unauthenticated: d.trust !== 'authenticated', fromDomain };
+      const decision = await plusAddressDecision(tx.db, agent.workspace_id, ws?.tier ?? 'free', plus, d.now, opener);
+      if (decision !== 'ok') {
+        overLimit = 'plus_address_limit';
+        if (typeof decision === 'object') heldWhy = decision.over_share;
+      }
     }
     if (overLimit) {
       if (!(await recordCapLeft(tx.db, agent.workspace_id, d.now))) return null;
@@ -494,7 +511,7 @@ async function storeForAgent(
       eventType = 'message.received.over_limit';
     }
     await insertReceived(tx.db, { ...base, event_id: eventId, event_type: eventType }, null);
-    return { messageId: id, agentId: agent.id, threadId: null, eventId, eventType, quarantined: false, classification: null, overLimit };
+    return { messageId: id, agentId: agent.id, threadId: null, eventId, eventType, quarantined: false, classification: null, overLimit, ...(heldWhy ? { heldWhy } : {}) };
   }
 
   const thread = await assignThread(ctx, tx, {
@@ -511,7 +528,10 @@ async function storeForAgent(
   // (docs/inbound.md → Replies).
   const party = thread.priorParticipants?.includes(d.from.toLowerCase()) === true;
   const answers = thread.answers?.direction === 'outbound' && party ? thread.answers.message_id : null;
-  const quarantined = isQuarantined(classification);
+  // A forged From on this server's own domain (sender-trust.ts) is itself evidence of an attack on
+  // the agent: such mail is quarantined from a lower injection score (docs/inbound.md → Who sent it).
+  const quarantined = isQuarantined(classification)
+    || (d.trust === 'forged' && classification.injection_score >= FORGED_QUARANTINE_THRESHOLD);
   const excerpt = excerptOf(d.extracted || d.text);
   const row: ReceivedRow = {
     ...base, thread_id: thread.threadId, rfc_message_id: parsed.messageId, in_reply_to: parsed.inReplyTo,

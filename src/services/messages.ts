@@ -83,6 +83,12 @@ export async function rawSentMessage(ctx: AppContext, auth: AuthContext, id: str
   return buildRawDownload(ctx, await visibleMessage(ctx, auth, id));
 }
 
+/**
+ * At most this many reply recipients are taken from a received message's Reply-To: a sender names
+ * one or two there (a list, a ticket address); more is no reason to mail them all (docs/outbound.md).
+ */
+export const REPLY_TO_DERIVED_MAX = 10;
+
 /** POST /v1/messages/{id}/reply: In-Reply-To, References, `Re:` (never `Re: Re:`), reply_all. */
 export async function replyToMessage(ctx: AppContext, auth: AuthContext, id: string, body: Record<string, unknown>, announced?: WriteAnnouncement): Promise<SentMessage> {
   const orig = await findOriginal(ctx, auth, id);
@@ -101,8 +107,24 @@ export async function replyToMessage(ctx: AppContext, auth: AuthContext, id: str
       seen.add(addressKey(m.address));
       return true;
     });
-    n.to = pick(primary).slice(0, SEND_LIMITS.recipients);
-    if (body.reply_all === true && !body.cc) n.cc = [...n.cc, ...pick(extra)].slice(0, SEND_LIMITS.recipients);
+    // Derived recipients are never cut short in silence (docs/outbound.md → Reply and forward):
+    // an incoming message's Reply-To or Cc could otherwise make a routine reply reach dozens of
+    // third parties, or drop some of them unsaid. Past the bounds the reply is refused, naming
+    // how many there would be, and the caller passes `to` / `cc` itself.
+    const derived = pick(primary);
+    const bound = orig.kind === 'received' && orig.replyTo.length ? REPLY_TO_DERIVED_MAX : SEND_LIMITS.recipients;
+    if (derived.length > bound) {
+      const what = orig.kind === 'received' ? (orig.replyTo.length ? 'Reply-To' : 'From') : 'To';
+      throw Errors.invalidParam('to', `The reply would go to ${derived.length} addresses from the original's ${what} header; at most ${bound} are taken from it. Pass \`to\` explicitly with the addresses to answer.`);
+    }
+    n.to = derived;
+    if (body.reply_all === true && !body.cc) {
+      const copied = [...n.cc, ...pick(extra)];
+      if (copied.length > SEND_LIMITS.recipients) {
+        throw Errors.invalidParam('cc', `reply_all would copy ${copied.length} addresses (the original's To and Cc); at most ${SEND_LIMITS.recipients} fit in \`cc\`. Pass \`cc\` explicitly, or reply without reply_all.`);
+      }
+      n.cc = copied;
+    }
     if (!n.to.length) throw Errors.missingField('to', 'The original message has no address to reply to; give `to`.');
   }
   if (n.subject === null) n.subject = replySubject(orig.subject);

@@ -1,5 +1,5 @@
 import {
-  countOverLimitRecordsSince, countPlusAddressesSince, plusAddressLastReceived, touchPlusAddress,
+  countOverLimitRecordsSince, countPlusAddressesReachedSince, countPlusAddressesSince, plusAddressLastReceived, touchPlusAddress,
 } from '../db/repos/received.js';
 import type { Db } from '../db/schema.js';
 import { capsFor } from '../shared/tiers.js';
@@ -29,15 +29,51 @@ export function splitPlus(address: string): { base: string; tag: string | null; 
   return { base: `${local.slice(0, plus)}@${domain}`, tag: local.slice(plus + 1), local, domain };
 }
 
-export type PlusDecision = 'ok' | 'over_limit';
+/**
+ * `over_limit`: the workspace's limit is used up (the spec's figure). `over_share`: the workspace
+ * has room, but the unauthenticated sender's share of it is used up (docs/inbound.md → Plus
+ * addresses: "Shares"); `why` says which share, in the words the SMTP reply uses.
+ */
+export type PlusDecision = 'ok' | 'over_limit' | { over_share: string };
 
-/** May `address` (a plus address) receive now? Reads only; `admitPlusAddress` records the delivery. */
-export async function plusAddressDecision(db: Db, workspaceId: string, tier: string, address: string, now: number): Promise<PlusDecision> {
+/**
+ * Who would open a new plus address: the shares bound only mail no one vouches for (the sender's
+ * trust is not `authenticated`, services/sender-trust.ts), so that strangers cannot use up the
+ * workspace's new plus addresses for the senders it signed up with.
+ */
+export interface PlusOpener { unauthenticated: boolean; fromDomain: string }
+
+/**
+ * The shares of the spec's limit (docs/inbound.md → Plus addresses): unauthenticated mail from one
+ * From domain may open a quarter of it in the window, all unauthenticated mail together half of it
+ * (Free 5 and 10 of 20); authenticated senders (a DMARC pass, an SPF pass aligned with the From, a
+ * trusted network, an agent of this server) have the whole limit.
+ */
+export function plusShares(tier: string): { perDomain: number; unauthenticated: number } {
+  const limit = capsFor(tier).plusAddressesPerDay;
+  return { perDomain: Math.ceil(limit / 4), unauthenticated: Math.ceil(limit / 2) };
+}
+
+/**
+ * May `address` (a plus address) receive now? Reads only; `admitPlusAddress` records the delivery.
+ * Without `opener` (a wait asking about an address) only the workspace's limit is read.
+ */
+export async function plusAddressDecision(db: Db, workspaceId: string, tier: string, address: string, now: number, opener?: PlusOpener): Promise<PlusDecision> {
   const since = isoAt(now - PLUS_WINDOW_MS);
   const last = await plusAddressLastReceived(db, workspaceId, address);
   if (last && last > since) return 'ok';
   const used = await countPlusAddressesSince(db, workspaceId, since);
-  return used < capsFor(tier).plusAddressesPerDay ? 'ok' : 'over_limit';
+  if (used >= capsFor(tier).plusAddressesPerDay) return 'over_limit';
+  if (!opener?.unauthenticated) return 'ok';
+  const share = plusShares(tier);
+  const domain = opener.fromDomain || '(no domain)';
+  if ((await countPlusAddressesReachedSince(db, workspaceId, since, { fromDomain: opener.fromDomain })) >= share.perDomain) {
+    return { over_share: `unauthenticated mail from ${domain} has reached its share of ${share.perDomain} new plus addresses in 24 hours; mail that passes SPF or DKIM for its From domain is not bound by the share` };
+  }
+  if ((await countPlusAddressesReachedSince(db, workspaceId, since, { unverified: true })) >= share.unauthenticated) {
+    return { over_share: `unauthenticated mail has reached its share of ${share.unauthenticated} of the workspace's new plus addresses in 24 hours; mail that passes SPF or DKIM for its From domain is not bound by the share` };
+  }
+  return 'ok';
 }
 
 export async function admitPlusAddress(db: Db, workspaceId: string, address: string, now: number): Promise<void> {

@@ -246,6 +246,9 @@ export function buildSimulatedRaw(m: {
   return Buffer.from(`${h.join('\r\n')}\r\n\r\n${part('text/plain', m.text)}${part('text/html', m.html)}--${boundary}--\r\n`, 'utf8');
 }
 
+/** Characters no local part of an address may hold: C0, space, DEL, C1, bidi embedding/override/isolate controls. */
+const LOCAL_PART_REFUSED = /[\u0000-\u0020\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
 export async function simulateInbound(ctx: AppContext, auth: AuthContext, body: SimulateInbound) {
   if (auth.mode !== 'test') throw Errors.testModeRequired('POST /v1/test/inbound');
   const agent = await resolveAgent(ctx, auth, body.agent, 'filter', 'agent');
@@ -254,6 +257,12 @@ export async function simulateInbound(ctx: AppContext, auth: AuthContext, body: 
   if (body.to) {
     const p = splitPlus(body.to);
     if (!p || p.base !== agent.email) throw Errors.invalidParam('to', `"${body.to}" is not ${agent.email} or one of its plus addresses (${agent.name}+tag@${agent.domain}).`);
+    // A local part is atext (RFC 5321 §4.1.2; RFC 6531 adds non-ASCII letters, not controls): no
+    // control, space or bidi-control character, which SMTP would refuse and which would reorder
+    // how the address reads in a client ("agent+\u202egnp.exe").
+    if (p.tag !== null && LOCAL_PART_REFUSED.test(p.tag)) {
+      throw Errors.invalidParam('to', `The plus tag of "${JSON.stringify(body.to).slice(1, -1)}" holds a control, space or bidi-control character; write the tag with letters, digits or punctuation such as . _ - (e.g. ${agent.name}+orders@${agent.domain}).`);
+    }
     to = `${p.local}@${p.domain}`;
   }
   let inReplyTo: string | null = null;

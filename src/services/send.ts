@@ -45,6 +45,8 @@ export interface NormalizedSend {
   tags: { name: string; value: string }[];
   metadata: Record<string, string>;
   scheduledAt: number | null;
+  /** The field that gave scheduledAt when not `scheduled_at` (one of its misnamings): errors name it. */
+  scheduledParam?: string;
   references: string[];
   inReplyToMessageId: string | null;
   poolHint: 'clean' | 'mixed' | null;
@@ -148,17 +150,43 @@ export function normalizeSendRequest(body: unknown, opts: { requireTo?: boolean;
   checkAttachmentTotal(total);
 
   // The schema's date-time format guarantees a time zone; Date.parse reads fewer spellings of it.
-  const scheduledAt = b.scheduled_at === undefined || b.scheduled_at === null ? null : Date.parse(b.scheduled_at);
+  const when = scheduleField(b);
+  const scheduledAt = when === null ? null : Date.parse(when.value);
   if (scheduledAt !== null && !Number.isFinite(scheduledAt)) {
-    throw Errors.invalidParam('scheduled_at', 'The field `scheduled_at` must be an ISO 8601 timestamp with a time zone, e.g. 2026-05-01T09:00:00Z.');
+    throw Errors.invalidParam(when!.name, 'The field `scheduled_at` must be an ISO 8601 timestamp with a time zone, e.g. 2026-05-01T09:00:00Z.');
   }
   const references = (b.references ?? []).map((r) => bareMessageId(r.trim()));
   const inReplyToMessageId = b.in_reply_to_message_id === undefined || b.in_reply_to_message_id === null ? null : b.in_reply_to_message_id.trim();
   return {
     agentRef, fromRef, to, cc, bcc, replyTo, subject, text, html, attachments,
     tags: (b.tags ?? []).map((t) => ({ name: t.name, value: t.value })), metadata: { ...b.metadata },
-    scheduledAt, references, inReplyToMessageId, poolHint: b.pool_hint ?? null,
+    scheduledAt, ...(when && when.name !== 'scheduled_at' ? { scheduledParam: when.name } : {}),
+    references, inReplyToMessageId, poolHint: b.pool_hint ?? null,
   };
+}
+
+/** The misnamings of `scheduled_at` a send takes as it (contract/messages.ts SendRequest). */
+const SCHEDULE_ALIASES = ['send_at', 'scheduledAt', 'sendAt'] as const;
+
+/**
+ * The requested send time: `scheduled_at`, else one of its misnamings. Two of them naming
+ * different times is refused (which one was meant?); null in all = at once.
+ */
+function scheduleField(b: SendRequest): { name: string; value: string } | null {
+  let name = 'scheduled_at';
+  let value = b.scheduled_at ?? null;
+  for (const alias of SCHEDULE_ALIASES) {
+    const v = b[alias];
+    if (v === undefined || v === null) continue;
+    if (value !== null && Date.parse(v) !== Date.parse(value)) {
+      throw Errors.invalidParam(alias, `\`${alias}\` and \`${name}\` name different times; give the send time once, as \`scheduled_at\`.`);
+    }
+    if (value === null) {
+      name = alias;
+      value = v;
+    }
+  }
+  return value === null ? null : { name, value };
 }
 
 /** What reply and forward add to a send (they know the agent, the thread and the headers). */
@@ -301,7 +329,7 @@ export { replySubject };
 
 /** The send pipeline shared by send, batch items, drafts, reply and forward. */
 export async function performSend(ctx: AppContext, auth: AuthContext, n: NormalizedSend, x: SendExtras): Promise<SentMessage> {
-  if (!x.immediate && n.scheduledAt !== null) checkSchedulePast(ctx.clock.now(), n.scheduledAt, 'scheduled_at');
+  if (!x.immediate && n.scheduledAt !== null) checkSchedulePast(ctx.clock.now(), n.scheduledAt, n.scheduledParam ?? 'scheduled_at');
   const ws = await requireWorkspace(ctx, auth.workspaceId);
   const resolved = x.agent ? { agent: x.agent, create: null } : await resolveSendAgent(ctx, auth, ws, n);
   let agent = resolved.agent;
@@ -346,7 +374,7 @@ export async function performSend(ctx: AppContext, auth: AuthContext, n: Normali
   }
 
   const scheduled = !x.immediate && n.scheduledAt !== null && n.scheduledAt > now;
-  if (scheduled) checkScheduleHorizon(now, n.scheduledAt!, 'scheduled_at');
+  if (scheduled) checkScheduleHorizon(now, n.scheduledAt!, n.scheduledParam ?? 'scheduled_at');
   const externals = recipients.filter((r) => r.kind === 'external');
   if (live && externals.length && !ctx.config.relayUrl) throw Errors.upstreamUnavailable(NO_RELAY, RELAY_REFUSED_RETRY_S);
 

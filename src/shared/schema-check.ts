@@ -54,11 +54,46 @@ export function compileBodyValidator(schema: object): ValidateFunction {
 export function validateBody(schema: object, value: unknown): ErrorObject[] | null {
   const validate = compileBodyValidator(schema);
   if (validate(value)) {
+    const lone = illFormedAt(value);
+    if (lone) return [lone];
     if (value && typeof value === 'object') passed.set(value, schema);
     return null;
   }
   return validate.errors ?? [];
 }
+
+/**
+ * The first string (or key) of a JSON body holding a lone UTF-16 surrogate (`"\ud800x"`: valid
+ * JSON, no text; RFC 8259 §8.2), as an error naming it; else null. Such a string cannot be stored
+ * as UTF-8 (it became U+FFFD, silently); refused alike in every field of every body. A string
+ * of one-byte characters is answered without a scan; the walk keeps its own stack (no recursion).
+ */
+function illFormedAt(value: unknown): ErrorObject | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (!wellFormed(v)) return loneSurrogate(path);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}/${i}`]);
+    } else if (v && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (!wellFormed(k)) return { ...loneSurrogate(path), propertyName: (k as unknown as WellFormed).toWellFormed() } as ErrorObject;
+        stack.push([child, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+      }
+    }
+  }
+  return null;
+}
+
+/** ES2024's String methods (Node >= 20 has them; the build's lib is ES2023). */
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+const wellFormed = (s: string): boolean => (s as unknown as WellFormed).isWellFormed();
+
+const loneSurrogate = (instancePath: string): ErrorObject => ({
+  keyword: 'wellFormed', instancePath, schemaPath: '', params: {},
+  message: 'holds a lone UTF-16 surrogate (such as \\ud800 without its pair), which is no character and cannot be stored; send the text as UTF-8, or escape both halves of a pair (\\ud83d\\ude00)',
+});
 
 /**
  * Validate a request body against its contract schema; a refusal is the ApiError the HTTP layer

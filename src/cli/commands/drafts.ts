@@ -24,7 +24,7 @@ export { parseTime } from '../time.js';
 
 interface ContentFlags {
   to?: string[]; cc?: string[]; bcc?: string[]; subject?: string; body?: string; bodyFile?: string; htmlFile?: string;
-  inReplyTo?: string; sendAt?: string;
+  inReplyTo?: string; at?: string; sendAt?: string;
 }
 
 function contentOptions(cmd: Command): Command {
@@ -37,7 +37,21 @@ function contentOptions(cmd: Command): Command {
     .option('--body-file <file>', 'read the plain-text body from a file (`-`: stdin)')
     .option('--html-file <file>', 'read an HTML body from a file')
     .option('--in-reply-to <id>', 'the msg_ or rcv_ id this draft answers (threads it)')
-    .option('--send-at <time>', 'schedule: ISO 8601 time or +30m / +2h / +1d (needs the send scope)');
+    .option('--at <time>', 'schedule: ISO 8601 time or +30m / +2h / +1d (needs the send scope)')
+    // The draft field's own name: kept working (scripts written before --at), out of --help.
+    .addOption(new Option('--send-at <time>', 'same as --at').hideHelp());
+}
+
+/**
+ * --at, as `send` and `drafts send` spell it, or its older spelling --send-at; the flag the user
+ * typed names any error. Both, naming different times, is a usage error.
+ */
+function scheduleFlag(o: ContentFlags): { flag: string; value: string } | null {
+  if (o.at !== undefined && o.sendAt !== undefined && o.at !== o.sendAt) {
+    throw new UsageError(`--at ${o.at} and --send-at ${o.sendAt} name different times; give --at once`);
+  }
+  if (o.at !== undefined) return { flag: '--at', value: o.at };
+  return o.sendAt !== undefined ? { flag: '--send-at', value: o.sendAt } : null;
 }
 
 /**
@@ -60,7 +74,8 @@ async function contentBody(o: ContentFlags, stdinBody: boolean): Promise<Record<
   if (text !== undefined) body.body_text = text;
   if (o.htmlFile) body.body_html = await readFlagFile(o.htmlFile, { flag: '--html-file' }, 'utf8');
   if (o.inReplyTo) body.in_reply_to_message_id = o.inReplyTo;
-  if (o.sendAt !== undefined) body.send_at = parseTime('--send-at', o.sendAt);
+  const at = scheduleFlag(o);
+  if (at) body.send_at = parseTime(at.flag, at.value);
   return body;
 }
 
@@ -109,25 +124,26 @@ export function register(program: Command): void {
     }));
   examples(create, [
     'mailagent drafts create --agent sarah --to bob@example.com --subject "Follow-up" --body "Hi Bob"',
-    'echo "Weekly report" | mailagent drafts create --agent agent --to team@example.com --subject Report --send-at +7d',
-    'mailagent drafts create --agent sarah --to bob@example.com --subject Later --body-file note.txt --send-at +2h --json',
+    'echo "Weekly report" | mailagent drafts create --agent agent --to team@example.com --subject Report --at +7d',
+    'mailagent drafts create --agent sarah --to bob@example.com --subject Later --body-file note.txt --at +2h --json',
   ]);
 
   const update = contentOptions(drafts.command('update')
-    .description('Edit a draft: only the fields given change (--send-at schedules it, --unschedule makes it a plain draft again)')
+    .description('Edit a draft: only the fields given change (--at schedules it, --unschedule makes it a plain draft again)')
     .argument('<id>', 'dft_ id'))
     .option('--unschedule', 'clear send_at (a scheduled draft goes back to draft)')
     .action(run(async (ctx: CommandContext, id: string, o: ContentFlags & { unschedule?: boolean }) => {
-      if (o.unschedule && o.sendAt !== undefined) throw new UsageError('--send-at and --unschedule cannot be used together');
+      const at = scheduleFlag(o);
+      if (o.unschedule && at) throw new UsageError(`${at.flag} and --unschedule cannot be used together`);
       const body = await contentBody(o, false);
       if (o.unschedule) body.send_at = null;
-      if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one of --to, --cc, --bcc, --subject, --body, --body-file, --html-file, --in-reply-to, --send-at, --unschedule');
+      if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one of --to, --cc, --bcc, --subject, --body, --body-file, --html-file, --in-reply-to, --at, --unschedule');
       const client = await ctx.client();
       showDraft(ctx, await client.call('drafts.update', { params: { id }, body: body as never }));
     }));
   examples(update, [
     'mailagent drafts update dft_01j... --subject "Updated subject"',
-    'mailagent drafts update dft_01j... --send-at +1d',
+    'mailagent drafts update dft_01j... --at +1d',
     'mailagent drafts update dft_01j... --unschedule --json',
   ]);
 

@@ -322,6 +322,23 @@ export async function countPlusAddressesSince(db: Db, workspaceId: string, since
   return Number(r.n);
 }
 
+/**
+ * Distinct plus addresses of the workspace that kept mail (not a record) arriving over SMTP since
+ * `sinceIso` — from one From domain, or (`unverified`) from mail with neither a trusted network
+ * nor a DMARC pass. The shares of services/plus-addresses.ts are counted with these: an address
+ * reached by such mail counts whoever opened it (an over-count, never an under-count).
+ */
+export async function countPlusAddressesReachedSince(
+  db: Db, workspaceId: string, sinceIso: string, by: { fromDomain: string } | { unverified: true },
+): Promise<number> {
+  let q = db.selectFrom('received_messages').select((eb) => eb.fn.count<number>('plus_address').distinct().as('n'))
+    .where('workspace_id', '=', workspaceId).where('over_limit', 'is', null).where('received_at', '>', sinceIso)
+    .where('plus_address', 'is not', null).where('source', '=', 'smtp');
+  if ('fromDomain' in by) q = q.where('from_domain', '=', by.fromDomain);
+  else q = q.where('trusted_network', 'is', null).where((eb) => eb.or([eb('dmarc', 'is', null), eb('dmarc', '!=', 'pass')]));
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
 export async function touchPlusAddress(db: Db, workspaceId: string, address: string, atIso: string): Promise<void> {
   await db.insertInto('inbound_plus_addresses')
     .values({ workspace_id: workspaceId, address, first_received_at: atIso, last_received_at: atIso })

@@ -28,7 +28,9 @@ import { redactUrl, requestForLog } from './log-redact.js';
 import { DEFAULT_LIMITS } from '../config.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
+// Bodies the API refuses before reading them: forms, and text/plain (fastify would hand the route
+// a string, and the caller would read "must be a JSON object" of a valid JSON text).
+const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\b/i;
 
 /** The HTTP app, as the daemon holds it (fastify stays inside server/http: DESIGN.md dependency rule). */
 export type HttpApp = FastifyInstance;
@@ -255,7 +257,9 @@ function registerRoute(app: FastifyInstance, ctx: AppContext, id: string, def: R
     // speaks JSON (spec: bodies are application/json), so a form sent to it is refused (after
     // the key is checked: a 401/403 wins; before the body is read).
     const type = req.headers['content-type'];
-    if (type !== undefined && FORM_TYPES.test(type)) {
+    const refused = type === undefined ? null : FORM_TYPES.exec(type);
+    // text/plain with no body (a GET or DELETE some client labels so) names no body to refuse.
+    if (refused && (!/^text/i.test(refused[1]) || req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)) {
       throw Errors.invalidField('Content-Type', `Content-Type ${type} is not supported here; send application/json.`);
     }
     // The low-disk guard: a send is refused whole (and retried by the client) rather than

@@ -239,7 +239,7 @@ export async function startSmtpListener(ctx: AppContext, opts: SmtpListenerOptio
             const held = (res.stored ?? []).filter((st) => st.overLimit);
             const notes = [
               ...(ids.length ? [`stored as ${ids.join(' ')}`] : []),
-              ...held.map((st) => `${st.messageId} held, not delivered (${st.overLimit}: ${OVER_LIMIT_REASONS[st.overLimit!]})`),
+              ...held.map((st) => `${st.messageId} held, not delivered (${st.overLimit}: ${st.heldWhy ?? OVER_LIMIT_REASONS[st.overLimit!]})`),
               ...(dropped.size ? ['discarded: a return path takes delivery reports only'] : []),
             ];
             callback(null, `2.0.0 Ok: ${notes.join('; ')}`.slice(0, 480));
