@@ -243,10 +243,10 @@ function failedClosed(inj: InjectionResult): { score: number; categories: Inject
   return { score: Math.max(inj.score, QUARANTINE_THRESHOLD), categories: inj.categories.includes('hidden_content') ? inj.categories : [...inj.categories, 'hidden_content'] };
 }
 
-/** The higher of two scans of one message, with both scans' categories. */
+/** The higher of two scans of one message, with both scans' categories (and `unread` when either has it). */
 function higher(inj: InjectionResult, other: InjectionResult): InjectionResult {
-  if (other.score <= inj.score) return inj;
-  return { ...inj, score: other.score, categories: [...new Set([...inj.categories, ...other.categories])] };
+  const out = other.score <= inj.score ? inj : { ...inj, score: other.score, categories: [...new Set([...inj.categories, ...other.categories])] };
+  return other.unread && !out.unread ? { ...out, unread: true } : out;
 }
 
 const ATTACHMENTS_SCANNED = 3;
@@ -263,7 +263,7 @@ function withAttachments(inj: InjectionResult, attachments: unknown, sender: Sen
   for (const a of attachments.slice(0, ATTACHMENTS_SCANNED) as { text?: unknown; html?: unknown }[]) {
     if (typeof a?.text !== 'string' || !a.text.trim()) continue;
     const t = a.text.slice(0, ATTACHMENT_CHARS);
-    out = higher(out, scanInjection({ ...injectionInputOf('', a.html === true ? '' : t, a.html === true ? t : '').input, sender }));
+    out = higher(out, scanInjection({ ...injectionInputOf('', a.html === true ? '' : t, a.html === true ? t : '', true, MAX_HTML_CHARS, true).input, sender }));
   }
   return out;
 }
@@ -291,8 +291,10 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     if (typeof v === 'string') headers[k.toLowerCase()] = v.slice(0, 2000);
   }
 
-  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw, true, MAX_SCAN_CHARS);
-  if (textLong || htmlLong) prep.input.long = true;
+  // (session 14) hidden text and the HTML's unseen sentences whole too, up to MAX_SCAN_CHARS (until
+  // session 14: 8 KB and 16 KB); past their old bounds (`wide`) the windows read past the head
+  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw, true, MAX_SCAN_CHARS, true);
+  if (textLong || htmlLong || prep.wide) prep.input.long = true;
   const subject = prep.subject;
   // intent and entities read what they read before: the first 64 KB of the text
   const visible = textLong || htmlLong ? prep.visibleText.slice(0, MAX_INPUT_CHARS) : prep.visibleText;
@@ -302,8 +304,9 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     withAttachments(withDisplayName(scanInjection({ ...prep.input, sender }), input?.fromName, sender), input?.attachments, sender),
     input?.attachmentNames, sender,
   );
-  // Text past MAX_SCAN_CHARS was not read: the message fails closed (quarantine.ts failClosed).
-  const inj = unread ? { ...scanned, ...failedClosed(scanned) } : scanned;
+  // Text past MAX_SCAN_CHARS was not read, or hidden text past what the windows read (session 14):
+  // the message fails closed (quarantine.ts failClosed).
+  const inj = unread || prep.cut || scanned.unread ? { ...scanned, ...failedClosed(scanned) } : scanned;
 
   const reputation = senderReputation(history);
   const base = {
