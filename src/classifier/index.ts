@@ -58,6 +58,11 @@ export interface InboundInput {
   html?: string | null;
   /** lower-cased header names (auto-submitted, list-unsubscribe, precedence, content-type for DSNs…) */
   headers?: Record<string, string>;
+  /**
+   * (session 14) The caller cut a body before it got here (mail/parse.ts: a body over its 1 MiB
+   * bound): what was cut is not read, so the message fails closed, as text past MAX_SCAN_CHARS does.
+   */
+  bodiesCut?: boolean;
   /** agent.classify_inbound: intent and entities are computed only when true */
   classifyIntent: boolean;
   history: SenderHistory;
@@ -283,7 +288,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const htmlIn = typeof input?.html === 'string' ? input.html : bounded(input?.html ?? '', MAX_HTML_CHARS);
   const htmlLong = htmlIn.length > MAX_HTML_CHARS;
   const htmlRaw = bounded(htmlIn, MAX_SCAN_CHARS);
-  const unread = textScan.length > MAX_SCAN_CHARS || textIn.length > COLLAPSE_CHARS || htmlIn.length > MAX_SCAN_CHARS;
+  const unread = textScan.length > MAX_SCAN_CHARS || textIn.length > COLLAPSE_CHARS || htmlIn.length > MAX_SCAN_CHARS || input?.bodiesCut === true;
   const headersIn = input?.headers && typeof input.headers === 'object' ? input.headers : {};
   const headers: Record<string, string> = {};
   for (const k of Object.keys(headersIn).slice(0, 200)) {

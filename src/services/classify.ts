@@ -5,7 +5,7 @@ import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { senderHistory } from './inbound.js';
 import { workOf } from './message-work.js';
-import { attachmentNames, attachmentTexts, type AttachmentText } from '../mail/parse.js';
+import { attachmentNames, attachmentTexts, bodiesWereCut, type AttachmentText } from '../mail/parse.js';
 
 const UNKNOWN_SENDER = {
   messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
@@ -24,6 +24,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   let headers: Record<string, string> = {};
   let attachments: AttachmentText[] = [];
   let names: string[] = [];
+  let bodiesCut = false;
   if (body.raw !== undefined) {
     if (!body.raw.trim()) throw Errors.invalidParam('raw', '`raw` is empty; give a whole RFC 822 message.');
     // In the worker pool under the per-message budget, as for mail received over SMTP.
@@ -37,6 +38,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
     headers = parsed.headerMap;
     attachments = attachmentTexts(parsed.attachments);
     names = attachmentNames(parsed.attachments);
+    bodiesCut = bodiesWereCut(parsed);
   } else if (!subject && !text && !html) {
     throw Errors.missingField('body_text', 'Give `raw` (a whole message) or at least one of `subject`, `body_text`, `body_html`.');
   }
@@ -48,7 +50,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;
   const history = agent && from ? await senderHistory(ctx, auth.workspaceId, agent.id, from.toLowerCase(), undefined) : UNKNOWN_SENDER;
   const { classification: c } = await workOf(ctx).classify({
-    from, fromName, subject, text, html, headers, attachments, attachmentNames: names, classifyIntent: agent ? agent.classify_inbound : true, history,
+    from, fromName, subject, text, html, headers, attachments, attachmentNames: names, bodiesCut, classifyIntent: agent ? agent.classify_inbound : true, history,
   }, ctx.clock.now());
   return {
     direction,
