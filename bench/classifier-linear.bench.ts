@@ -16,7 +16,7 @@
 // Each build runs in its own worker threads (a superlinear case cannot hold the bench): this tree's
 // `dist/` and, with `--base DIR`, another build's `dist/` (e.g. the session's baseline), alternated
 // case by case in the same run. The load average is printed at the start and the end.
-import { Worker } from 'node:worker_threads';
+import { TimedWorker } from './tools/timed-worker.js';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -99,47 +99,16 @@ const { parentPort, workerData } = require('node:worker_threads');
 `;
 
 class Runner {
-  private w: Worker | null = null;
-  private ready: Promise<void> | null = null;
-  constructor(private readonly root: string) {}
-  private start(): Promise<void> {
-    this.w = new Worker(WORKER, { eval: true, workerData: { root: pathToFileURL(this.root).href, parse: PARSE } });
-    const w = this.w;
-    this.ready = new Promise((resolve, reject) => {
-      const on = (m: { ready?: boolean }) => {
-        if (m.ready) {
-          w.off('message', on);
-          resolve();
-        }
-      };
-      w.on('message', on);
-      w.once('error', reject);
-    });
-    return this.ready;
+  private readonly w: TimedWorker<{ body: string; html: boolean; parse: boolean }, { ms: number }>;
+  constructor(root: string) {
+    this.w = new TimedWorker(WORKER, { root: pathToFileURL(root).href, parse: PARSE }, TIMEOUT);
   }
   /** ms of one call, or null when it ran past the timeout (the worker is replaced). */
   async time(body: string, html: boolean, parse: boolean): Promise<number | null> {
-    if (!this.w) await this.start();
-    else await this.ready;
-    const w = this.w!;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        w.off('message', on);
-        void w.terminate();
-        this.w = null;
-        resolve(null);
-      }, TIMEOUT);
-      const on = (m: { ms: number }) => {
-        clearTimeout(timer);
-        w.off('message', on);
-        resolve(m.ms);
-      };
-      w.on('message', on);
-      w.postMessage({ body, html, parse });
-    });
+    return (await this.w.run({ body, html, parse }))?.ms ?? null;
   }
-  async close(): Promise<void> {
-    await this.w?.terminate();
+  close(): Promise<void> {
+    return this.w.close();
   }
 }
 

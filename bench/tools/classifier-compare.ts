@@ -5,7 +5,9 @@
 // tree's parser and classifies it with this tree's `dist/` and with DIR's `dist/` (e.g. the
 // session's baseline). Prints how many classifications are identical (every field), by size of
 // the text + HTML, and lists the ones that differ. Session 13 (fix13c): the scan-bound change must
-// leave every message under the old bounds (64 KB of text, 128 KB of HTML) as it was.
+// leave every message under the old bounds (64 KB of text, 128 KB of HTML) as it was. Session 14:
+// also by whether the message is past the old bounds of hidden text (8 KB) or of the HTML's visible
+// sentences that a different plain part does not say (16 KB): `wide` of this tree's injectionInputOf.
 import { existsSync, readFileSync } from 'node:fs';
 import { tarEntries } from '../../test/helpers/tar.js';
 import { dirname, join, resolve } from 'node:path';
@@ -25,6 +27,7 @@ type Clf = typeof import('../../src/classifier/index.js');
 const mine = (await import(pathToFileURL(join(ROOT, 'dist/classifier/index.js')).href)) as Clf;
 const theirs = (await import(pathToFileURL(join(resolve(base), 'dist/classifier/index.js')).href)) as Clf;
 const parse = (await import(pathToFileURL(join(ROOT, 'dist/mail/parse.js')).href)) as typeof import('../../src/mail/parse.js');
+const inj = (await import(pathToFileURL(join(ROOT, 'dist/classifier/injection.js')).href)) as typeof import('../../src/classifier/injection.js');
 const H = { messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0, spfPass: null, dkimPass: null, suppressed: false, complaints: 0 };
 const NOW = new Date('2025-03-10T12:00:00Z');
 
@@ -60,7 +63,8 @@ for (const corpus of ['spamassassin', 'enron-spam']) {
     tMine += x.ms;
     tTheirs += y.ms;
     const size = f.text.length + (f.html?.length ?? 0);
-    const k = bucket(size);
+    const wide = inj.injectionInputOf(f.subject, f.text.slice(0, 1024 * 1024), (f.html ?? '').slice(0, 1024 * 1024), true, 1024 * 1024, true).wide === true;
+    const k = bucket(size) + (wide ? ', hidden > 8 KB or unseen > 16 KB' : '');
     const row = buckets.get(k) ?? { same: 0, differ: 0 };
     const same = JSON.stringify({ ...a, classifier_model: '' }) === JSON.stringify({ ...b, classifier_model: '' });
     if (same) row.same++;
@@ -72,9 +76,9 @@ for (const corpus of ['spamassassin', 'enron-spam']) {
   }
 }
 console.log('size\tidentical\tdiffer');
-for (const k of ['< 16 KB', '16-64 KB', '64-128 KB', '>= 128 KB']) {
-  const r = buckets.get(k);
-  if (r) console.log(`${k}\t${r.same}\t${r.differ}`);
+for (const k of [...buckets.keys()].sort()) {
+  const r = buckets.get(k)!;
+  console.log(`${k}\t${r.same}\t${r.differ}`);
 }
 console.log(`# ${seen} messages; classify time this ${tMine.toFixed(0)} ms, base ${tTheirs.toFixed(0)} ms (same run, alternated A B / B A); load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 for (const d of diffs.slice(0, 40)) console.log('#   ' + d);

@@ -59,6 +59,11 @@ export interface InboundInput {
   html?: string | null;
   /** lower-cased header names (auto-submitted, list-unsubscribe, precedence, content-type for DSNs…) */
   headers?: Record<string, string>;
+  /**
+   * (session 14) The caller cut a body before it got here (mail/parse.ts: a body over its 1 MiB
+   * bound): what was cut is not read, so the message fails closed, as text past MAX_SCAN_CHARS does.
+   */
+  bodiesCut?: boolean;
   /** agent.classify_inbound: intent and entities are computed only when true */
   classifyIntent: boolean;
   history: SenderHistory;
@@ -244,10 +249,10 @@ function failedClosed(inj: InjectionResult): { score: number; categories: Inject
   return { score: Math.max(inj.score, QUARANTINE_THRESHOLD), categories: inj.categories.includes('hidden_content') ? inj.categories : [...inj.categories, 'hidden_content'] };
 }
 
-/** The higher of two scans of one message, with both scans' categories. */
+/** The higher of two scans of one message, with both scans' categories (and `unread` when either has it). */
 function higher(inj: InjectionResult, other: InjectionResult): InjectionResult {
-  if (other.score <= inj.score) return inj;
-  return { ...inj, score: other.score, categories: [...new Set([...inj.categories, ...other.categories])] };
+  const out = other.score <= inj.score ? inj : { ...inj, score: other.score, categories: [...new Set([...inj.categories, ...other.categories])] };
+  return other.unread && !out.unread ? { ...out, unread: true } : out;
 }
 
 const ATTACHMENTS_SCANNED = 3;
@@ -264,7 +269,7 @@ function withAttachments(inj: InjectionResult, attachments: unknown, sender: Sen
   for (const a of attachments.slice(0, ATTACHMENTS_SCANNED) as { text?: unknown; html?: unknown }[]) {
     if (typeof a?.text !== 'string' || !a.text.trim()) continue;
     const t = a.text.slice(0, ATTACHMENT_CHARS);
-    out = higher(out, scanInjection({ ...injectionInputOf('', a.html === true ? '' : t, a.html === true ? t : '').input, sender }));
+    out = higher(out, scanInjection({ ...injectionInputOf('', a.html === true ? '' : t, a.html === true ? t : '', true, MAX_HTML_CHARS, true).input, sender }));
   }
   return out;
 }
@@ -284,7 +289,7 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
   const htmlIn = typeof input?.html === 'string' ? input.html : bounded(input?.html ?? '', MAX_HTML_CHARS);
   const htmlLong = htmlIn.length > MAX_HTML_CHARS;
   const htmlRaw = bounded(htmlIn, MAX_SCAN_CHARS);
-  const unread = textScan.length > MAX_SCAN_CHARS || textIn.length > COLLAPSE_CHARS || htmlIn.length > MAX_SCAN_CHARS;
+  const unread = textScan.length > MAX_SCAN_CHARS || textIn.length > COLLAPSE_CHARS || htmlIn.length > MAX_SCAN_CHARS || input?.bodiesCut === true;
   const headersIn = input?.headers && typeof input.headers === 'object' ? input.headers : {};
   const headers: Record<string, string> = {};
   for (const k of Object.keys(headersIn).slice(0, 200)) {
@@ -292,8 +297,10 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     if (typeof v === 'string') headers[k.toLowerCase()] = v.slice(0, 2000);
   }
 
-  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw, true, MAX_SCAN_CHARS);
-  if (textLong || htmlLong) prep.input.long = true;
+  // (session 14) hidden text and the HTML's unseen sentences whole too, up to MAX_SCAN_CHARS (until
+  // session 14: 8 KB and 16 KB); past their old bounds (`wide`) the windows read past the head
+  const prep = injectionInputOf(subjectRaw, textRaw, htmlRaw, true, MAX_SCAN_CHARS, true);
+  if (textLong || htmlLong || prep.wide) prep.input.long = true;
   const subject = prep.subject;
   // intent and entities read what they read before: the first 64 KB of the text
   const visible = textLong || htmlLong ? prep.visibleText.slice(0, MAX_INPUT_CHARS) : prep.visibleText;
@@ -303,8 +310,9 @@ function classifyUnsafe(input: InboundInput, now: Date): Classification {
     withAttachments(withDisplayName(withAgentText(scanInjection({ ...prep.input, sender }), htmlRaw, sender), input?.fromName, sender), input?.attachments, sender),
     input?.attachmentNames, sender,
   );
-  // Text past MAX_SCAN_CHARS was not read: the message fails closed (quarantine.ts failClosed).
-  const inj = unread ? { ...scanned, ...failedClosed(scanned) } : scanned;
+  // Text past MAX_SCAN_CHARS was not read, or hidden text past what the windows read (session 14):
+  // the message fails closed (quarantine.ts failClosed).
+  const inj = unread || prep.cut || scanned.unread ? { ...scanned, ...failedClosed(scanned) } : scanned;
 
   const reputation = senderReputation(history);
   const base = {

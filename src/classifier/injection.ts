@@ -8,7 +8,7 @@ import { featurize, MAX_FEATURES, sigmoid } from './features.js';
 import { decodeBase64, injectionBundle, type Combiner, type InjectionBundle } from './model.js';
 import { ACTIONS, buildScanDoc, pairWindows, requestedActions, segmentFeatures, windowVector, FEATURES, MAX_SEGMENTS, F_HIDDEN, F_SUBJECT, N_FEATURES, type RequestedAction, type SegFeatures, type Segment, type Window } from './signals.js';
 import { treeMargin } from './trees.js';
-import { htmlToText, scanInvisible, unseenSentences, MAX_HIDDEN_CHARS, MAX_HTML_CHARS } from './text.js';
+import { htmlToText, scanInvisible, unseenSentences, MAX_HIDDEN_CHARS, MAX_HTML_CHARS, MAX_SCAN_CHARS, MAX_UNSEEN_CHARS } from './text.js';
 
 export const INJECTION_CATEGORIES = [
   'instruction_override',
@@ -174,6 +174,12 @@ export interface InjectionResult {
   actions: RequestedAction[];
   /** the sentence of each requested action (first found), ≤ 200 characters */
   actionText: string[];
+  /**
+   * (session 14) Hidden text past what the windows read (MAX_HIDDEN_TAIL_CHUNKS chunks of very short
+   * sentences): classifyInbound fails the message closed. Absent = every hidden sentence was windowed
+   * or the hidden text is within MODEL_HIDDEN_CHARS (read as before).
+   */
+  unread?: boolean;
 }
 
 /** What the caller knows about the sender, for weighing an action request. */
@@ -247,6 +253,10 @@ export interface WindowScores {
   doc0: number;
   /** (session 13) where in the visible text the windows stopped: the end of the last visible segment read (segment cap or MODEL_SCAN_CHARS) */
   visibleEnd: number;
+  /** (session 14) the hidden maxima before `windowCountHidden`'s correction, and where in the hidden text the windows stopped (0: no hidden segment) */
+  hiddenRaw: number;
+  hiddenInstrRaw: number;
+  hiddenEnd: number;
 }
 
 /** n-gram margin of segments i..j from the per-segment sums. */
@@ -324,6 +334,9 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       break;
     }
   }
+  // where the hidden segments stopped (hiddenTailWindows reads on from there); the hidden part starts after the visible one and a blank line
+  const h0 = v0 + Math.min(visibleLower.length, MODEL_SCAN_CHARS) + 2;
+  const hiddenEnd = segs.length && segs[segs.length - 1].flags & F_HIDDEN ? segs[segs.length - 1].b - h0 : 0;
   let visible = 0;
   let hidden = 0;
   let hiddenInstr = 0;
@@ -359,6 +372,8 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
     }
   }
   const visibleRaw = visible;
+  const hiddenRaw = hidden;
+  const hiddenInstrRaw = hiddenInstr;
   // 2.7 (`windowCountCorrection`): the visible maximum is a maximum over
   // nVisible windows, and the chance that one benign window of a long
   // message looks like an instruction grows with their number; the
@@ -388,7 +403,7 @@ export function windowScores(subjectLower: string, visibleLower: string, hiddenL
       }
     }
   }
-  return { visible, hidden, hiddenInstr, actions, actionText, visibleRaw, visible2, nVisible, nHidden, nVisibleHigh, doc0, visibleEnd };
+  return { visible, hidden, hiddenInstr, actions, actionText, visibleRaw, visible2, nVisible, nHidden, nVisibleHigh, doc0, visibleEnd, hiddenRaw, hiddenInstrRaw, hiddenEnd };
 }
 
 /**
@@ -418,11 +433,7 @@ export function tailWindows(ws: WindowScores, visibleLower: string, bundle: Inje
     }
     ws.nVisible += t.nVisible;
     ws.nVisibleHigh += t.nVisibleHigh;
-    t.actions.forEach((a, i) => {
-      if (ws.actions.includes(a)) return;
-      ws.actions.push(a);
-      ws.actionText.push(t.actionText[i] ?? '');
-    });
+    mergeActions(ws, t);
     at += t.visibleEnd > 0 ? t.visibleEnd : piece.length;
   }
   ws.visibleEnd = at;
@@ -432,6 +443,50 @@ export function tailWindows(ws: WindowScores, visibleLower: string, bundle: Inje
   const c = bundle.windowCountCorrection ?? 0;
   ws.visible = c > 0 && ws.nVisible > WINDOWS_FREE && ws.visibleRaw > 0 ? sigmoid(logitOf(ws.visibleRaw) - c * Math.log(ws.nVisible / WINDOWS_FREE)) : ws.visibleRaw;
   return ws;
+}
+
+/**
+ * Most chunks of MODEL_HIDDEN_CHARS past the head that the windows read of a long hidden text
+ * (session 14): 2 MiB of ordinary sentences, more than a 1 MiB HTML part and a text part's tag
+ * characters can hide; ~0.5 ms each. Hidden text of very short sentences past them fails closed.
+ */
+export const MAX_HIDDEN_TAIL_CHUNKS = 256;
+
+/**
+ * (session 14) The windows of a hidden text longer than MODEL_HIDDEN_CHARS past the head `ws`
+ * read, in chunks of MODEL_HIDDEN_CHARS each windowed as the hidden text of a message of its own,
+ * merged into `ws` as tailWindows merges the visible tail: the highest hidden window (and highest
+ * instructing one) of all, lowered by `windowCountHidden`'s correction for the number of all the
+ * hidden windows. Until session 14 hidden text past 8 KB was not read at all (8 KB of hidden filler,
+ * then a hidden injection: 0.418). `unread` when chunks ran out before the text did.
+ */
+export function hiddenTailWindows(ws: WindowScores, hiddenLower: string, bundle: InjectionBundle, ruleCue: boolean): WindowScores & { unread: boolean } {
+  let at = ws.hiddenEnd;
+  let k = 0;
+  for (; k < MAX_HIDDEN_TAIL_CHUNKS && at < hiddenLower.length; k++) {
+    const piece = hiddenLower.slice(at, at + MODEL_HIDDEN_CHARS);
+    const t = windowScores('', '', piece, bundle, ruleCue);
+    if (t.hiddenRaw > ws.hiddenRaw) ws.hiddenRaw = t.hiddenRaw;
+    if (t.hiddenInstrRaw > ws.hiddenInstrRaw) ws.hiddenInstrRaw = t.hiddenInstrRaw;
+    ws.nHidden += t.nHidden;
+    mergeActions(ws, t);
+    at += t.hiddenEnd > 0 ? t.hiddenEnd : piece.length;
+  }
+  const unread = at < hiddenLower.length && hiddenLower.slice(at).trim().length > 0;
+  const c = bundle.windowCountCorrection ?? 0;
+  const d = c > 0 && bundle.windowCountHidden && ws.nHidden > WINDOWS_FREE ? c * Math.log(ws.nHidden / WINDOWS_FREE) : 0;
+  ws.hidden = d > 0 && ws.hiddenRaw > 0 ? sigmoid(logitOf(ws.hiddenRaw) - d) : ws.hiddenRaw;
+  ws.hiddenInstr = d > 0 && ws.hiddenInstrRaw > 0 ? sigmoid(logitOf(ws.hiddenInstrRaw) - d) : ws.hiddenInstrRaw;
+  return { ...ws, unread };
+}
+
+/** The actions a tail chunk asks for that `ws` does not have yet, with their sentences. */
+function mergeActions(ws: WindowScores, t: WindowScores): void {
+  t.actions.forEach((a, i) => {
+    if (ws.actions.includes(a)) return;
+    ws.actions.push(a);
+    ws.actionText.push(t.actionText[i] ?? '');
+  });
 }
 
 const ACTION_INDEX = new Map<RequestedAction, number>(ACTIONS.map((a, i) => [a, i]));
@@ -834,7 +889,10 @@ function scanCore(inp: InjectionInput, bundle: InjectionBundle, probe?: Combiner
   const subjectLower = inp.subject.toLowerCase();
   const visibleLower = inp.visible.toLowerCase();
   const head = windowScores(subjectLower, visibleLower, hidLower, bundle, ruleCue);
-  const ws = inp.long ? tailWindows(head, visibleLower, bundle, ruleCue) : head;
+  const wv = inp.long ? tailWindows(head, visibleLower, bundle, ruleCue) : head;
+  // (session 14) hidden text past the head's MODEL_HIDDEN_CHARS: its windows in chunks (only
+  // classifyInbound passes such text; the training's and the evaluation's readings stop at 8 KB)
+  const ws = hidLower.length > MODEL_HIDDEN_CHARS ? hiddenTailWindows(wv, hidLower, bundle, ruleCue) : wv;
 
   const hiddenStrength = hiddenStrengthOf(inp, ev.hiddenRule, bundle.hiddenNeedsInstruction ? ws.hiddenInstr : ws.hidden, bundle.gradedHidden);
   if (hiddenStrength > 0) strengths.set('hidden_content', hiddenStrength);
@@ -868,7 +926,9 @@ function scanCore(inp: InjectionInput, bundle: InjectionBundle, probe?: Combiner
   // A privileged request is reported whoever sent it: the agent must confirm it with its owner.
   if (ws.actions.length) categories.push('action_request');
   if (score >= 0.5 && categories.length === 0) categories.push('instruction_override');
-  return { score, categories, model: ws.visible, hiddenChars: inp.hidden.length + inp.zeroWidth + inp.tagChars, actions: ws.actions, actionText: ws.actionText };
+  const out: InjectionResult = { score, categories, model: ws.visible, hiddenChars: inp.hidden.length + inp.zeroWidth + inp.tagChars, actions: ws.actions, actionText: ws.actionText };
+  if ('unread' in ws && ws.unread) out.unread = true;
+  return out;
 }
 
 // ------------------------------------------------------- the writer's own instructions (2.14)
@@ -936,14 +996,22 @@ export function scanInjection(inp: InjectionInput, bundle: InjectionBundle = inj
  * `unseenHtml` false: the reading before session 9's fix — the HTML's whole visible text beside the
  * plain part only when their lengths differ by over 200 characters — which the training of the shipped
  * models uses (docs/classifier.md "Classifier 2.10", section 1). Run time always passes true.
+ *
+ * `whole` (session 14; classifyInbound's bodies and attachments): hidden text (hidden HTML, comments,
+ * tag characters) and the HTML's visible sentences that the plain part does not say are kept up to
+ * MAX_SCAN_CHARS instead of 8 KB and 16 KB; `wide` then says that one of them passed its old bound
+ * (the scan reads windows past the head: scanCore), and `cut` that hidden text passed MAX_SCAN_CHARS
+ * and was cut (classifyInbound fails the message closed). Absent (training, the evaluation, the outbound
+ * screen): the old bounds, so a message within them reads the same either way.
  */
-export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string, unseenHtml = true, maxHtml = MAX_HTML_CHARS): { input: InjectionInput; subject: string; visibleText: string } {
+export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: string, unseenHtml = true, maxHtml = MAX_HTML_CHARS, whole = false): { input: InjectionInput; subject: string; visibleText: string; wide: boolean; cut: boolean } {
+  const maxHidden = whole ? MAX_SCAN_CHARS : MAX_HIDDEN_CHARS;
   let visible = textRaw;
   let hidden = '';
   let techniques: string[] = [];
   let htmlExtra = '';
   if (htmlRaw) {
-    const h = htmlToText(htmlRaw, maxHtml);
+    const h = htmlToText(htmlRaw, maxHtml, maxHidden);
     hidden = h.hidden;
     techniques = h.techniques;
     if (!visible.trim()) visible = h.visible;
@@ -951,19 +1019,25 @@ export function injectionInputOf(subjectRaw: string, textRaw: string, htmlRaw: s
     // place: the HTML's sentences the plain part does not say are read too
     // (until 2.7 only when the two differed in length by over 200 characters:
     // a plain part of about the HTML's length hid any visible HTML text).
-    else if (unseenHtml) htmlExtra = unseenSentences(h.visible, visible);
+    else if (unseenHtml) htmlExtra = whole ? unseenSentences(h.visible, visible, MAX_SCAN_CHARS, MAX_SCAN_CHARS) : unseenSentences(h.visible, visible);
     else if (h.visible && Math.abs(h.visible.length - visible.length) > 200) htmlExtra = h.visible.slice(0, 16 * 1024);
   }
-  const invS = scanInvisible(subjectRaw);
-  const invT = scanInvisible(visible);
+  const invS = scanInvisible(subjectRaw, maxHidden);
+  const invT = scanInvisible(visible, maxHidden);
   const none = { clean: '', zeroWidth: 0, bidi: 0, tagText: '' };
-  const invX = htmlExtra ? scanInvisible(htmlExtra) : none;
-  const invH = hidden ? scanInvisible(hidden) : none;
+  const invX = htmlExtra ? scanInvisible(htmlExtra, maxHidden) : none;
+  const invH = hidden ? scanInvisible(hidden, maxHidden) : none;
   const tagText = (invS.tagText + ' ' + invT.tagText + ' ' + invX.tagText + ' ' + invH.tagText).trim();
-  hidden = (invH.clean + (tagText ? ' ' + tagText : '')).slice(0, MAX_HIDDEN_CHARS);
+  hidden = invH.clean + (tagText ? ' ' + tagText : '');
+  const wide = hidden.length > MAX_HIDDEN_CHARS || htmlExtra.length > MAX_UNSEEN_CHARS;
+  // `whole`: only tag characters of a long text behind a long hidden HTML text pass MAX_SCAN_CHARS
+  const cut = hidden.length > maxHidden;
+  if (cut) hidden = hidden.slice(0, maxHidden);
   return {
     subject: invS.clean,
     visibleText: invT.clean,
+    wide,
+    cut: whole && cut,
     input: {
       subject: invS.clean,
       visible: invX.clean ? invT.clean + '\n' + invX.clean : invT.clean,

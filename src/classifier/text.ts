@@ -78,16 +78,18 @@ export function foldCompat(s: string): string {
   return COMPAT_FORMS.test(s) ? s.replace(COMPAT_FORMS, (ch) => ch.normalize('NFKC')) : s;
 }
 
-export function scanInvisible(s: string): InvisibleScan {
-  const r = scanInvisibleRaw(s);
+/** `maxTag`: most characters of tag-character text decoded (classifyInbound: MAX_SCAN_CHARS since session 14). */
+export function scanInvisible(s: string, maxTag = MAX_HIDDEN_CHARS): InvisibleScan {
+  const r = scanInvisibleRaw(s, maxTag);
   const clean = foldCompat(r.clean);
   return clean === r.clean ? r : { ...r, clean };
 }
 
-function scanInvisibleRaw(s: string): InvisibleScan {
+function scanInvisibleRaw(s: string, maxTag: number): InvisibleScan {
   let zeroWidth = 0;
   let bidi = 0;
-  let tagText = '';
+  const tag: string[] = [];
+  let tagLen = 0;
   // Fast path: nothing above U+00AC that matters.
   let needs = false;
   for (let i = 0; i < s.length; i++) {
@@ -107,7 +109,10 @@ function scanInvisibleRaw(s: string): InvisibleScan {
       if (lo >= 0xdc00 && lo <= 0xdc7f) {
         if (i > runStart) out.push(s.slice(runStart, i));
         const ascii = lo - 0xdc00;
-        if (ascii >= 0x20 && ascii <= 0x7e && tagText.length < MAX_HIDDEN_CHARS) tagText += String.fromCharCode(ascii);
+        if (ascii >= 0x20 && ascii <= 0x7e && tagLen < maxTag) {
+          tag.push(String.fromCharCode(ascii));
+          tagLen++;
+        }
         i++;
         runStart = i + 1;
         continue;
@@ -123,7 +128,7 @@ function scanInvisibleRaw(s: string): InvisibleScan {
     }
   }
   if (runStart < s.length) out.push(s.slice(runStart));
-  return { clean: out.join(''), zeroWidth, bidi, tagText };
+  return { clean: out.join(''), zeroWidth, bidi, tagText: tag.join('') };
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
@@ -320,7 +325,7 @@ export function firstCssToken(v: string): string {
  * One pass over the HTML: visible text, hidden text (by style, attribute, or
  * comment) and which techniques carried it. Tolerates any garbage.
  */
-export function htmlToText(htmlIn: string, maxHtml = MAX_HTML_CHARS): HtmlText {
+export function htmlToText(htmlIn: string, maxHtml = MAX_HTML_CHARS, maxHidden = MAX_HIDDEN_CHARS): HtmlText {
   const html = htmlIn.length > maxHtml ? htmlIn.slice(0, maxHtml) : htmlIn;
   const vis: string[] = [];
   const hid: string[] = [];
@@ -335,7 +340,7 @@ export function htmlToText(htmlIn: string, maxHtml = MAX_HTML_CHARS): HtmlText {
     if (top.skip || raw.length === 0) return;
     const t = decodeEntities(raw);
     if (top.hidden) {
-      if (/\S/.test(t) && hiddenChars < MAX_HIDDEN_CHARS) {
+      if (/\S/.test(t) && hiddenChars < maxHidden) {
         hid.push(t);
         hiddenChars += t.length;
         techniques.add(top.hidden);
@@ -353,7 +358,7 @@ export function htmlToText(htmlIn: string, maxHtml = MAX_HTML_CHARS): HtmlText {
       const end = html.indexOf('-->', lt + 4);
       const body = html.slice(lt + 4, end < 0 ? n : end);
       // Conditional comments carry Outlook markup, not prose.
-      if (!/^\s*\[(if|endif)/i.test(body) && hiddenChars < MAX_HIDDEN_CHARS) {
+      if (!/^\s*\[(if|endif)/i.test(body) && hiddenChars < maxHidden) {
         const txt = decodeEntities(stripTags(body)).trim();
         if (twoWords(txt)) {
           hid.push(txt);
@@ -448,17 +453,17 @@ function wordsOf(s: string): string[] {
  * in the plain part; html-to-text conversions differ in punctuation, links and layout, not in
  * words. Linear in both lengths (a set of the plain part's word pairs); '' when nothing is new.
  */
-export function unseenSentences(htmlVisible: string, plain: string): string {
+export function unseenSentences(htmlVisible: string, plain: string, maxKept = MAX_UNSEEN_CHARS, maxRead = MAX_INPUT_CHARS): string {
   if (!htmlVisible.trim()) return '';
   const seen = new Set<string>();
-  const pw = wordsOf(plain.length > MAX_INPUT_CHARS ? plain.slice(0, MAX_INPUT_CHARS) : plain);
+  const pw = wordsOf(plain.length > maxRead ? plain.slice(0, maxRead) : plain);
   for (let i = 0; i < pw.length; i++) {
     seen.add(pw[i]); // for one-word lines
     if (i + 1 < pw.length) seen.add(pw[i] + ' ' + pw[i + 1]);
   }
   const out: string[] = [];
   let kept = 0;
-  const html = htmlVisible.length > MAX_INPUT_CHARS ? htmlVisible.slice(0, MAX_INPUT_CHARS) : htmlVisible;
+  const html = htmlVisible.length > maxRead ? htmlVisible.slice(0, maxRead) : htmlVisible;
   for (const sentence of html.split(/(?<=[.!?])\s+|\n+/)) {
     const w = wordsOf(sentence);
     if (!w.length) continue;
@@ -469,7 +474,7 @@ export function unseenSentences(htmlVisible: string, plain: string): string {
     if (found * 2 >= pairs) continue;
     out.push(sentence.trim());
     kept += sentence.length + 1;
-    if (kept >= MAX_UNSEEN_CHARS) break;
+    if (kept >= maxKept) break;
   }
-  return out.join('\n').slice(0, MAX_UNSEEN_CHARS);
+  return out.join('\n').slice(0, maxKept);
 }

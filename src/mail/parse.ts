@@ -14,8 +14,101 @@ const require = createRequire(import.meta.url);
  */
 let mailparser: typeof import('mailparser') | null = null;
 export function preloadParser(): typeof import('mailparser') {
-  mailparser ??= require('mailparser') as typeof import('mailparser');
+  if (!mailparser) {
+    guardHtmlToText();
+    mailparser = require('mailparser') as typeof import('mailparser');
+  }
   return mailparser;
+}
+
+/**
+ * mailparser converts an HTML body without a text part with html-to-text, whose time is superlinear
+ * on some markup (session 14, bench/classifier-html.bench.ts): many inline elements glued into one
+ * word (`<td>x</td>` × 100,000: each piece is appended to the word and the word re-split for the
+ * 80-column wrap — 2 MiB took 90 s), deep nesting (a recursion per level: thousands of unclosed
+ * `<div>`s overflow the stack, after which the message is parsed a second time), and a cost per
+ * element that makes 2 MiB of small elements take seconds. The pool's budget cut such a parse and
+ * parsed again without the conversion; each message held a worker for the whole budget. The
+ * conversion is now given only markup whose cost a linear pre-scan bounds (`htmlTextCost`); past
+ * those bounds the text is the linear tag strip (htmlToTextLinear), as after a cut, and parseMessage
+ * says so. mailparser takes `htmlToText` from html-to-text's exports when it loads, so the guard is
+ * put in place before mailparser is required.
+ */
+function guardHtmlToText(): void {
+  // Test-only: MAILAGENT_TEST_UNGUARDED_HTML_TO_TEXT=1 leaves html-to-text unguarded in this thread,
+  // so the pool's tests still have a full parse that overruns its budget (test/unit/server/pipeline.test.ts).
+  if (process.env.MAILAGENT_TEST_UNGUARDED_HTML_TO_TEXT === '1') return;
+  const h2t = createRequire(require.resolve('mailparser'))('html-to-text') as { htmlToText: (html: string, options?: unknown) => string; [guarded]?: true };
+  if (h2t[guarded]) return;
+  const convert = h2t.htmlToText;
+  h2t.htmlToText = (html: string, options?: unknown) => (typeof html === 'string' && htmlTooCostly(html) ? htmlToTextLinear(html) : convert(html, options));
+  h2t[guarded] = true;
+}
+const guarded = Symbol('mailagent html-to-text guard');
+
+/** Most start tags, nesting depth and glued-word work (below) of HTML given to html-to-text. */
+export const HTML_TEXT_LIMITS = { tags: 50_000, depth: 1_000, glued: 50_000_000 };
+
+const VOID_TAGS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+/** Elements an HTML parser closes when the next one opens (`<p>` × n does not nest). */
+const SELF_CLOSING_SIBLINGS = new Set(['p', 'li', 'td', 'th', 'tr', 'option', 'dt', 'dd']);
+
+/**
+ * One linear pass over HTML: start tags; nesting depth (start tags of elements that contain others
+ * minus end tags); and glued-word work — the sum, over text pieces that continue a word of more
+ * than 80 characters begun in an earlier piece (no whitespace between them, only tags), of that
+ * word's length: what html-to-text spends re-splitting it. Approximate (tags inside comments,
+ * scripts and attribute values are not told apart) and never smaller for the shapes above.
+ */
+export function htmlTextCost(html: string): { tags: number; depth: number; glued: number } {
+  let tags = 0;
+  let depth = 0;
+  let maxDepth = 0;
+  let glued = 0;
+  let word = 0; // length of the current run of non-whitespace text, across tags
+  const n = html.length;
+  let i = 0;
+  while (i < n) {
+    const lt = html.indexOf('<', i);
+    const end = lt < 0 ? n : lt;
+    if (end > i) {
+      if (word > 80 && !isSpace(html.charCodeAt(i))) glued += word;
+      for (let k = i; k < end; k++) word = isSpace(html.charCodeAt(k)) ? 0 : word + 1;
+    }
+    if (lt < 0) break;
+    if (html.startsWith('<!--', lt)) {
+      const close = html.indexOf('-->', lt + 4);
+      i = close < 0 ? n : close + 3;
+      continue;
+    }
+    const gt = html.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    const c = html.charCodeAt(lt + 1);
+    const closing = c === 47; /* / */
+    const at = closing ? lt + 2 : lt + 1;
+    let e = at;
+    while (e < gt && isTagNameChar(html.charCodeAt(e))) e++;
+    if (e > at) {
+      const name = html.slice(at, Math.min(e, at + 16)).toLowerCase();
+      if (closing) {
+        if (depth > 0 && !SELF_CLOSING_SIBLINGS.has(name)) depth--;
+      } else {
+        tags++;
+        if (!VOID_TAGS.has(name) && !SELF_CLOSING_SIBLINGS.has(name) && html.charCodeAt(gt - 1) !== 47 && ++depth > maxDepth) maxDepth = depth;
+      }
+    }
+    i = gt + 1;
+  }
+  return { tags, depth: maxDepth, glued };
+}
+
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
+const isTagNameChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 58;
+
+/** The HTML is past one of HTML_TEXT_LIMITS: its text is the linear tag strip, not html-to-text's. */
+export function htmlTooCostly(html: string): boolean {
+  const c = htmlTextCost(html);
+  return c.tags > HTML_TEXT_LIMITS.tags || c.depth > HTML_TEXT_LIMITS.depth || c.glued > HTML_TEXT_LIMITS.glued;
 }
 const simpleParser = (raw: Buffer, options: SimpleParserOptions): Promise<ParsedMail> => preloadParser().simpleParser(raw, options);
 
@@ -174,6 +267,7 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions = {}): Promis
     stripped = true;
   }
   if (stripped) problems.push('body_text is the HTML body with its tags removed (no HTML-to-text conversion)');
+  else if (html !== null && !opts.safe && m && htmlTooCostly(html)) problems.push('any text made from the HTML body is the HTML with its tags removed (its markup is past the bounds of HTML-to-text conversion)');
   if (text !== null && text.length > MAX_BODY_CHARS) {
     problems.push(`body text cut at ${MAX_BODY_CHARS} characters (it had ${text.length}); the raw message keeps every byte`);
     text = text.slice(0, MAX_BODY_CHARS);
@@ -300,13 +394,23 @@ export interface PreparedInbound {
  */
 export function classifierFields(parsed: ParsedInbound, mailFrom: string): {
   from: string; fromName: string | null; subject: string; text: string; html: string | null; headers: Record<string, string>;
-  attachments: AttachmentText[]; attachmentNames: string[];
+  attachments: AttachmentText[]; attachmentNames: string[]; bodiesCut: boolean;
 } {
   return {
     from: bareAddress((parsed.from?.address ?? mailFrom ?? '').toLowerCase()), fromName: parsed.from?.name ?? null,
     subject: parsed.subject, text: parsed.text ?? '', html: parsed.html, headers: parsed.headerMap,
     attachments: attachmentTexts(parsed.attachments), attachmentNames: attachmentNames(parsed.attachments),
+    // (session 14) a body cut at MAX_BODY_CHARS: the classifier reads what is stored, and fails the
+    // message closed for what is not (until then such a message was scored on its first MiB alone)
+    bodiesCut: bodiesWereCut(parsed),
   };
+}
+
+/** parseMessage's note for a body cut at MAX_BODY_CHARS. */
+const BODY_CUT = /^(?:body text|HTML body) cut at \d+ characters/;
+/** A body of the message was cut at MAX_BODY_CHARS: the classifier fails it closed (InboundInput.bodiesCut). */
+export function bodiesWereCut(parsed: ParsedInbound): boolean {
+  return parsed.problems.some((p) => BODY_CUT.test(p));
 }
 
 /** Attachment file names the injection scan reads: how many, and how much of each (docs/classifier.md). */

@@ -5,7 +5,7 @@ import type { AppContext, AuthContext } from './context.js';
 import { resolveAgent } from './agents.js';
 import { senderHistory } from './inbound.js';
 import { workOf } from './message-work.js';
-import { attachmentNames, attachmentTexts, bodiesUnread, type AttachmentText } from '../mail/parse.js';
+import { attachmentNames, attachmentTexts, bodiesUnread, bodiesWereCut, type AttachmentText } from '../mail/parse.js';
 
 const UNKNOWN_SENDER = {
   messagesFromSender: 0, messagesFromDomain: 0, repliesFromSender: 0, sendsToSender: 0,
@@ -25,6 +25,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   let attachments: AttachmentText[] = [];
   let names: string[] = [];
   let unparsed = false;
+  let bodiesCut = false;
   if (body.raw !== undefined) {
     if (!body.raw.trim()) throw Errors.invalidParam('raw', '`raw` is empty; give a whole RFC 822 message.');
     // In the worker pool under the per-message budget, as for mail received over SMTP.
@@ -40,6 +41,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
     names = attachmentNames(parsed.attachments);
     // (session 14) MIME not parsed: the text is the raw body bytes, which fail closed (services/inbound.ts)
     unparsed = bodiesUnread(parsed);
+    bodiesCut = bodiesWereCut(parsed);
   } else if (!subject && !text && !html) {
     throw Errors.missingField('body_text', 'Give `raw` (a whole message) or at least one of `subject`, `body_text`, `body_html`.');
   }
@@ -51,7 +53,7 @@ export async function classifyRequest(ctx: AppContext, auth: AuthContext, body: 
   const agent = body.agent ? await resolveAgent(ctx, auth, body.agent, 'filter') : null;
   const history = agent && from ? await senderHistory(ctx, auth.workspaceId, agent.id, from.toLowerCase(), undefined) : UNKNOWN_SENDER;
   const { classification: scored } = await workOf(ctx).classify({
-    from, fromName, subject, text, html, headers, attachments, attachmentNames: names, classifyIntent: agent ? agent.classify_inbound : true, history,
+    from, fromName, subject, text, html, headers, attachments, attachmentNames: names, bodiesCut, classifyIntent: agent ? agent.classify_inbound : true, history,
   }, ctx.clock.now());
   const c = unparsed ? failClosed(scored) : scored;
   return {

@@ -76,7 +76,15 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
     // The full parse of this message takes 5-20 s of a worker, the safe pass ~20 ms on an idle
     // core and ~200 ms at load 40: 2 s cuts the one and leaves the other room (300 ms did not, at
     // load 16-40: the safe pass overran too and the message came back as headers only).
-    const p = await pipeline(2000);
+    // Since session 14 such markup does not reach html-to-text (mail/parse.ts htmlTextCost): the test
+    // hook leaves it unguarded in these workers, so the full parse still overruns (replacements are guarded).
+    process.env.MAILAGENT_TEST_UNGUARDED_HTML_TO_TEXT = '1';
+    let p: Pipeline;
+    try {
+      p = await pipeline(2000);
+    } finally {
+      delete process.env.MAILAGENT_TEST_UNGUARDED_HTML_TO_TEXT;
+    }
     // That the budget cut it shows in the problems and the overrun count below (no wall-time bound:
     // timing targets live in bench/, and a loaded machine broke one here).
     const r = await p.work.parse(eml(('<div>'.repeat(100_000) + 'hello <b>inside</b> &amp; out').match(/.{1,990}/g)!.join('\r\n'), 'text/html'));
