@@ -35,6 +35,8 @@ export interface PoolOptions {
   growAfterHeldMs?: number;
   /** A job that has waited this long for a worker, none free, starts another (default: budgetMs). */
   growAfterWaitMs?: number;
+  /** Jobs a worker answers before growAfterHeldMs counts for it (default GROW_WARM_JOBS): its first jobs run while V8 still compiles its code. */
+  growWarmJobs?: number;
   /** Hard limit on one job's wall time in a worker, ms. */
   budgetMs: number;
   /** V8 old-generation heap cap per worker, MB (a message that needs more kills only its worker). */
@@ -80,6 +82,8 @@ interface Slot {
   current: Pending | null;
   /** performance.now() when `current` started (watchWaiting). */
   startedAt: number;
+  /** Jobs it answered (watchWaiting: growWarmJobs). */
+  answered: number;
   /** Jobs sent with `current` in one message, to run after it, in order. */
   next: Pending[];
   timer: NodeJS.Timeout | null;
@@ -91,6 +95,13 @@ const MAX_BATCH = 8;
 const BATCH_MAX_BYTES = 64 * 1024;
 /** PoolOptions.growAfterHeldMs's default. */
 export const GROW_AFTER_HELD_MS = 1_000;
+/**
+ * PoolOptions.growWarmJobs's default. A new worker's first jobs are slow while V8 compiles the
+ * parser and the classifier (for ~2,000 messages: bench/README.md, round 2 session 10); on a loaded
+ * machine one took over a second, and the pool started its second worker in the first burst of
+ * ordinary mail (round 2 session 14).
+ */
+export const GROW_WARM_JOBS = 1_000;
 
 /**
  * A pool of up to `size` worker threads for CPU-heavy, side-effect-free jobs, `startSize` of them
@@ -212,7 +223,7 @@ export class WorkerPool {
     });
     // A pool left open must not keep the process alive; a running job's budget timer does.
     worker.unref();
-    const slot: Slot = { worker, ready: false, gone: false, current: null, startedAt: 0, next: [], timer: null };
+    const slot: Slot = { worker, ready: false, gone: false, current: null, startedAt: 0, answered: 0, next: [], timer: null };
     worker.on('message', (msg: FromWorker) => {
       if (slot.gone) return;
       if ('ready' in msg) {
@@ -230,6 +241,7 @@ export class WorkerPool {
       }
       const p = slot.current;
       if (!p || p.id !== msg.id) return;
+      slot.answered++;
       this.release(slot);
       if (msg.ok) p.resolve(msg.result);
       else p.reject(new WorkerFailed(msg.error));
@@ -332,7 +344,8 @@ export class WorkerPool {
   /**
    * Jobs still queued after dispatch, no started worker free and none starting: start one more
    * worker (up to `size`) once a started worker's job has held it growAfterHeldMs (a message that
-   * holds its worker: the mail behind it goes to another), or the oldest queued job has waited
+   * holds its worker: the mail behind it goes to another; not counted in a worker's first
+   * growWarmJobs jobs), or the oldest queued job has waited
    * growAfterWaitMs (more mail than the started workers keep up with). Checked again after each
    * start, so a pool grows one worker at a time for as long as that lasts. Not on a shorter wait:
    * on a loaded machine a worker can go unscheduled for hundreds of milliseconds while it keeps up.
@@ -342,8 +355,9 @@ export class WorkerPool {
     if (this.slots.some((s) => !s.gone && (!s.ready || !s.current))) return;
     const heldMs = this.opts.growAfterHeldMs ?? GROW_AFTER_HELD_MS;
     const waitMs = this.opts.growAfterWaitMs ?? this.opts.budgetMs;
+    const warm = this.opts.growWarmJobs ?? GROW_WARM_JOBS;
     const due = () => Math.min(
-      Math.min(...this.slots.map((s) => s.startedAt)) + heldMs,
+      Math.min(...this.slots.map((s) => (s.answered >= warm ? s.startedAt + heldMs : Infinity))),
       Math.min(...this.queue.slice(0, 64).map((p) => p.queuedAt)) + waitMs,
     );
     this.growTimer = setTimeout(() => {

@@ -252,7 +252,7 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       parentPort.postMessage({ id, ok: true, result: { threadId } });
     `);
     const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
-    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs: 10, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
     try {
       await pool.ready();
       expect(pool.stats()).toMatchObject({ size: 1, max: 2 });
@@ -275,6 +275,29 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       // It stays, and the pool grows no further than its size.
       await Promise.all([pool.run(job('sleep 200')), pool.run(job('sleep 200')), pool.run(job('sleep 1'))]);
       expect(pool.stats()).toMatchObject({ size: 2, max: 2, overruns: 0, crashes: 0 });
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a job that holds a worker still in its first jobs (V8 still compiling) does not start another', async () => {
+    const { dir, url } = standInWorker((d) => `
+      if (Buffer.from(job.raw).toString() === 'hold') while (!existsSync(${JSON.stringify(join(d, 'go'))})) { /* a job that holds its worker */ }
+      parentPort.postMessage({ id, ok: true, result: { threadId } });
+    `);
+    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
+    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs: 1_000, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    try {
+      await pool.ready();
+      const held = pool.run(job('hold'));
+      await new Promise((r) => setTimeout(r, 50));
+      const behind = pool.run(job('next'));
+      await new Promise((r) => setTimeout(r, 600));
+      expect(pool.stats()).toMatchObject({ size: 1, queued: 1 });
+      writeFileSync(join(dir, 'go'), '');
+      await Promise.all([held, behind]);
+      expect(pool.stats().size).toBe(1);
     } finally {
       await pool.close();
       rmSync(dir, { recursive: true, force: true });
