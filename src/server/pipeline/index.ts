@@ -12,7 +12,7 @@ import { Errors } from '../../shared/errors.js';
 import { failClosed } from '../../classifier/quarantine.js';
 import { authWorkers, PoolClosed, WorkerPool, type PoolStats } from './pool.js';
 
-export { authWorkers, BudgetExceeded, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
+export { authWorkers, BudgetExceeded, GROW_AFTER_HELD_MS, PoolClosed, WorkerFailed, WorkerPool, type PoolStats } from './pool.js';
 
 /** Defaults (README configuration table; docs/inbound.md "Limits"). */
 export const DEFAULT_BUDGET_MS = 5_000;
@@ -30,6 +30,15 @@ export const DEFAULT_WORKER_YOUNG_MB = 3;
 export function defaultWorkerCount(): number {
   return Math.max(2, availableParallelism());
 }
+/**
+ * Workers started with the daemon; the others (up to `pipelineWorkers`) start when mail waits
+ * behind busy workers — a job that has held its worker GROW_AFTER_HELD_MS, or one that has waited
+ * a budget's length for a worker (pool.ts watchWaiting) — and then stay. One worker keeps up
+ * with a steady stream of ordinary mail on its own (the main thread's part of a message costs
+ * more than the worker's), and each worker not started is ~20–25 MB less resident
+ * (bench/README.md, round 2 session 14).
+ */
+export const WORKERS_AT_START = 1;
 
 /** What a bounded retry keeps of a message's text once the full pass overran (classifier, screen). */
 const RETRY_TEXT_CHARS = 16 * 1024;
@@ -47,7 +56,13 @@ export function htmlRenderSlots(workers: number): number {
 export const HTML_RENDERS_WAITING = 16;
 
 export interface PipelineOptions {
+  /** Workers at most. */
   workers: number;
+  /** Workers started at once (default WORKERS_AT_START); the rest when mail waits (pool.ts PoolOptions.startSize). */
+  workersAtStart?: number;
+  /** pool.ts PoolOptions.growAfterHeldMs / growAfterWaitMs (defaults GROW_AFTER_HELD_MS, the budget). */
+  growAfterHeldMs?: number;
+  growAfterWaitMs?: number;
   budgetMs: number;
   maxHeapMb?: number;
   maxYoungMb?: number;
@@ -88,7 +103,9 @@ function revive<T extends PreparedInbound>(p: T): T {
  */
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const pool = new WorkerPool({
-    size: opts.workers, budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB,
+    size: opts.workers, startSize: opts.workersAtStart ?? WORKERS_AT_START,
+    growAfterHeldMs: opts.growAfterHeldMs, growAfterWaitMs: opts.growAfterWaitMs,
+    budgetMs: opts.budgetMs, maxHeapMb: opts.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB,
     maxYoungMb: opts.maxYoungMb ?? DEFAULT_WORKER_YOUNG_MB, log: opts.log, workerUrl: opts.workerUrl,
   });
   const cutShort = (what: string, err: unknown) => {

@@ -22,8 +22,21 @@ export class PoolClosed extends Error {
 }
 
 export interface PoolOptions {
-  /** Worker threads. */
+  /** Worker threads at most. */
   size: number;
+  /**
+   * Workers started with the pool (default: `size`); the others start one at a time, only when
+   * mail waits behind busy workers (growAfterHeldMs, growAfterWaitMs), and then stay. Each worker is an
+   * isolate of its own (~20–25 MB resident with its copy of the parser and the classifier).
+   * See watchWaiting.
+   */
+  startSize?: number;
+  /** A job that has held its worker this long, with jobs waiting and no worker free, starts another (default GROW_AFTER_HELD_MS). */
+  growAfterHeldMs?: number;
+  /** A job that has waited this long for a worker, none free, starts another (default: budgetMs). */
+  growAfterWaitMs?: number;
+  /** Jobs a worker answers before growAfterHeldMs counts for it (default GROW_WARM_JOBS): its first jobs run while V8 still compiles its code. */
+  growWarmJobs?: number;
   /** Hard limit on one job's wall time in a worker, ms. */
   budgetMs: number;
   /** V8 old-generation heap cap per worker, MB (a message that needs more kills only its worker). */
@@ -41,7 +54,9 @@ export interface PoolOptions {
 }
 
 export interface PoolStats {
+  /** Workers started (the pool grows to `max` when mail waits: PoolOptions.startSize). */
   size: number;
+  max: number;
   busy: number;
   queued: number;
   jobs: number;
@@ -53,6 +68,8 @@ export interface PoolStats {
 interface Pending {
   id: number;
   job: Job;
+  /** performance.now() when queued: how long it waited (grow). */
+  queuedAt: number;
   resolve: (v: unknown) => void;
   reject: (err: Error) => void;
 }
@@ -63,6 +80,10 @@ interface Slot {
   /** Terminated by the pool (budget, close) or exited: ignore its later events. */
   gone: boolean;
   current: Pending | null;
+  /** performance.now() when `current` started (watchWaiting). */
+  startedAt: number;
+  /** Jobs it answered (watchWaiting: growWarmJobs). */
+  answered: number;
   /** Jobs sent with `current` in one message, to run after it, in order. */
   next: Pending[];
   timer: NodeJS.Timeout | null;
@@ -72,9 +93,19 @@ interface Slot {
 const MAX_BATCH = 8;
 /** A parse job over this many bytes is sent alone: the small jobs of a batch must not wait behind it. */
 const BATCH_MAX_BYTES = 64 * 1024;
+/** PoolOptions.growAfterHeldMs's default. */
+export const GROW_AFTER_HELD_MS = 1_000;
+/**
+ * PoolOptions.growWarmJobs's default. A new worker's first jobs are slow while V8 compiles the
+ * parser and the classifier (for ~2,000 messages: bench/README.md, round 2 session 10); on a loaded
+ * machine one took over a second, and the pool started its second worker in the first burst of
+ * ordinary mail (round 2 session 14).
+ */
+export const GROW_WARM_JOBS = 1_000;
 
 /**
- * A fixed-size pool of worker threads for CPU-heavy, side-effect-free jobs. One job per worker at
+ * A pool of up to `size` worker threads for CPU-heavy, side-effect-free jobs, `startSize` of them
+ * started at once and the rest when jobs wait for one (grow). One job per worker at
  * a time, FIFO queue; jobs queued in the same turn of the event loop are sent to a worker several
  * in one message (dispatch), run one after another there, each answered and timed on its own. A
  * job that outlives its budget has its worker terminated (the only way to stop synchronous work)
@@ -92,10 +123,12 @@ export class WorkerPool {
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly heapWaiters = new Map<number, (h: ThreadHeap) => void>();
   private dispatchSoon = false;
+  private growTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: PoolOptions) {
     this.entry = workerEntry(import.meta.url, 'worker', opts.workerUrl);
-    for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());
+    const start = Math.max(1, Math.min(opts.size, opts.startSize ?? opts.size));
+    for (let i = 0; i < start; i++) this.slots.push(this.spawn());
   }
 
   get budgetMs(): number {
@@ -124,7 +157,7 @@ export class WorkerPool {
 
   stats(): PoolStats {
     return {
-      size: this.slots.length, busy: this.slots.filter((s) => s.current).length, queued: this.queue.length, ...this.counters,
+      size: this.slots.length, max: this.opts.size, busy: this.slots.filter((s) => s.current).length, queued: this.queue.length, ...this.counters,
     };
   }
 
@@ -154,7 +187,7 @@ export class WorkerPool {
   run(job: Job): Promise<unknown> {
     if (this.closed) return Promise.reject(new PoolClosed());
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.queue.push({ id: this.nextId++, job, queuedAt: performance.now(), resolve, reject });
       // Dispatched once the jobs of this turn are queued (the inbound queue prepares the messages
       // of one acknowledged batch together): one message wakes a worker for several of them
       // instead of one wake-up each, the main thread's cost of waking a thread on a busy machine.
@@ -170,6 +203,8 @@ export class WorkerPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.growTimer) clearTimeout(this.growTimer);
+    this.growTimer = null;
     for (const p of this.queue.splice(0)) p.reject(new PoolClosed());
     for (const w of this.readyWaiters.splice(0)) w.reject(new PoolClosed());
     for (const s of this.slots) for (const p of s.next.splice(0)) p.reject(new PoolClosed());
@@ -188,7 +223,7 @@ export class WorkerPool {
     });
     // A pool left open must not keep the process alive; a running job's budget timer does.
     worker.unref();
-    const slot: Slot = { worker, ready: false, gone: false, current: null, next: [], timer: null };
+    const slot: Slot = { worker, ready: false, gone: false, current: null, startedAt: 0, answered: 0, next: [], timer: null };
     worker.on('message', (msg: FromWorker) => {
       if (slot.gone) return;
       if ('ready' in msg) {
@@ -206,6 +241,7 @@ export class WorkerPool {
       }
       const p = slot.current;
       if (!p || p.id !== msg.id) return;
+      slot.answered++;
       this.release(slot);
       if (msg.ok) p.resolve(msg.result);
       else p.reject(new WorkerFailed(msg.error));
@@ -275,7 +311,13 @@ export class WorkerPool {
    * job that holds it), as before.
    */
   private dispatch(): void {
-    const authSlots = authWorkers(this.slots.length);
+    this.fill();
+    this.watchWaiting();
+  }
+
+  private fill(): void {
+    // Counted on the most workers the pool may have, so the rounds' slots do not move as it grows.
+    const authSlots = authWorkers(this.opts.size);
     // The last slot first: the first authWorkers() slots are the only ones that take SPF/DKIM/DMARC
     // rounds, so they are the ones left for the overflow.
     for (let i = this.slots.length - 1; i >= 0; i--) {
@@ -299,9 +341,41 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Jobs still queued after dispatch, no started worker free and none starting: start one more
+   * worker (up to `size`) once a started worker's job has held it growAfterHeldMs (a message that
+   * holds its worker: the mail behind it goes to another; not counted in a worker's first
+   * growWarmJobs jobs), or the oldest queued job has waited
+   * growAfterWaitMs (more mail than the started workers keep up with). Checked again after each
+   * start, so a pool grows one worker at a time for as long as that lasts. Not on a shorter wait:
+   * on a loaded machine a worker can go unscheduled for hundreds of milliseconds while it keeps up.
+   */
+  private watchWaiting(): void {
+    if (this.growTimer || this.closed || !this.queue.length || this.slots.length >= this.opts.size) return;
+    if (this.slots.some((s) => !s.gone && (!s.ready || !s.current))) return;
+    const heldMs = this.opts.growAfterHeldMs ?? GROW_AFTER_HELD_MS;
+    const waitMs = this.opts.growAfterWaitMs ?? this.opts.budgetMs;
+    const warm = this.opts.growWarmJobs ?? GROW_WARM_JOBS;
+    const due = () => Math.min(
+      Math.min(...this.slots.map((s) => (s.answered >= warm ? s.startedAt + heldMs : Infinity))),
+      Math.min(...this.queue.slice(0, 64).map((p) => p.queuedAt)) + waitMs,
+    );
+    this.growTimer = setTimeout(() => {
+      this.growTimer = null;
+      if (this.closed || !this.queue.length || this.slots.length >= this.opts.size) return;
+      if (this.slots.some((s) => !s.gone && (!s.ready || !s.current))) return this.watchWaiting();
+      if (performance.now() < due()) return this.watchWaiting();
+      this.opts.log.info({ workers: this.slots.length + 1, max: this.opts.size }, 'pipeline: mail waits behind busy workers; starting another');
+      this.slots.push(this.spawn());
+    }, Math.max(0, due() - performance.now()));
+    // Mail waiting keeps the process busy anyway; the timer alone must not keep it alive.
+    this.growTimer.unref();
+  }
+
   /** `p` runs in the slot's worker from now, under the budget. */
   private start(slot: Slot, p: Pending): void {
     slot.current = p;
+    slot.startedAt = performance.now();
     this.counters.jobs++;
     slot.timer = setTimeout(() => {
       // Synchronous work cannot be interrupted any other way: terminate, then replace.

@@ -50,7 +50,7 @@ afterEach(async () => {
   open = [];
 });
 async function pipeline(budgetMs: number, workers = 2): Promise<Pipeline> {
-  const p = createPipeline({ workers, budgetMs, log: silentLogger });
+  const p = createPipeline({ workers, workersAtStart: workers, budgetMs, log: silentLogger });
   open.push(p);
   await p.ready();
   return p;
@@ -248,6 +248,98 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       await pool.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('starts one worker; a second starts only when a job holds the first with mail waiting, takes that mail, and stays (session 14)', async () => {
+    // "sleep N" holds its worker N ms, "hold" until the test writes the file `go`; each answer names its thread.
+    const { dir, url } = standInWorker((d) => `
+      const text = Buffer.from(job.raw).toString();
+      if (text === 'hold') while (!existsSync(${JSON.stringify(join(d, 'go'))})) { /* a job that holds its worker */ }
+      const until = Date.now() + Number(text.split(' ')[1] ?? 0);
+      while (Date.now() < until) { /* a synchronous job */ }
+      parentPort.postMessage({ id, ok: true, result: { threadId } });
+    `);
+    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
+    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs: 10, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    try {
+      await pool.ready();
+      expect(pool.stats()).toMatchObject({ size: 1, max: 2 });
+      // Mail one job at a time never waits for a worker: the pool stays at one.
+      const one = new Set<number>();
+      for (let i = 0; i < 20; i++) one.add((await pool.run(job('sleep 1')) as { threadId: number }).threadId);
+      expect(one.size).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(pool.stats().size).toBe(1);
+      // A job that holds the worker (sent alone: the next turn's jobs cannot join its batch), then
+      // mail behind it: a second worker starts and answers it while the first is still held.
+      const held = pool.run(job('hold')) as Promise<{ threadId: number }>;
+      await new Promise((r) => setTimeout(r, 50));
+      const behind = await Promise.all([pool.run(job('sleep 1')), pool.run(job('sleep 1'))]) as { threadId: number }[];
+      expect(pool.stats()).toMatchObject({ size: 2, max: 2, busy: 1 });
+      writeFileSync(join(dir, 'go'), '');
+      const first = await held;
+      for (const b of behind) expect(b.threadId).not.toBe(first.threadId);
+      expect([...one]).toEqual([first.threadId]);
+      // It stays, and the pool grows no further than its size.
+      await Promise.all([pool.run(job('sleep 200')), pool.run(job('sleep 200')), pool.run(job('sleep 1'))]);
+      expect(pool.stats()).toMatchObject({ size: 2, max: 2, overruns: 0, crashes: 0 });
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a job that holds a worker still in its first jobs (V8 still compiling) does not start another', async () => {
+    const { dir, url } = standInWorker((d) => `
+      if (Buffer.from(job.raw).toString() === 'hold') while (!existsSync(${JSON.stringify(join(d, 'go'))})) { /* a job that holds its worker */ }
+      parentPort.postMessage({ id, ok: true, result: { threadId } });
+    `);
+    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
+    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs: 1_000, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    try {
+      await pool.ready();
+      const held = pool.run(job('hold'));
+      await new Promise((r) => setTimeout(r, 50));
+      const behind = pool.run(job('next'));
+      await new Promise((r) => setTimeout(r, 600));
+      expect(pool.stats()).toMatchObject({ size: 1, queued: 1 });
+      writeFileSync(join(dir, 'go'), '');
+      await Promise.all([held, behind]);
+      expect(pool.stats().size).toBe(1);
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('short jobs that wait long for the one worker (more mail than it keeps up with) start a second', async () => {
+    const { dir, url } = standInWorker(() => `
+      const until = Date.now() + Number(Buffer.from(job.raw).toString().split(' ')[1] ?? 0);
+      while (Date.now() < until) { /* a synchronous job */ }
+      parentPort.postMessage({ id, ok: true, result: { threadId } });
+    `);
+    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
+    // No job holds its worker past growAfterHeldMs; the last ones wait far past growAfterWaitMs.
+    const pool = new WorkerPool({ size: 3, startSize: 1, growAfterHeldMs: 60_000, growAfterWaitMs: 200, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    try {
+      await pool.ready();
+      const out = await Promise.all(Array.from({ length: 40 }, () => pool.run(job('sleep 50')))) as { threadId: number }[];
+      expect(pool.stats().size).toBeGreaterThanOrEqual(2);
+      expect(new Set(out.map((r) => r.threadId)).size).toBeGreaterThanOrEqual(2);
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the daemon\'s pipeline starts one worker of its maximum and parses with it', async () => {
+    const p = createPipeline({ workers: 2, budgetMs: 10_000, log: silentLogger });
+    open.push(p);
+    await p.ready();
+    expect(p.stats()).toMatchObject({ size: 1, max: 2 });
+    const r = await p.work.parse(eml('Hello from the first worker.'));
+    expect(r).toMatchObject({ truncated: false, extracted: 'Hello from the first worker.' });
+    expect(await p.heap()).toHaveLength(1);
   });
 
   describe('memory caps (docs/security.md: heap and young generation of one worker thread)', () => {
