@@ -21,7 +21,7 @@ import { startEventRelay, type EventRelay } from './event-relay.js';
 import { configureEventStream } from '../services/event-stream.js';
 import { acquireDataLock, type DataLock } from './data-lock.js';
 import { logMessages } from './message-log.js';
-import { threadsOnline } from './memory.js';
+import { growMainYoungGeneration, stopMainYoungGrowth, threadsOnline } from './memory.js';
 import type { Logger } from '../shared/log.js';
 
 /**
@@ -173,6 +173,8 @@ export class Daemon {
       await this.app.listen({ host: this.config.host, port: this.config.port });
       // Route validators compile in idle turns from a second on, not inside each route's first request.
       this.warmup = warmUpApp(this.app);
+      // Loaded and serving: the main thread's new space may grow to its serving size (server/memory.ts).
+      growMainYoungGeneration();
       // On port 0 the default public URL (http://host:0) names no port anyone can reach: every
       // link handed out (raw_url, unsubscribe, billing) would be dead. Use the port we really got.
       if (this.config.port === 0 && /:0$/.test(this.ctx.config.publicUrl)) {
@@ -226,6 +228,7 @@ export class Daemon {
   stop(timeoutMs = 10_000): Promise<void> {
     this.stopping ??= (async () => {
       this.warmup?.stop();
+      stopMainYoungGrowth();
       const drain = (async () => {
         await this.app.close();
         await Promise.allSettled(this.listeners.map((l) => l.stop()));

@@ -1,4 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { setEnvironmentData, type Worker } from 'node:worker_threads';
 import { HOLD_YOUNG_GROWTH } from '../shared/worker-entry.js';
 
@@ -45,9 +46,30 @@ export const OLD_GENERATION_GROWING_PERCENT = 30;
 export const YOUNG_GROWTH_HELD = '--semi-space-growth-factor=1';
 /** Above every daemon thread's own semi-space limit, so that each starts at its limit. */
 export const THREAD_SEMI_SPACE_START_MB = 16;
+/**
+ * The main thread's new space once the daemon serves (MB, as V8 reports it: `new_space` in
+ * v8.getHeapSpaceStatistics(), the `young` of mailagent_thread_heap_bytes): see
+ * growMainYoungGeneration. At 8 MB GET /v1/me spends 22–28 % less main-thread CPU per request
+ * than at the 2 MB start-up hold; 4 MB gives about a third of that, more than 8 nothing measurable
+ * (bench/README.md, round 2 session 14).
+ */
+export const MAIN_NEW_SPACE_MB = 8;
 
 let holding = false;
-const holdYoungGrowth = () => setFlagsFromString(YOUNG_GROWTH_HELD);
+/** The main thread's new space may grow to this many bytes (0: held where it is). */
+let growTo = 0;
+let gcWatch: PerformanceObserver | null = null;
+const mainNewSpaceBytes = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+/**
+ * V8's growth factor for a new space of `nowBytes` that may grow to `targetBytes`: held (1) at or
+ * above the target or when there is none; below it, the factor that reaches the target in one
+ * growth (once the daemon is loaded V8 grows a new space seldom — when enough of it survives
+ * scavenges, as while code warms up — so a factor of 2 could leave it short for good).
+ */
+export function youngGrowthFlag(nowBytes: number, targetBytes: number): string {
+  return targetBytes > 0 && nowBytes > 0 && nowBytes < targetBytes ? `--semi-space-growth-factor=${Math.ceil(targetBytes / nowBytes)}` : YOUNG_GROWTH_HELD;
+}
+const holdYoungGrowth = () => setFlagsFromString(youngGrowthFlag(growTo ? mainNewSpaceBytes() : 0, growTo));
 /** Threads created and not yet online (or exited): threadsOnline() waits for none to be left. */
 const starting = new Set<Worker>();
 let whenNoneStarting: (() => void)[] = [];
@@ -83,6 +105,35 @@ export function applyDaemonHeapSettings(execArgv: readonly string[] = process.ex
     });
   }
   return applied;
+}
+
+/**
+ * Once the daemon serves (daemon.ts, after it listens): the main thread's new space, held at 2 MB
+ * while the CLI, the server and the threads loaded (the start-up would otherwise grow it to V8's
+ * 32 MB), may grow to `newSpaceMb` and no further. At 2 MB a request's garbage meets a scavenge
+ * four times as often as at 8 MB (GET /v1/me: 67 against ~250 requests per scavenge), and V8's
+ * scavenge helper threads run as often: 22–28 % more main-thread CPU per request (bench/README.md,
+ * round 2 session 14), for 8–11 MB more RSS after 30,000 messages. A GC observer sets V8's growth
+ * factor after each collection (youngGrowthFlag): held once the target is reached; free again if
+ * V8 shrinks the new space (it does after a full GC at a low allocation rate). V8 reads the factor
+ * at each growth, so a second growth before the observer's callback (two in one turn) could pass
+ * the target, never past V8's maximum (16 MB, or the operator's --max-semi-space-size, which caps
+ * this too). No-op unless applyDaemonHeapSettings ran (tests' in-process daemons).
+ */
+export function growMainYoungGeneration(newSpaceMb = MAIN_NEW_SPACE_MB): void {
+  if (!holding || gcWatch) return;
+  growTo = newSpaceMb * 1024 * 1024;
+  holdYoungGrowth();
+  gcWatch = new PerformanceObserver(holdYoungGrowth);
+  gcWatch.observe({ entryTypes: ['gc'] });
+}
+
+/** Stop watching (daemon stop); the factor is held where the new space is. */
+export function stopMainYoungGrowth(): void {
+  gcWatch?.disconnect();
+  gcWatch = null;
+  growTo = 0;
+  if (holding) holdYoungGrowth();
 }
 
 /**
