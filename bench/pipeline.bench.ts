@@ -41,7 +41,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -58,7 +58,10 @@ const ONLY = (arg('--only') ?? 'smtp,p99,http,stall,rss,list').split(',');
 const SMTP_SOURCE = '/usr/sbin/smtp-source';
 const SMTP_SINK = '/usr/sbin/smtp-sink';
 const AGENT = 'agent@local.mailagent.localhost';
-const builds: { name: string; root: string }[] = [{ name: 'after', root: ROOT }, ...(BASE ? [{ name: 'before', root: resolve(BASE) }] : [])];
+/** `--also DIR` (repeatable): more builds beside after and before, named by their folder (e.g. commits of a bisection). */
+const ALSO = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--also' ? [resolve(a)] : []));
+const builds: { name: string; root: string }[] = [{ name: 'after', root: ROOT }, ...(BASE ? [{ name: 'before', root: resolve(BASE) }] : []),
+  ...ALSO.map((root) => ({ name: basename(root), root }))];
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const say = (s: string) => console.log(s);

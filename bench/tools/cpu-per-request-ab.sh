@@ -19,10 +19,13 @@ trap cleanup EXIT
 for v in $(env | grep ^MAILAGENT_ | cut -d= -f1); do unset "$v"; done
 printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' "'{\"to\":\"bob@example.com\",\"subject\":\"Your receipt\",\"body_text\":\"Thanks for your order #1234.\"}'" > "$T/send.lua"
 i=0
-for root in "$@"; do
+for spec in "$@"; do
+  # <build root>@<node flags, comma-separated>: that build with node started with those flags
+  # (e.g. ../base@--min-semi-space-size=2, the main thread's young generation at its start).
+  root=${spec%%@*}; FLAGS=(); [ "$spec" != "$root" ] && IFS=, read -ra FLAGS <<< "${spec#*@}"
   R=$(cd "$root" && pwd); H="$T/h$i"; mkdir -p "$H"
-  HOME=$H XDG_CONFIG_HOME=$H/config XDG_DATA_HOME=$H/xdg node "$R/bin/mailagent" serve --port 0 --smtp-port 0 --data-dir "$H/data" --log-level silent 2>"$H/err" >/dev/null &
-  PIDS+=($!); NAMES+=("$(basename "$R")")
+  HOME=$H XDG_CONFIG_HOME=$H/config XDG_DATA_HOME=$H/xdg node "${FLAGS[@]}" "$R/bin/mailagent" serve --port 0 --smtp-port 0 --data-dir "$H/data" --log-level silent 2>"$H/err" >/dev/null &
+  PIDS+=($!); NAMES+=("$(basename "$R")${FLAGS[*]:+@${FLAGS[*]}}")
   for _ in $(seq 150); do grep -q "ready: API" "$H/err" 2>/dev/null && break; sleep 0.2; done
   URLS+=("$(grep -o "ready: API [^ ]*" "$H/err" | awk '{print $3}')")
   KEYS+=("$(node -e "console.log(JSON.parse(require('fs').readFileSync('$H/config/mailagent/config.json','utf8')).profiles.default.test_key)")")
@@ -40,6 +43,14 @@ burst() { # index seconds → "requests cpu_ns all_threads_ns"
   c1=$(cpu "$p"); a1=$(allcpu "$p")
   echo "$(echo "$out" | grep -o '[0-9]* requests in' | awk '{print $1}') $((c1 - c0)) $((a1 - a0))"
 }
+# PRESEND=N: first N seconds of test-mode sends on each daemon, not counted (the state a daemon is in
+# after sending: pipeline.bench.ts measures its "warm" GET /v1/me after 10 s of sends).
+if [ -n "$PRESEND" ]; then
+  for j in "${!PIDS[@]}"; do
+    node -e "const D=require('better-sqlite3'); const db=new D(process.argv[1]); db.pragma('busy_timeout = 5000'); db.prepare(\"update workspaces set tier = 'scale', created_at = '2020-01-01T00:00:00.000Z'\").run()" "$T/h$j/data/mailagent.db"
+    wrk -t2 -c16 -d"${PRESEND}s" -s "$T/send.lua" -H "Authorization: Bearer ${KEYS[$j]}" "${URLS[$j]}/v1/messages" > /dev/null
+  done
+fi
 for j in "${!PIDS[@]}"; do burst "$j" 3 > /dev/null; done # warm-up, not counted
 declare -a REQ CPU ALL
 for r in $(seq "$ROUNDS"); do
@@ -52,5 +63,7 @@ for r in $(seq "$ROUNDS"); do
   echo "$line (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 for j in "${!PIDS[@]}"; do
-  echo "${NAMES[$j]} $MODE: ${REQ[$j]} requests, main thread $(( CPU[$j] / REQ[$j] / 1000 )).$(( (CPU[$j] / REQ[$j] % 1000) / 100 )) µs/request, all threads $(( ALL[$j] / REQ[$j] / 1000 )).$(( (ALL[$j] / REQ[$j] % 1000) / 100 )) µs/request"
+  # The main thread's young generation at the end (mailagent_thread_heap_bytes), MB.
+  YOUNG=$(curl -s -H "Authorization: Bearer ${KEYS[$j]}" "${URLS[$j]}/metrics" | awk -F'[ ]' '/thread="main",kind="young"/ {printf "%.0f", $2 / 1048576}')
+  echo "${NAMES[$j]} $MODE: main new space ${YOUNG:-?} MB, ${REQ[$j]} requests ($(( REQ[$j] / (SECS * ROUNDS) )) req/s), main thread $(( CPU[$j] / REQ[$j] / 1000 )).$(( (CPU[$j] / REQ[$j] % 1000) / 100 )) µs/request, all threads $(( ALL[$j] / REQ[$j] / 1000 )).$(( (ALL[$j] / REQ[$j] % 1000) / 100 )) µs/request"
 done

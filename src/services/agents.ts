@@ -94,9 +94,12 @@ function checkLimitsAgainstPlan(tier: string, body: { daily_send_limit?: number 
  */
 const workspaceCache = new ReadCache<WorkspaceRow | undefined>(['workspaces'], 1000, (r) => r && { ...r });
 
-/** The workspace row while the cache holds it (no read, no promise); undefined otherwise. */
-export function cachedWorkspace(ctx: AppContext, id: string): WorkspaceRow | undefined {
-  return workspaceCache.peek(ctx, id) ?? undefined;
+/**
+ * The workspace row while the cache holds it (no read, no promise); undefined otherwise. Not a
+ * copy (ReadCache.peekKept): read-only, and the same object while the row is unchanged.
+ */
+export function keptWorkspace(ctx: AppContext, id: string): Readonly<WorkspaceRow> | undefined {
+  return workspaceCache.peekKept(ctx, id) ?? undefined;
 }
 
 export async function requireWorkspace(ctx: AppContext, id: string): Promise<WorkspaceRow> {

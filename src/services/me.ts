@@ -5,9 +5,9 @@ import { getAgent, type AgentRow } from '../db/repos/agents.js';
 import type { WorkspaceRow } from '../db/repos/workspaces.js';
 import { Errors } from '../shared/errors.js';
 import type { AppContext, AuthContext } from './context.js';
-import { toAgent, requireWorkspace, cachedWorkspace } from './agents.js';
+import { toAgent, requireWorkspace, keptWorkspace } from './agents.js';
 
-export function toWorkspace(w: WorkspaceRow): Workspace {
+export function toWorkspace(w: Readonly<WorkspaceRow>): Workspace {
   return { id: w.id, slug: w.slug, display_name: w.display_name, tier: w.tier as Workspace['tier'], tier_status: w.tier_status };
 }
 
@@ -24,14 +24,28 @@ export async function getMe(ctx: AppContext, auth: AuthContext): Promise<Me> {
  * GET /v1/me answered without a read or a promise when it can be (the HTTP hot path): a key that
  * authentication read (its row in hand), not bound to an agent, its workspace in the read cache.
  * null otherwise: getMe() then answers. Same answer as getMe().
+ *
+ * The answer is built once and handed out again while nothing in it can have changed: the same
+ * key row (authentication's cache replaces it whenever api_keys is written, so a rename, a scope
+ * change or a revocation is a new row), its last_used_at (moved in place, services/auth.ts) and
+ * the same kept workspace row (replaced when workspaces is written). Callers must not change it;
+ * the HTTP route keeps its serialised form beside it (server/http/routes/health.ts).
  */
+const lastAnswer = new WeakMap<ApiKeyRow, { ws: Readonly<WorkspaceRow>; lastUsed: string | null; me: Me }>();
+
 export function getMeCached(ctx: AppContext, auth: AuthContext): Me | null {
-  if (auth.connectedAppId || auth.agentId || !auth.keyRow) return null;
-  const ws = cachedWorkspace(ctx, auth.workspaceId);
-  return ws ? meOf(auth.keyRow, ws, undefined) : null;
+  const key = auth.keyRow;
+  if (auth.connectedAppId || auth.agentId || !key) return null;
+  const ws = keptWorkspace(ctx, auth.workspaceId);
+  if (!ws) return null;
+  const last = lastAnswer.get(key);
+  if (last && last.ws === ws && last.lastUsed === key.last_used_at) return last.me;
+  const me = meOf(key, ws, undefined);
+  lastAnswer.set(key, { ws, lastUsed: key.last_used_at, me });
+  return me;
 }
 
-function meOf(key: ApiKeyRow, ws: WorkspaceRow, agent: AgentRow | undefined): Me {
+function meOf(key: ApiKeyRow, ws: Readonly<WorkspaceRow>, agent: AgentRow | undefined): Me {
   return {
     api_key: {
       id: key.id, prefix: key.prefix, name: key.name, mode: key.mode, scopes: key.scopes, agent_id: key.agent_id,

@@ -31,6 +31,17 @@ export class ReadCache<V> {
     return c && c.mark === mark && c.entries.has(key) ? this.copy(c.entries.get(key)!) : undefined;
   }
 
+  /**
+   * peek() without the copy: the kept value itself, which the caller must not change. It is
+   * replaced, never changed, when the cache reads again, so its identity tells a caller that
+   * derived something from it (services/me.ts) whether that is still current.
+   */
+  peekKept(ctx: AppContext, key: string): V | undefined {
+    const mark = tableMark(ctx.db, this.tables);
+    const c = mark === null ? undefined : this.perDb.get(ctx.db);
+    return c && c.mark === mark ? c.entries.get(key) : undefined;
+  }
+
   async get(ctx: AppContext, key: string, read: () => Promise<V>): Promise<V> {
     const mark = tableMark(ctx.db, this.tables);
     if (mark === null) return read();

@@ -20,8 +20,11 @@ export interface HandlerInput<R extends RouteDef> {
 }
 
 /** A handler returns the response body; the status comes from the route table unless it sets one. */
-/** Resolves (or, where the answer is at hand without I/O, returns) the response body. */
-export type Handler<R extends RouteDef> = (input: HandlerInput<R>) => Promise<unknown> | object;
+/**
+ * Resolves (or, where the answer is at hand without I/O, returns) the response body: a value for
+ * the route's serialiser, or a string already serialised with `reply.type()` set (GET /v1/me).
+ */
+export type Handler<R extends RouteDef> = (input: HandlerInput<R>) => Promise<unknown> | object | string;
 
 export type HandlerMap<K extends RouteId> = { [P in K]: Handler<Routes[P]> };
 

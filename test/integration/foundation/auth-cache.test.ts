@@ -66,4 +66,40 @@ describe('authentication cache', () => {
     await flushLastUsed(t.ctx);
     expect((await row()).last_used_at).toBe(me.body.api_key.last_used_at);
   });
+  // GET /v1/me hands out one built answer (and its JSON) while the key row, its last_used_at and
+  // the workspace row it was built from are unchanged (services/me.ts getMeCached).
+  it('GET /v1/me from its kept answer: a key rename and scope change (once the key is read again), a workspace rename and a moved last_used_at (on the next request)', async () => {
+    const key = await t.makeKey({ scopes: ['read'] });
+    const id = await idOf(key);
+    const me = async () => {
+      const r = await t.req('GET', '/v1/me', { key });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      return r.body;
+    };
+    const first = await me();
+    expect(await me()).toEqual(first); // kept now
+    // No API renames a key: a write outside db/repos/api-keys.ts is seen once the key cache's
+    // entry is a second old (services/auth.ts KEY_CACHE_TTL_MS), and the kept answer with it.
+    await t.ctx.db.updateTable('api_keys').set({ name: 'renamed', scopes: JSON.stringify(['read', 'send']) }).where('id', '=', id).execute();
+    await new Promise((r) => setTimeout(r, 1100));
+    const renamed = await me();
+    expect(renamed.api_key.name).toBe('renamed');
+    expect(renamed.api_key.scopes).toEqual(['read', 'send']);
+    await t.ctx.db.updateTable('workspaces').set({ display_name: 'Renamed Co' }).where('id', '=', t.boot.workspace.id).execute();
+    expect((await me()).workspace.display_name).toBe('Renamed Co'); // read again (getMe)
+    expect((await me()).workspace.display_name).toBe('Renamed Co'); // kept again
+    const used = (await me()).api_key.last_used_at;
+    t.clock.advance(2 * MINUTE);
+    const later = (await me()).api_key.last_used_at;
+    expect(later).toBe(isoAt(t.clock.now()));
+    expect(later).not.toBe(used);
+    // Another key of the same workspace gets its own answer, not this one's.
+    const other = await t.req('GET', '/v1/me');
+    expect(other.body.api_key.id).not.toBe(id);
+    expect(other.body.workspace.display_name).toBe('Renamed Co');
+    // And a revocation is still refused on the very next request.
+    expect((await t.req('DELETE', `/v1/api-keys/${id}`)).status).toBe(200);
+    expect(code(await t.req('GET', '/v1/me', { key }))).toBe('revoked_api_key');
+  });
 });
