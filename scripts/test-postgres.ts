@@ -4,13 +4,15 @@
  * not installed here, the run is skipped with the reason (exit 0), as CI's other optional parts.
  *
  * `--ci` (npm run test:postgres:ci, .ci/run): only the test files that open the test database,
- * i.e. whose imports reach test/helpers/{app,daemon,db,postgres}.ts (createTestApp, startDaemon,
- * testDatabase): only those switch engine with MAILAGENT_TEST_DATABASE. Every other file (pure
- * units: classifier, CLI rendering, docs freshness, architecture; tests that build their own
- * SQLite daemon or file on purpose: migrations on an old SQLite file, data-dir locking, SQLite
- * durability) runs exactly as in `npm test`, which CI has just run: repeating it would only cost
- * time. The selection is computed from the imports each run, so a new test is covered as soon as
- * it uses those helpers (`--ci --list` prints it and stops).
+ * i.e. that use, themselves or through a test module they import, what switches engine with
+ * MAILAGENT_TEST_DATABASE: createTestApp, startDaemon, testDatabase, onPostgres or the server
+ * (pgAdminUrl) from test/helpers/{app,daemon,db,postgres}.ts. Every other file (pure units:
+ * classifier, CLI rendering, docs freshness, architecture; files that import only ROOT, BIN,
+ * runCli or checkResponse from those helpers; tests that build their own SQLite daemon or file on
+ * purpose: migrations on an old SQLite file, data-dir locking, SQLite durability) runs exactly as
+ * in `npm test`, which CI has just run: repeating it would only cost time. The selection is
+ * computed from the sources each run, so a new test is covered as soon as it uses those helpers
+ * (`--ci --list` prints it and stops).
  *
  * Of those, CI also leaves out the files in CI_SKIP (below, each with its reason): their subject is
  * a CLI process, a browser or the docs, not storage, and the API calls behind them run on
@@ -26,6 +28,10 @@ import { postgresUnavailable } from '../test/helpers/postgres.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENGINE_HELPERS = ['app', 'daemon', 'db', 'postgres'].map((h) => join(ROOT, 'test', 'helpers', `${h}.ts`));
+/** What a test module uses when it opens the test database (defined in ENGINE_HELPERS). */
+const ENGINE_SWITCH = /\b(?:createTestApp|startDaemon|testDatabase|onPostgres|pgAdminUrl)\b/;
+/** A relative import or re-export (group 1: `type` when it imports types only), or a dynamic import(). */
+const RELATIVE_IMPORT = /(?:^\s*(?:import|export)\s+(type\s+)?[^;]*?\bfrom\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 /** Left out of CI's PostgreSQL run (not of `npm run test:postgres`), and why. */
 const CI_SKIP: [RegExp, string][] = [
@@ -44,14 +50,19 @@ function testFiles(dir: string): string[] {
   });
 }
 
-/** Whether a test file's relative imports (followed through test/) reach an engine-switching helper. */
+/**
+ * Whether a test file, or a test module it imports (followed through test/, types only left out),
+ * uses what switches engine. The engine helpers themselves are not followed: a file importing only
+ * ROOT or runCli from daemon.ts runs the same on both engines.
+ */
 function usesTestDatabase(file: string, seen = new Set<string>()): boolean {
-  if (ENGINE_HELPERS.includes(file)) return true;
-  if (seen.has(file) || !file.startsWith(join(ROOT, 'test'))) return false;
+  if (seen.has(file) || ENGINE_HELPERS.includes(file) || !file.startsWith(join(ROOT, 'test'))) return false;
   seen.add(file);
   const src = readFileSync(file, 'utf8');
-  for (const m of src.matchAll(/(?:from|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-    const target = resolve(dirname(file), m[1]).replace(/\.js$/, '.ts');
+  if (ENGINE_SWITCH.test(src)) return true;
+  for (const m of src.matchAll(RELATIVE_IMPORT)) {
+    if (m[1]) continue;
+    const target = resolve(dirname(file), m[2]).replace(/\.js$/, '.ts');
     if (existsSync(target) && usesTestDatabase(target, seen)) return true;
   }
   return false;
