@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import nodemailer from 'nodemailer';
 import { BIN, spawnCli, startDaemon, type TestDaemon } from '../../helpers/daemon.js';
 
 let d: TestDaemon;
@@ -157,7 +158,14 @@ describe('messages get with a received message id', () => {
 describe('events views neutralise control characters like every other command', () => {
   it('events list and events tail show ^[ (not \\u001b) and let no escape sequence through', async () => {
     const since = new Date(Date.now() - 1000).toISOString();
-    await d.api('POST', '/v1/test/inbound', { agent: 'agent', from: 'mallory@example.com', subject: 'Hi \x1b[31mred\x07', body_text: 'x' });
+    // Over SMTP, as a stranger's mail comes: the simulator refuses a subject with control characters (as a send does).
+    const smtp = /SMTP (\S+):(\d+)/.exec(d.stderr())!;
+    const transport = nodemailer.createTransport({ host: smtp[1], port: Number(smtp[2]), secure: false, ignoreTLS: true });
+    await transport.sendMail({
+      envelope: { from: 'mallory@example.com', to: ['agent@local.mailagent.localhost'] },
+      raw: 'From: mallory@example.com\r\nTo: agent@local.mailagent.localhost\r\nSubject: Hi \x1b[31mred\x07\r\n\r\nx\r\n',
+    });
+    transport.close();
     const list = await d.cli(['events', 'list', '--type', 'message.received', '--limit', '1']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain('"Hi ^[[31mred^G"');

@@ -159,8 +159,16 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
   });
 
   it('the pool itself: BudgetExceeded for an overrun, PoolClosed after close, queued jobs run in order', async () => {
+    // A parse that overruns: 100,000 nested elements through mailparser's own html-to-text, which the
+    // daemon's pre-scan would send to the linear strip (mail/parse.ts) — quick enough, on a quiet
+    // machine, to finish inside the budget. The worker reads the test-only switch when it starts.
+    process.env.MAILAGENT_TEST_UNGUARDED_HTML_TO_TEXT = '1';
     const pool = new WorkerPool({ size: 1, budgetMs: 200, maxHeapMb: 256, log: silentLogger });
-    await pool.ready();
+    try {
+      await pool.ready();
+    } finally {
+      delete process.env.MAILAGENT_TEST_UNGUARDED_HTML_TO_TEXT;
+    }
     await expect(pool.run({ kind: 'parse', raw: nested(100_000), safe: false })).rejects.toBeInstanceOf(BudgetExceeded);
     // The replacement worker serves; its first parse loads and compiles the parser, which a loaded
     // machine can stretch past 200 ms: warm it up until it answers within the budget.
