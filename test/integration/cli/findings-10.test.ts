@@ -58,9 +58,15 @@ describe('api on an event stream', () => {
   it('prints the events as they arrive (not buffered until an end that never comes)', async () => {
     const t = spawnCli(['api', 'GET', '/v1/events/stream'], d.env);
     try {
-      await new Promise((r) => setTimeout(r, 1000));
-      await d.api('POST', '/v1/test/inbound', { agent: 'agent', from: 'streamer@example.com', subject: 'streamed', body_text: 'x' });
-      await t.until((o) => o.stdout.includes('streamer@example.com'));
+      // The stream carries what happens after the CLI connects, and a loaded machine can take
+      // seconds to start the CLI: post until one arrives (an event printed only at the end of the
+      // stream, which never comes, would never show).
+      let arrived = false;
+      for (let i = 0; i < 40 && !arrived; i++) {
+        await d.api('POST', '/v1/test/inbound', { agent: 'agent', from: 'streamer@example.com', subject: `streamed ${i}`, body_text: 'x' });
+        arrived = await t.until((o) => o.stdout.includes('streamer@example.com'), 1000).then(() => true, () => false);
+      }
+      expect(arrived, t.stdout()).toBe(true);
       expect(t.stdout()).toMatch(/^event: message\.received$/m);
     } finally {
       await t.interrupt();
