@@ -1,5 +1,5 @@
 // (session 14) The text of an HTML part that a mail client does not show but that an agent reading
-// `body_html` does: attribute values (title, aria-label, data-*, value, placeholder, meta content …),
+// `body_html` does: attribute values (title, aria-label, data-*, value, placeholder, meta content and every other attribute not in NON_TEXT or URL_ATTRS),
 // script and style contents (their strings and comments, CSS `content:` among them), the contents of
 // elements that are never rendered (template, noscript, title, svg, xml …), iframe srcdoc (parsed as
 // HTML again, to a bounded depth), CDATA sections, processing instructions and declarations.
