@@ -17,6 +17,7 @@
 // The `message` stage also prints whether the text came from html-to-text or the linear strip
 // (`strip`), and the injection score of an injection put at the end of the shape.
 import { TimedWorker } from './tools/timed-worker.js';
+import { finish, growthOf, superlinear } from './tools/scaling.js';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -140,16 +141,11 @@ for (const [name, shape] of shapes) {
         times.push(r?.ms ?? null);
         last = r;
       }
-      const lo = times[0] ?? 0.01;
-      const hi = times[times.length - 1];
-      const growth = hi === null ? Infinity : Math.max(hi, 1) / Math.max(lo, 1) / (SIZES[SIZES.length - 1] / SIZES[0]);
+      const growth = growthOf(times, SIZES, 1);
       const line = [name, stage, builds[b].name, ...times.map(fmt), growth === Infinity ? 'cut' : growth.toFixed(2), stage === 'message' && last ? String(last.strip) : '', stage === 'message' && last?.q !== undefined ? last.q.toFixed(3) : ''];
       console.log(line.join('\t'));
-      if ((growth > 2 && (hi ?? Infinity) > 200) || hi === null) flagged.push(line.join(' '));
+      if (superlinear(times, growth, 200)) flagged.push(line.join(' '));
     }
   }
 }
-for (const r of runners) await r.close();
-console.log(`# load average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`# superlinear (growth > 2 and > 200 ms at the largest size, or cut): ${flagged.length}`);
-for (const f of flagged) console.log('#   ' + f);
+await finish(runners, flagged, 200);

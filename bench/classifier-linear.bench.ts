@@ -17,6 +17,7 @@
 // `dist/` and, with `--base DIR`, another build's `dist/` (e.g. the session's baseline), alternated
 // case by case in the same run. The load average is printed at the start and the end.
 import { TimedWorker } from './tools/timed-worker.js';
+import { finish, growthOf, superlinear } from './tools/scaling.js';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -137,17 +138,12 @@ for (const c of constructs) {
           times.push(more[1]);
         } else times.push(first);
       }
-      const lo = times[0] ?? 0.01;
-      const hi = times[times.length - 1];
       // time ratio over size ratio, both from the smallest size with a floor of 0.5 ms (timer noise)
-      const growth = hi === null ? Infinity : Math.max(hi, 0.5) / Math.max(lo, 0.5) / (SIZES[SIZES.length - 1] / SIZES[0]);
+      const growth = growthOf(times, SIZES, 0.5);
       const line = [c.name, u, builds[b].name, ...times.map(fmt), growth === Infinity ? 'cut' : growth.toFixed(2)];
       console.log(line.join('\t'));
-      if ((growth > 2 && (hi ?? Infinity) > 20) || hi === null) flagged.push(line.join(' '));
+      if (superlinear(times, growth, 20)) flagged.push(line.join(' '));
     }
   }
 }
-for (const r of runners) await r.close();
-console.log(`# load average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`# superlinear (growth > 2 and > 20 ms at the largest size, or cut): ${flagged.length}`);
-for (const f of flagged) console.log('#   ' + f);
+await finish(runners, flagged, 20);

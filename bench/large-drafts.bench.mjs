@@ -8,15 +8,12 @@
 // main thread: `wall`, the most delay of one turn, mostly waiting for a core on a loaded machine;
 // `cpu`, the most CPU time one turn took, from schedstat). One request at a time. The load average
 // is printed per round.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { sink, load, sleep } from './tools/stall-common.mjs';
+import { join } from 'node:path';
+import { sink, load, sleep, stallDaemon } from './tools/stall-common.mjs';
 
 const [beforeRoot, afterRoot, roundsArg] = process.argv.slice(2);
 if (!beforeRoot || !afterRoot) {
@@ -24,7 +21,6 @@ if (!beforeRoot || !afterRoot) {
   process.exit(2);
 }
 const ROUNDS = Number(roundsArg ?? 3);
-const here = dirname(fileURLToPath(import.meta.url));
 const attachment = () => ({ filename: 'a.bin', content_base64: randomBytes(Math.floor(24.5 * 1024 * 1024)).toString('base64') });
 const createBody = Buffer.from(JSON.stringify({ agent: 'agent', to: 'bob@example.com', subject: 'big', body_text: 'See the attachment.', attachments: [attachment()] }));
 const patchBody = Buffer.from(JSON.stringify({ attachments: [attachment()] }));
@@ -51,15 +47,7 @@ function call(url, key, method, path, b) {
 async function round(name, root) {
   const home = mkdtempSync(join(tmpdir(), 'large-drafts-'));
   const relay = await sink();
-  const child = spawn(process.execPath, [join(here, 'tools/stall-daemon.mjs'), join(root, 'dist'), home], {
-    env: { ...process.env, STALL_DAEMON_CONFIG: JSON.stringify({ relay: relay.url }) }, stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const waiting = [];
-  lines.on('line', (l) => waiting.shift()?.(JSON.parse(l)));
-  const next = () => new Promise((r) => waiting.push(r));
-  const say = (s) => child.stdin.write(s + '\n');
-  const { http: url, testKey, liveKey } = await next();
+  const { url, testKey, liveKey, next, say, stop } = await stallDaemon(root, home, { relay: relay.url });
   await sleep(3000); // validators and the body worker warm up
   await call(url, testKey, 'POST', '/v1/drafts', createBody);
   /** One request with the monitor reset before it: status, cpu / wall of the longest turn. */
@@ -84,8 +72,7 @@ async function round(name, root) {
   for (const id of ids) out.send.push((await measured(testKey, 'POST', `/v1/drafts/${id}/send`, Buffer.from('{}'))).text);
   const live = await call(url, liveKey, 'POST', '/v1/drafts', createBody);
   out.liveSend = (await measured(liveKey, 'POST', `/v1/drafts/${live.body?.id}/send`, Buffer.from('{}'))).text;
-  say('stop');
-  await new Promise((r) => child.on('exit', r));
+  await stop();
   await relay.close();
   rmSync(home, { recursive: true, force: true });
   return out;

@@ -8,15 +8,13 @@
 // main thread, 1 ms resolution; `maxCpuMs`: the most CPU time one turn took, from schedstat). The
 // buffered-body budget is lifted (httpMaxBufferedBodyBytes 2 GiB) so all ten bodies are taken at
 // once rather than eight told to retry. The load average is printed per round.
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { sink, load, sleep } from './tools/stall-common.mjs';
+import { join } from 'node:path';
+import { sink, load, sleep, stallDaemon } from './tools/stall-common.mjs';
 
 const [beforeRoot, afterRoot, roundsArg] = process.argv.slice(2);
 if (!beforeRoot || !afterRoot) {
@@ -25,7 +23,6 @@ if (!beforeRoot || !afterRoot) {
 }
 const ROUNDS = Number(roundsArg ?? 3);
 const CONCURRENT = Number(process.env.CONCURRENT ?? 10);
-const here = dirname(fileURLToPath(import.meta.url));
 const body = Buffer.from(JSON.stringify({
   to: 'bob@example.com', subject: 'big', body_text: 'See the attachment.',
   attachments: [{ filename: 'a.bin', content_base64: randomBytes(Math.floor(24.5 * 1024 * 1024)).toString('base64') }],
@@ -55,15 +52,7 @@ const curlHealth = (url) => new Promise((resolve) => {
 async function round(name, root) {
   const home = mkdtempSync(join(tmpdir(), 'large-sends-'));
   const relay = await sink();
-  const child = spawn(process.execPath, [join(here, 'tools/stall-daemon.mjs'), join(root, 'dist'), home], {
-    env: { ...process.env, STALL_DAEMON_CONFIG: JSON.stringify({ httpMaxBufferedBodyBytes: 2 * 1024 ** 3, relay: relay.url }) }, stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const waiting = [];
-  lines.on('line', (l) => waiting.shift()?.(JSON.parse(l)));
-  const next = () => new Promise((r) => waiting.push(r));
-  const say = (s) => child.stdin.write(s + '\n');
-  const { http: url, testKey, liveKey } = await next();
+  const { url, testKey, liveKey, next, say, stop } = await stallDaemon(root, home, { httpMaxBufferedBodyBytes: 2 * 1024 ** 3, relay: relay.url });
   await sleep(3000); // validators and the body worker warm up
   await post(url, testKey, body);
   const stall = async (n, key = testKey) => {
@@ -95,8 +84,7 @@ async function round(name, root) {
   const ten = await stall(CONCURRENT);
   const live = [await stall(1, liveKey), await stall(1, liveKey)];
   const liveThree = await stall(3, liveKey);
-  say('stop');
-  await new Promise((r) => child.on('exit', r));
+  await stop();
   await relay.close();
   rmSync(home, { recursive: true, force: true });
   return { build: name, load: loadAt, one, ten, live, liveThree };

@@ -44,6 +44,13 @@ function standInWorker(body: (dir: string) => string): { dir: string; url: URL }
   return { dir, url: pathToFileURL(file) };
 }
 
+/** A parse job whose raw bytes are `text`: the stand-in workers read their orders from it. */
+const textJob = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
+
+/** A pool of two stand-ins that starts one and grows after a job holds a worker warm after `growWarmJobs` jobs for 100 ms. */
+const growingPool = (url: URL, growWarmJobs: number) =>
+  new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+
 let open: Pipeline[] = [];
 afterEach(async () => {
   await Promise.all(open.map((p) => p.close()));
@@ -209,22 +216,21 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       });
       parentPort.postMessage({ ready: true });
     `);
-    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
     const pool = new WorkerPool({ size: 1, budgetMs: 400, maxHeapMb: 64, log: silentLogger, workerUrl: pathToFileURL(file) });
     try {
       await pool.ready();
       // Four jobs of 150 ms each, sent in one message: 600 ms in all, more than one budget, but
       // each job has its own budget from the answer before it.
-      const four = await Promise.all(['sleep 150', 'sleep 150', 'sleep 150', 'sleep 150'].map((t) => pool.run(job(t)))) as { text: string; messages: number[] }[];
+      const four = await Promise.all(['sleep 150', 'sleep 150', 'sleep 150', 'sleep 150'].map((t) => pool.run(textJob(t)))) as { text: string; messages: number[] }[];
       expect(four.map((r) => r.text)).toEqual(['sleep 150', 'sleep 150', 'sleep 150', 'sleep 150']);
       expect(four[3].messages).toEqual([4]);
       // An overrun in the middle of a batch: it alone fails; the jobs after it run on the replacement.
-      const results = await Promise.allSettled(['sleep 1', 'sleep 2000', 'sleep 2', 'sleep 3'].map((t) => pool.run(job(t))));
+      const results = await Promise.allSettled(['sleep 1', 'sleep 2000', 'sleep 2', 'sleep 3'].map((t) => pool.run(textJob(t))));
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(BudgetExceeded);
       expect(((results[3] as PromiseFulfilledResult<unknown>).value as { text: string }).text).toBe('sleep 3');
       // A worker that dies under a job: that job fails, the rest of its batch runs on the replacement.
-      const after = await Promise.allSettled(['die', 'sleep 1'].map((t) => pool.run(job(t))));
+      const after = await Promise.allSettled(['die', 'sleep 1'].map((t) => pool.run(textJob(t))));
       expect(after.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
       expect(pool.stats()).toMatchObject({ overruns: 1, crashes: 1 });
     } finally {
@@ -267,29 +273,28 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       while (Date.now() < until) { /* a synchronous job */ }
       parentPort.postMessage({ id, ok: true, result: { threadId } });
     `);
-    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
-    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs: 10, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    const pool = growingPool(url, 10);
     try {
       await pool.ready();
       expect(pool.stats()).toMatchObject({ size: 1, max: 2 });
       // Mail one job at a time never waits for a worker: the pool stays at one.
       const one = new Set<number>();
-      for (let i = 0; i < 20; i++) one.add((await pool.run(job('sleep 1')) as { threadId: number }).threadId);
+      for (let i = 0; i < 20; i++) one.add((await pool.run(textJob('sleep 1')) as { threadId: number }).threadId);
       expect(one.size).toBe(1);
       await new Promise((r) => setTimeout(r, 300));
       expect(pool.stats().size).toBe(1);
       // A job that holds the worker (sent alone: the next turn's jobs cannot join its batch), then
       // mail behind it: a second worker starts and answers it while the first is still held.
-      const held = pool.run(job('hold')) as Promise<{ threadId: number }>;
+      const held = pool.run(textJob('hold')) as Promise<{ threadId: number }>;
       await new Promise((r) => setTimeout(r, 50));
-      const behind = await Promise.all([pool.run(job('sleep 1')), pool.run(job('sleep 1'))]) as { threadId: number }[];
+      const behind = await Promise.all([pool.run(textJob('sleep 1')), pool.run(textJob('sleep 1'))]) as { threadId: number }[];
       expect(pool.stats()).toMatchObject({ size: 2, max: 2, busy: 1 });
       writeFileSync(join(dir, 'go'), '');
       const first = await held;
       for (const b of behind) expect(b.threadId).not.toBe(first.threadId);
       expect([...one]).toEqual([first.threadId]);
       // It stays, and the pool grows no further than its size.
-      await Promise.all([pool.run(job('sleep 200')), pool.run(job('sleep 200')), pool.run(job('sleep 1'))]);
+      await Promise.all([pool.run(textJob('sleep 200')), pool.run(textJob('sleep 200')), pool.run(textJob('sleep 1'))]);
       expect(pool.stats()).toMatchObject({ size: 2, max: 2, overruns: 0, crashes: 0 });
     } finally {
       await pool.close();
@@ -302,13 +307,12 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       if (Buffer.from(job.raw).toString() === 'hold') while (!existsSync(${JSON.stringify(join(d, 'go'))})) { /* a job that holds its worker */ }
       parentPort.postMessage({ id, ok: true, result: { threadId } });
     `);
-    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
-    const pool = new WorkerPool({ size: 2, startSize: 1, growAfterHeldMs: 100, growAfterWaitMs: 60_000, growWarmJobs: 1_000, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
+    const pool = growingPool(url, 1_000);
     try {
       await pool.ready();
-      const held = pool.run(job('hold'));
+      const held = pool.run(textJob('hold'));
       await new Promise((r) => setTimeout(r, 50));
-      const behind = pool.run(job('next'));
+      const behind = pool.run(textJob('next'));
       await new Promise((r) => setTimeout(r, 600));
       expect(pool.stats()).toMatchObject({ size: 1, queued: 1 });
       writeFileSync(join(dir, 'go'), '');
@@ -326,12 +330,11 @@ describe('pipeline worker pool (src/server/pipeline)', () => {
       while (Date.now() < until) { /* a synchronous job */ }
       parentPort.postMessage({ id, ok: true, result: { threadId } });
     `);
-    const job = (text: string) => ({ kind: 'parse' as const, raw: Buffer.from(text), safe: false });
     // No job holds its worker past growAfterHeldMs; the last ones wait far past growAfterWaitMs.
     const pool = new WorkerPool({ size: 3, startSize: 1, growAfterHeldMs: 60_000, growAfterWaitMs: 200, budgetMs: 60_000, maxHeapMb: 64, log: silentLogger, workerUrl: url });
     try {
       await pool.ready();
-      const out = await Promise.all(Array.from({ length: 40 }, () => pool.run(job('sleep 50')))) as { threadId: number }[];
+      const out = await Promise.all(Array.from({ length: 40 }, () => pool.run(textJob('sleep 50')))) as { threadId: number }[];
       expect(pool.stats().size).toBeGreaterThanOrEqual(2);
       expect(new Set(out.map((r) => r.threadId)).size).toBeGreaterThanOrEqual(2);
     } finally {
